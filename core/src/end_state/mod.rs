@@ -1,0 +1,1 @@
+//! End-state checks (DESIGN 3.4).

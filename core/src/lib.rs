@@ -1,0 +1,10 @@
+//! proctor-core: the task and outcome model, normalisation, deterministic checks,
+//! trajectory rules, end-state checks, statistics and the versioned on-disk formats.
+//!
+//! Everything here is synchronous and offline: no network, no async runtime. The
+//! command line (`proctor`) and the judge build on these types.
+
+pub mod end_state;
+pub mod outcome;
+pub mod rules;
+pub mod stats;

@@ -1,0 +1,318 @@
+//! What an agent reports about one attempt (DESIGN 3.1).
+//!
+//! Outcomes come from other people's programs and logs, so parsing is lenient about
+//! extra fields (timestamps, request ids) but strict about the fields it reads: a
+//! malformed `status` or trajectory step is an error, never a silent default.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// How an attempt ended, as the agent reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Final,
+    GaveUp,
+    HitCap,
+    Timeout,
+    Error,
+}
+
+impl Status {
+    /// Parses a status string, accepting the aliases `done` and `completed` for `final`.
+    pub fn parse(text: &str) -> Option<Status> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "final" | "done" | "completed" => Some(Status::Final),
+            "gave_up" => Some(Status::GaveUp),
+            "hit_cap" => Some(Status::HitCap),
+            "timeout" => Some(Status::Timeout),
+            "error" => Some(Status::Error),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Final => "final",
+            Status::GaveUp => "gave_up",
+            Status::HitCap => "hit_cap",
+            Status::Timeout => "timeout",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// One tool call in a trajectory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub tool: String,
+    #[serde(default)]
+    pub args: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+}
+
+/// The exception an agent raised, if any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentError {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// An attempt's outcome with every default of DESIGN 3.1 applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Outcome {
+    /// `None` when the source recorded no status (production logs graded by process only).
+    pub status: Option<Status>,
+    pub answer: Option<String>,
+    pub tool_calls: u64,
+    pub tools_used: Vec<String>,
+    pub trajectory: Vec<Step>,
+    /// Raw usage objects in whatever provider shape they came in.
+    pub usage: Vec<Value>,
+    pub steps: u64,
+    pub error: Option<AgentError>,
+}
+
+/// Why an outcome could not be read; the message names the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("field `{field}`: {problem}")]
+pub struct OutcomeError {
+    pub field: String,
+    pub problem: String,
+}
+
+impl OutcomeError {
+    fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
+        OutcomeError {
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+impl Outcome {
+    /// Reads an outcome from a JSON object, ignoring fields it does not know.
+    pub fn from_json(object: &Map<String, Value>) -> Result<Outcome, OutcomeError> {
+        let status = match object.get("status") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(Status::parse(s).ok_or_else(|| {
+                OutcomeError::new(
+                    "status",
+                    format!(
+                        "unknown status {s:?} (expected final, done, completed, gave_up, hit_cap, timeout or error)"
+                    ),
+                )
+            })?),
+            Some(other) => {
+                return Err(OutcomeError::new(
+                    "status",
+                    format!("expected a string, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let answer = match object.get("answer") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            // Numbers and booleans are answers too ("5", "true"); keep their JSON text.
+            Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
+            Some(other) => Some(other.to_string()),
+        };
+        let trajectory = match object.get("trajectory") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| parse_step(i, item))
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(other) => {
+                return Err(OutcomeError::new(
+                    "trajectory",
+                    format!("expected a list of steps, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let tool_calls = match object.get("tool_calls") {
+            None | Some(Value::Null) => trajectory.len() as u64,
+            Some(v) => count(v, "tool_calls")?,
+        };
+        let steps = match object.get("steps") {
+            None | Some(Value::Null) => trajectory.len() as u64,
+            Some(v) => count(v, "steps")?,
+        };
+        let tools_used = match object.get("tools_used") {
+            None | Some(Value::Null) => {
+                let mut seen: Vec<String> = Vec::new();
+                for step in &trajectory {
+                    if !seen.contains(&step.tool) {
+                        seen.push(step.tool.clone());
+                    }
+                }
+                seen
+            }
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str().map(str::to_owned).ok_or_else(|| {
+                        OutcomeError::new("tools_used", "expected a list of tool names")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(other) => {
+                return Err(OutcomeError::new(
+                    "tools_used",
+                    format!("expected a list of tool names, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let usage = match object.get("usage") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items.clone(),
+            Some(v @ Value::Object(_)) => vec![v.clone()],
+            Some(other) => {
+                return Err(OutcomeError::new(
+                    "usage",
+                    format!("expected a usage object or a list of them, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let error = match object.get("error") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(AgentError {
+                kind: s.clone(),
+                message: String::new(),
+            }),
+            Some(Value::Object(map)) => {
+                let kind = match map.get("type") {
+                    Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+                    _ => "unknown".to_owned(),
+                };
+                let message = match map.get("message") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(other) => other.to_string(),
+                };
+                Some(AgentError { kind, message })
+            }
+            Some(other) => {
+                return Err(OutcomeError::new(
+                    "error",
+                    format!("expected an object {{type, message}}, found {}", kind_of(other)),
+                ));
+            }
+        };
+        Ok(Outcome {
+            status,
+            answer,
+            tool_calls,
+            tools_used,
+            trajectory,
+            usage,
+            steps,
+            error,
+        })
+    }
+
+    /// True when the agent used `tool` at least once.
+    pub fn used_tool(&self, tool: &str) -> bool {
+        self.tools_used.iter().any(|t| t == tool) || self.trajectory.iter().any(|s| s.tool == tool)
+    }
+}
+
+fn parse_step(index: usize, item: &Value) -> Result<Step, OutcomeError> {
+    let field = format!("trajectory[{index}]");
+    match item {
+        Value::Object(map) => {
+            let tool = map
+                .get("tool")
+                .and_then(Value::as_str)
+                .ok_or_else(|| OutcomeError::new(&field, "a step needs a string `tool`"))?;
+            Ok(Step {
+                tool: tool.to_owned(),
+                args: map.get("args").cloned().unwrap_or(Value::Null),
+                error: map.get("error").filter(|v| !v.is_null()).cloned(),
+                result: map.get("result").filter(|v| !v.is_null()).cloned(),
+            })
+        }
+        Value::Array(pair) if pair.len() == 2 && pair[0].is_string() => Ok(Step {
+            tool: pair[0].as_str().unwrap_or_default().to_owned(),
+            args: pair[1].clone(),
+            error: None,
+            result: None,
+        }),
+        _ => Err(OutcomeError::new(
+            field,
+            "a step is an object {tool, args} or a pair [tool, arg]",
+        )),
+    }
+}
+
+fn count(value: &Value, field: &str) -> Result<u64, OutcomeError> {
+    value
+        .as_u64()
+        .ok_or_else(|| OutcomeError::new(field, format!("expected a non-negative integer, found {value}")))
+}
+
+/// A short name for a JSON value's type, for error messages.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<Outcome, OutcomeError> {
+        Outcome::from_json(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn defaults_come_from_the_trajectory() {
+        let o = parse(json!({"status": "done", "answer": "5",
+            "trajectory": [["calculator", "2+3"], {"tool": "calculator", "args": {"expr": "1"}}]}))
+        .unwrap();
+        assert_eq!(o.status, Some(Status::Final));
+        assert_eq!(o.tool_calls, 2);
+        assert_eq!(o.steps, 2);
+        assert_eq!(o.tools_used, vec!["calculator".to_owned()]);
+        assert_eq!(o.trajectory[0].args, json!("2+3"));
+    }
+
+    #[test]
+    fn given_numbers_stand() {
+        let o = parse(json!({"status": "final", "tool_calls": 7, "tools_used": ["a"],
+            "trajectory": [["b", 1]]}))
+        .unwrap();
+        assert_eq!(o.tool_calls, 7);
+        assert_eq!(o.tools_used, vec!["a".to_owned()]);
+    }
+
+    #[test]
+    fn error_object_and_usage_shapes() {
+        let o = parse(json!({"status": "error", "error": {"type": "KeyError", "message": "x"},
+            "usage": {"input_tokens": 3}, "request_id": "ignored"}))
+        .unwrap();
+        assert_eq!(o.error.unwrap().kind, "KeyError");
+        assert_eq!(o.usage.len(), 1);
+    }
+
+    #[test]
+    fn bad_status_names_the_field() {
+        let e = parse(json!({"status": "finished"})).unwrap_err();
+        assert_eq!(e.field, "status");
+        let e = parse(json!({"trajectory": [42]})).unwrap_err();
+        assert_eq!(e.field, "trajectory[0]");
+    }
+}

@@ -1,0 +1,1 @@
+//! Trajectory rules (DESIGN 3.3).

@@ -1,0 +1,1 @@
+//! Statistics (DESIGN 3.6).
