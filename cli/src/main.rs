@@ -1,1 +1,30 @@
-fn main() {}
+//! `proctor`: run, grade, judge, compare and cost AI agents.
+
+mod args;
+mod commands;
+mod exit;
+mod gate;
+mod outcome_log;
+mod problems;
+mod render;
+mod results_file;
+mod usage_cost;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() {
+                exit::BAD_INPUT
+            } else {
+                exit::SUCCESS
+            };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    exit::exit_code(commands::dispatch(cli.command))
+}

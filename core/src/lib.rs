@@ -5,6 +5,11 @@
 //! command line (`proctor`) and the judge build on these types.
 
 pub mod end_state;
+pub mod grade;
+pub mod normalise;
 pub mod outcome;
+pub mod result;
 pub mod rules;
 pub mod stats;
+pub mod summary;
+pub mod task;

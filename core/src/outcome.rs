@@ -176,7 +176,10 @@ impl Outcome {
             Some(other) => {
                 return Err(OutcomeError::new(
                     "usage",
-                    format!("expected a usage object or a list of them, found {}", kind_of(other)),
+                    format!(
+                        "expected a usage object or a list of them, found {}",
+                        kind_of(other)
+                    ),
                 ));
             }
         };
@@ -201,7 +204,10 @@ impl Outcome {
             Some(other) => {
                 return Err(OutcomeError::new(
                     "error",
-                    format!("expected an object {{type, message}}, found {}", kind_of(other)),
+                    format!(
+                        "expected an object {{type, message}}, found {}",
+                        kind_of(other)
+                    ),
                 ));
             }
         };
@@ -252,9 +258,12 @@ fn parse_step(index: usize, item: &Value) -> Result<Step, OutcomeError> {
 }
 
 fn count(value: &Value, field: &str) -> Result<u64, OutcomeError> {
-    value
-        .as_u64()
-        .ok_or_else(|| OutcomeError::new(field, format!("expected a non-negative integer, found {value}")))
+    value.as_u64().ok_or_else(|| {
+        OutcomeError::new(
+            field,
+            format!("expected a non-negative integer, found {value}"),
+        )
+    })
 }
 
 /// A short name for a JSON value's type, for error messages.
@@ -292,8 +301,10 @@ mod tests {
 
     #[test]
     fn given_numbers_stand() {
-        let o = parse(json!({"status": "final", "tool_calls": 7, "tools_used": ["a"],
-            "trajectory": [["b", 1]]}))
+        let o = parse(
+            json!({"status": "final", "tool_calls": 7, "tools_used": ["a"],
+            "trajectory": [["b", 1]]}),
+        )
         .unwrap();
         assert_eq!(o.tool_calls, 7);
         assert_eq!(o.tools_used, vec!["a".to_owned()]);
@@ -301,8 +312,10 @@ mod tests {
 
     #[test]
     fn error_object_and_usage_shapes() {
-        let o = parse(json!({"status": "error", "error": {"type": "KeyError", "message": "x"},
-            "usage": {"input_tokens": 3}, "request_id": "ignored"}))
+        let o = parse(
+            json!({"status": "error", "error": {"type": "KeyError", "message": "x"},
+            "usage": {"input_tokens": 3}, "request_id": "ignored"}),
+        )
         .unwrap();
         assert_eq!(o.error.unwrap().kind, "KeyError");
         assert_eq!(o.usage.len(), 1);

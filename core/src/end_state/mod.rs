@@ -1,1 +1,100 @@
-//! End-state checks (DESIGN 3.4).
+//! End-state checks (DESIGN 3.4): what the agent left behind in its sandbox.
+//!
+//! A task's `verify:` list holds one object per check. Each is parsed once, when the task
+//! file loads ([`EndStateCheck::from_json`]), and run against a directory after the agent
+//! exits, or against `--workdir DIR` offline ([`EndStateCheck::check`]). A failed check
+//! becomes the reason `end state: <text>`.
+//!
+//! Task-file shapes (YAML or JSON):
+//!
+//! | shape | holds when |
+//! |---|---|
+//! | `{file_exists: PATH}` | something exists at PATH (a file or a directory) |
+//! | `{file_absent: PATH}` | nothing exists at PATH (not even a dangling symlink) |
+//! | `{file_contains: PATH, text: "..."}` | the file is UTF-8 text containing `text` |
+//! | `{file_matches: PATH, regex: "..."}` | the [`regex`] crate's pattern matches somewhere in the file (use `(?m)` for `^`/`$` per line) |
+//! | `{file_equals: PATH, text: "..."}` or `{file_equals: PATH, from: FILE}` | the file's text equals the expected text (see below) |
+//! | `{json_equals: PATH, pointer: "/a/0", value: V}` | the value at the JSON pointer equals `V` (`pointer` defaults to `""`, the whole document) |
+//! | `{json_schema: PATH, schema: {...}}` or `{json_schema: PATH, schema_file: FILE}` | the document validates against the schema |
+//! | `{command: "LINE", exit_code: 0, timeout_s: 30}` | the command exits with `exit_code` (default 0) within `timeout_s` (default 30) |
+//!
+//! Choices worth knowing:
+//!
+//! - Every path is relative: absolute paths and `..` are refused when the task loads
+//!   ([`check_relative_path`]). `from` and `schema_file` are relative to the folder of the task
+//!   file and are read when it loads. At check time a path that resolves through a symlink to
+//!   somewhere outside the directory fails with `PATH: symlink leaves the sandbox`, and
+//!   nothing outside is read. Only regular files are read (a FIFO cannot hang the grader).
+//! - Unknown keys are errors that name the key, so a typo cannot silently disable a check.
+//! - `file_equals` compares exactly, except that one final newline (`\n` or `\r\n`) on either
+//!   side is ignored, so `text: "done"` matches a file written by `echo done`.
+//! - `json_equals` compares numbers by value (`7` equals `7.0`) and objects regardless of key
+//!   order; everything else is plain JSON equality.
+//! - `json_schema` asserts `format` (e.g. `date`, `email`) and never fetches a remote `$ref`.
+//!   A root-level schema error is reported `at (root)`.
+//! - `command` is split like a shell (no shell unless the line asks for one, e.g.
+//!   `sh -c '...'`) and runs with the directory as working directory, stdin empty, in its own
+//!   process group. The key `run` is accepted as an alias for `command`, both as
+//!   `{run: LINE, ...}` and as `{command: {run: LINE, exit_code: N, timeout_s: S}}`. On timeout
+//!   the whole group is killed; after a normal exit anything the command left running in its
+//!   group is killed too, so no process outlives a check. At most 64 KiB of stdout (the start)
+//!   and of stderr (the end) are kept; the rest is drained.
+//! - Long values in failure texts are cut to a fixed number of characters followed by `…`.
+
+mod check;
+mod command;
+mod error;
+mod files;
+mod json;
+mod parse;
+mod path;
+mod serialize;
+mod text;
+
+pub use error::EndStateError;
+pub use path::check_relative_path;
+
+/// One end-state check from a task's `verify:` list.
+///
+/// Paths are relative to the directory the check runs against. Build one with
+/// [`EndStateCheck::from_json`], which validates everything it can up front (paths, regex,
+/// schema, pointer, command line); [`EndStateCheck::check`] re-validates defensively.
+/// Serialises back to the task-file shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EndStateCheck {
+    /// `{file_exists: PATH}`.
+    FileExists { path: String },
+    /// `{file_absent: PATH}`.
+    FileAbsent { path: String },
+    /// `{file_contains: PATH, text: TEXT}`.
+    FileContains { path: String, text: String },
+    /// `{file_matches: PATH, regex: REGEX}`; the pattern is compiled when checked (and once
+    /// when parsed, to reject a bad one early).
+    FileMatches { path: String, regex: String },
+    /// `{file_equals: PATH, text: TEXT}` or `{file_equals: PATH, from: FILE}`; with `from`,
+    /// `text` holds the file's content, read when the task was parsed.
+    FileEquals {
+        path: String,
+        text: String,
+        from: Option<String>,
+    },
+    /// `{json_equals: PATH, pointer: POINTER, value: VALUE}`.
+    JsonEquals {
+        path: String,
+        pointer: String,
+        value: serde_json::Value,
+    },
+    /// `{json_schema: PATH, schema: SCHEMA}` or `{json_schema: PATH, schema_file: FILE}`;
+    /// with `schema_file`, `schema` holds the file's content, read when the task was parsed.
+    JsonSchema {
+        path: String,
+        schema: serde_json::Value,
+        schema_file: Option<String>,
+    },
+    /// `{command: LINE, exit_code: N, timeout_s: S}` (defaults 0 and 30 s).
+    Command {
+        run: String,
+        exit_code: i32,
+        timeout_s: f64,
+    },
+}

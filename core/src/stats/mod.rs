@@ -1,1 +1,18 @@
-//! Statistics (DESIGN 3.6).
+//! Statistics (DESIGN 3.6, 6.1, 7).
+//!
+//! Pure functions, no I/O: the report, compare and calibrate commands build their numbers from
+//! these, so each formula is written and tested once.
+
+mod error;
+mod interval;
+mod moments;
+mod pass_k;
+mod student_t;
+mod wilson;
+
+pub use error::StatsError;
+pub use interval::{Interval, Z95};
+pub use moments::mean_sd;
+pub use pass_k::{mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k};
+pub use student_t::t_critical_95;
+pub use wilson::wilson;

@@ -1,0 +1,89 @@
+//! The command line (DESIGN 8).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "proctor", version, about = "Evaluation workspace for AI agents", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Grade recorded outcomes offline, streaming one outcome per line.
+    Grade(GradeArgs),
+    /// Summarise result files.
+    Report(ReportArgs),
+}
+
+/// How a summary is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Markdown,
+    Junit,
+}
+
+/// Options shared by every command that prints a summary.
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// The k of pass@k and pass^k (default: the fewest graded attempts of any task).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub k: Option<u64>,
+    /// Gate: exit 1 when the suite pass rate is below X (0..1).
+    #[arg(long, value_name = "X", value_parser = parse_share)]
+    pub min_pass_rate: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// Task file or folder of task files.
+    #[arg(long, value_name = "T")]
+    pub tasks: PathBuf,
+    /// Outcome log: one JSON outcome per line with a task key.
+    #[arg(long, value_name = "LOG.jsonl")]
+    pub outcomes: PathBuf,
+    /// The field that names the task (default: `task`, then `task_id`).
+    #[arg(long, value_name = "FIELD")]
+    pub task_key: Option<String>,
+    /// Folder holding the end state to check: DIR/<task>/<attempt>/ when it exists, else DIR.
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Write one proctor.result/1 line per graded outcome here.
+    #[arg(long, value_name = "R.jsonl")]
+    pub out: Option<PathBuf>,
+    /// The agent version, stored on every result.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Grade without a judge: runs of tasks with a rubric are reported ungraded.
+    #[arg(long)]
+    pub no_judge: bool,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Result files (proctor.result/1 JSONL).
+    #[arg(required = true, value_name = "R.jsonl")]
+    pub results: Vec<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not between 0 and 1"))
+    }
+}

@@ -1,0 +1,135 @@
+//! `--format markdown`: tables fit for a pull-request comment.
+
+use super::numbers::{MISSING, interval, one_decimal, rate, usd};
+use proctor_core::summary::Summary;
+use std::fmt::Write;
+
+/// Escapes a table cell: pipes would split it, newlines would end the row.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn table(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+        if i == 0 {
+            let _ = writeln!(out, "|{}", "---|".repeat(row.len()));
+        }
+    }
+    out
+}
+
+/// The task × label grid as rows (header first).
+pub fn grid_rows(s: &Summary) -> Vec<Vec<String>> {
+    let mut header = vec!["task".to_owned()];
+    header.extend(s.labels.iter().cloned());
+    let mut rows = vec![header];
+    for t in &s.per_task {
+        let mut row = vec![t.task.clone()];
+        for label in &s.labels {
+            let found = s
+                .grid
+                .iter()
+                .find(|c| c.task == t.task && &c.label == label);
+            row.push(found.map_or_else(
+                || MISSING.to_owned(),
+                |c| format!("{} ({}/{})", rate(c.pass_rate), c.passed, c.graded),
+            ));
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+pub fn render(title: &str, s: &Summary) -> String {
+    let k = s.k.map_or_else(|| "k".to_owned(), |k| k.to_string());
+    let mut out = String::new();
+    let _ = writeln!(out, "### proctor {}", cell(title));
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "**Pass rate {}** (95% CI {}), {} of {} graded attempts; cost per success {} ({} unpriced calls); aborted share {}.",
+        rate(s.pass_rate),
+        interval(s.pass_rate_ci),
+        s.passed,
+        s.passed + s.failed,
+        usd(s.cost_per_success.usd),
+        s.unpriced_calls,
+        rate(s.aborted_share)
+    );
+    let _ = writeln!(out);
+    let mut rows = vec![vec![
+        "task".to_owned(),
+        "attempts".to_owned(),
+        "passed".to_owned(),
+        "ungraded".to_owned(),
+        "pass rate".to_owned(),
+        "95% CI".to_owned(),
+        format!("pass^{k}"),
+        "reasons".to_owned(),
+    ]];
+    for t in &s.per_task {
+        let reasons: Vec<String> = t
+            .reasons
+            .iter()
+            .map(|r| format!("`{}` x{}", r.reason, r.count))
+            .collect();
+        rows.push(vec![
+            t.task.clone(),
+            t.attempts.to_string(),
+            t.passed.to_string(),
+            t.ungraded.to_string(),
+            rate(t.pass_rate),
+            interval(t.pass_rate_ci),
+            rate(t.pass_hat_k),
+            reasons.join("<br>"),
+        ]);
+    }
+    out.push_str(&table(&rows));
+    if !s.grid.is_empty() {
+        let _ = writeln!(out);
+        out.push_str(&table(&grid_rows(s)));
+    }
+    let _ = writeln!(out);
+    let diagnosis: Vec<String> = s
+        .diagnosis
+        .iter()
+        .map(|(d, n)| format!("{d} {n}"))
+        .collect();
+    let metrics = vec![
+        vec!["metric".to_owned(), "value".to_owned()],
+        vec!["tasks".to_owned(), s.tasks.to_string()],
+        vec![
+            "attempts".to_owned(),
+            format!(
+                "{} ({} passed, {} failed, {} ungraded)",
+                s.attempts, s.passed, s.failed, s.ungraded
+            ),
+        ],
+        vec!["pass@1".to_owned(), rate(s.pass_at_1)],
+        vec![
+            "first-attempt pass rate".to_owned(),
+            rate(s.first_attempt_pass_rate),
+        ],
+        vec![format!("pass@{k}"), rate(s.pass_at_k)],
+        vec![format!("pass^{k}"), rate(s.pass_hat_k)],
+        vec!["always pass".to_owned(), rate(s.always_pass)],
+        vec![
+            "cost per success (tokens)".to_owned(),
+            s.cost_per_success
+                .tokens
+                .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}")),
+        ],
+        vec![
+            "mean steps (passed)".to_owned(),
+            one_decimal(s.mean_steps_success),
+        ],
+        vec!["step efficiency".to_owned(), rate(s.step_efficiency)],
+        vec!["tool correctness".to_owned(), rate(s.tool_correctness)],
+        vec!["failures".to_owned(), diagnosis.join(", ")],
+    ];
+    out.push_str(&table(&metrics));
+    out
+}

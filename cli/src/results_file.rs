@@ -1,0 +1,89 @@
+//! Reading and writing `proctor.result/1` files.
+
+use crate::exit::infrastructure;
+use proctor_core::result::ResultLine;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes result lines; each line is written whole.
+#[derive(Debug)]
+pub struct ResultWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl ResultWriter {
+    /// Creates (truncates) the file.
+    pub fn create(path: &Path) -> anyhow::Result<ResultWriter> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+        }
+        let file = File::create(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot write results: {e}", path.display()))?;
+        Ok(ResultWriter {
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(1 << 16, file),
+        })
+    }
+
+    pub fn write(&mut self, line: &ResultLine) -> anyhow::Result<()> {
+        let mut text = line.to_json();
+        text.push('\n');
+        self.out
+            .write_all(text.as_bytes())
+            .map_err(|e| infrastructure(self.path.display(), e))
+    }
+
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| infrastructure(self.path.display(), e))
+    }
+}
+
+/// A result line that could not be read.
+#[derive(Debug)]
+pub struct BadResult {
+    pub path: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Streams every result line of `paths`, in order, to `each`; bad lines go to `bad`.
+pub fn for_each_result(
+    paths: &[PathBuf],
+    mut each: impl FnMut(&Path, ResultLine) -> anyhow::Result<()>,
+    mut bad: impl FnMut(BadResult),
+) -> anyhow::Result<()> {
+    for path in paths {
+        let file = File::open(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        let mut buffer = String::new();
+        let mut number = 0;
+        loop {
+            buffer.clear();
+            let read = reader.read_line(&mut buffer).map_err(|e| {
+                anyhow::anyhow!("{}:{}: cannot read: {e}", path.display(), number + 1)
+            })?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            if buffer.trim().is_empty() {
+                continue;
+            }
+            match ResultLine::parse(buffer.trim()) {
+                Ok(line) => each(path, line)?,
+                Err(e) => bad(BadResult {
+                    path: path.clone(),
+                    line: number,
+                    message: e.to_string(),
+                }),
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,269 @@
+//! Running a check against a directory, and describing it.
+
+use std::path::Path;
+
+use super::{EndStateCheck, command, files, json};
+
+impl EndStateCheck {
+    /// Runs the check against `dir`. `Ok(())` when it holds; `Err(text)` with the text that
+    /// follows `end state: ` in a failure reason, always starting with the path (or, for a
+    /// command, with `command "LINE"`).
+    pub fn check(&self, dir: &Path) -> Result<(), String> {
+        match self {
+            EndStateCheck::FileExists { path } => files::exists(dir, path),
+            EndStateCheck::FileAbsent { path } => files::absent(dir, path),
+            EndStateCheck::FileContains { path, text } => files::contains(dir, path, text),
+            EndStateCheck::FileMatches { path, regex } => files::matches(dir, path, regex),
+            EndStateCheck::FileEquals { path, text, .. } => files::equals(dir, path, text),
+            EndStateCheck::JsonEquals {
+                path,
+                pointer,
+                value,
+            } => json::equals(dir, path, pointer, value),
+            EndStateCheck::JsonSchema { path, schema, .. } => {
+                json::matches_schema(dir, path, schema)
+            }
+            EndStateCheck::Command {
+                run,
+                exit_code,
+                timeout_s,
+            } => command::check(dir, run, *exit_code, *timeout_s),
+        }
+    }
+
+    /// The kind as task files name it, e.g. `file_contains`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EndStateCheck::FileExists { .. } => "file_exists",
+            EndStateCheck::FileAbsent { .. } => "file_absent",
+            EndStateCheck::FileContains { .. } => "file_contains",
+            EndStateCheck::FileMatches { .. } => "file_matches",
+            EndStateCheck::FileEquals { .. } => "file_equals",
+            EndStateCheck::JsonEquals { .. } => "json_equals",
+            EndStateCheck::JsonSchema { .. } => "json_schema",
+            EndStateCheck::Command { .. } => "command",
+        }
+    }
+
+    /// Short stable description: the kind and its path (JSON pointer included), e.g.
+    /// `file_contains refund_errors.log`, `json_equals catalog.json/items/0/stock`,
+    /// `command python3 check.py`.
+    pub fn describe(&self) -> String {
+        let what = match self {
+            EndStateCheck::FileExists { path }
+            | EndStateCheck::FileAbsent { path }
+            | EndStateCheck::FileContains { path, .. }
+            | EndStateCheck::FileMatches { path, .. }
+            | EndStateCheck::FileEquals { path, .. }
+            | EndStateCheck::JsonSchema { path, .. } => path.clone(),
+            EndStateCheck::JsonEquals { path, pointer, .. } => format!("{path}{pointer}"),
+            EndStateCheck::Command { run, .. } => run.clone(),
+        };
+        format!("{} {what}", self.kind())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// A sandbox like one an agent left behind.
+    fn sandbox() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let write =
+            |name: &str, content: &str| std::fs::write(dir.path().join(name), content).unwrap();
+        write("refund_errors.log", "O1002: invoice not found\n");
+        write("catalog.json", r#"{"items": [{"sku": "A", "stock": 7}]}"#);
+        write("summary.txt", "refunded: O1001\nfailed: O1002\n");
+        dir
+    }
+
+    fn parse(value: Value) -> EndStateCheck {
+        EndStateCheck::from_json(&value, Path::new(".")).unwrap()
+    }
+
+    fn run(value: Value, dir: &tempfile::TempDir) -> Result<(), String> {
+        parse(value).check(dir.path())
+    }
+
+    #[test]
+    fn every_kind_passes_through_the_public_api() {
+        let dir = sandbox();
+        for value in [
+            json!({"file_exists": "catalog.json"}),
+            json!({"file_absent": "invoices/O1002.json"}),
+            json!({"file_contains": "refund_errors.log", "text": "O1002: invoice not found"}),
+            json!({"file_matches": "summary.txt", "regex": "(?m)^failed: O\\d{4}$"}),
+            json!({"file_equals": "summary.txt", "text": "refunded: O1001\nfailed: O1002"}),
+            json!({"json_equals": "catalog.json", "pointer": "/items/0/stock", "value": 7}),
+            json!({"json_schema": "catalog.json", "schema": {"required": ["items"]}}),
+            json!({"command": "grep -q O1002 refund_errors.log"}),
+        ] {
+            assert_eq!(run(value.clone(), &dir), Ok(()), "{value}");
+        }
+    }
+
+    #[test]
+    fn every_kind_fails_with_its_text() {
+        let dir = sandbox();
+        let cases = [
+            (json!({"file_exists": "report.txt"}), "report.txt: missing"),
+            (
+                json!({"file_absent": "catalog.json"}),
+                "catalog.json: exists but should not",
+            ),
+            (
+                json!({"file_contains": "refund_errors.log", "text": "O1001"}),
+                "refund_errors.log: does not contain \"O1001\"",
+            ),
+            (
+                json!({"file_matches": "summary.txt", "regex": "^failed"}),
+                "summary.txt: no match for /^failed/",
+            ),
+            (
+                json!({"file_equals": "summary.txt", "text": "refunded: O1001\nfailed: none\n"}),
+                "summary.txt: differs from expected (first difference at line 2: \
+                 expected \"failed: none\", found \"failed: O1002\")",
+            ),
+            (
+                json!({"json_equals": "catalog.json", "pointer": "/items/0/stock", "value": 6}),
+                "catalog.json/items/0/stock: expected 6, found 7",
+            ),
+            (
+                json!({"json_schema": "catalog.json", "schema": {"properties": {"items": {"maxItems": 0}}}}),
+                "catalog.json: does not match schema: [{\"sku\":\"A\",\"stock\":7}] has more than 0 items at /items",
+            ),
+            (
+                json!({"command": "sh -c 'echo \"O1001 not refunded\" >&2; exit 4'"}),
+                "command \"sh -c 'echo \\\"O1001 not refunded\\\" >&2; exit 4'\": exit code 4, \
+                 expected 0 (stderr: O1001 not refunded)",
+            ),
+        ];
+        for (value, text) in cases {
+            assert_eq!(run(value.clone(), &dir), Err(text.to_owned()), "{value}");
+        }
+    }
+
+    #[test]
+    fn file_equals_from_and_schema_file_run_against_the_sandbox() {
+        let task = tempfile::tempdir().unwrap();
+        std::fs::write(
+            task.path().join("expected.txt"),
+            "refunded: O1001\nfailed: O1002\n",
+        )
+        .unwrap();
+        std::fs::write(
+            task.path().join("schema.json"),
+            r#"{"required": ["orders"]}"#,
+        )
+        .unwrap();
+        let dir = sandbox();
+        let equals = EndStateCheck::from_json(
+            &json!({"file_equals": "summary.txt", "from": "expected.txt"}),
+            task.path(),
+        )
+        .unwrap();
+        assert_eq!(equals.check(dir.path()), Ok(()));
+        std::fs::write(dir.path().join("summary.txt"), "refunded: O1001\n").unwrap();
+        assert_eq!(
+            equals.check(dir.path()),
+            Err(
+                "summary.txt: differs from expected (first difference at line 2: \
+                 expected \"failed: O1002\", found end of file)"
+                    .to_owned()
+            )
+        );
+        let schema = EndStateCheck::from_json(
+            &json!({"json_schema": "catalog.json", "schema_file": "schema.json"}),
+            task.path(),
+        )
+        .unwrap();
+        assert_eq!(
+            schema.check(dir.path()),
+            Err(
+                "catalog.json: does not match schema: \"orders\" is a required property at (root)"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn symlink_out_of_the_sandbox_fails() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("real.txt"), "all good\n").unwrap();
+        let dir = sandbox();
+        std::os::unix::fs::symlink(
+            outside.path().join("real.txt"),
+            dir.path().join("report.txt"),
+        )
+        .unwrap();
+        assert_eq!(
+            run(
+                json!({"file_contains": "report.txt", "text": "all good"}),
+                &dir
+            ),
+            Err("report.txt: symlink leaves the sandbox".to_owned())
+        );
+        assert_eq!(
+            run(json!({"file_exists": "report.txt"}), &dir),
+            Err("report.txt: symlink leaves the sandbox".to_owned())
+        );
+    }
+
+    #[test]
+    fn check_refuses_paths_built_without_parsing() {
+        let dir = sandbox();
+        let check = EndStateCheck::FileExists {
+            path: "/etc/passwd".into(),
+        };
+        assert_eq!(
+            check.check(dir.path()),
+            Err("/etc/passwd: absolute path \"/etc/passwd\" is not allowed".to_owned())
+        );
+    }
+
+    #[test]
+    fn command_times_out() {
+        let dir = sandbox();
+        assert_eq!(
+            run(json!({"command": "sleep 5", "timeout_s": 0.5}), &dir),
+            Err("command \"sleep 5\": timed out after 0.5s".to_owned())
+        );
+    }
+
+    #[test]
+    fn describes_kind_and_path() {
+        let cases = [
+            (json!({"file_exists": "a.txt"}), "file_exists a.txt"),
+            (json!({"file_absent": "a.txt"}), "file_absent a.txt"),
+            (
+                json!({"file_contains": "refund_errors.log", "text": "x"}),
+                "file_contains refund_errors.log",
+            ),
+            (
+                json!({"file_matches": "a.txt", "regex": "x"}),
+                "file_matches a.txt",
+            ),
+            (
+                json!({"file_equals": "a.txt", "text": "x"}),
+                "file_equals a.txt",
+            ),
+            (
+                json!({"json_equals": "c.json", "pointer": "/items/0", "value": 1}),
+                "json_equals c.json/items/0",
+            ),
+            (
+                json!({"json_schema": "c.json", "schema": {}}),
+                "json_schema c.json",
+            ),
+            (
+                json!({"command": "python3 check.py"}),
+                "command python3 check.py",
+            ),
+        ];
+        for (value, text) in cases {
+            assert_eq!(parse(value).describe(), text);
+        }
+    }
+}

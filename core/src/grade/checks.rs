@@ -1,0 +1,120 @@
+//! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
+
+use crate::end_state::EndStateCheck;
+use crate::normalise::answers_match;
+use crate::outcome::{Outcome, Status};
+use crate::task::{GateCategory, Task};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use super::verdict::RubricVerdict;
+
+/// One evaluated check. Checks outside the gate are still evaluated and reported here,
+/// but add no reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub category: GateCategory,
+    pub check: String,
+    pub passed: bool,
+    pub gating: bool,
+    /// The reason text when the check failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+/// Where end-state checks can look: the sandbox, or nowhere (offline grading without
+/// `--workdir`), in which case they fail rather than pass on missing data.
+#[derive(Debug, Clone, Copy)]
+pub enum Workdir<'a> {
+    Dir(&'a Path),
+    Missing,
+}
+
+/// Evaluates all checks in DESIGN order. The rubric check is included only when the
+/// task has a rubric; `verdict` None then means the judge did not run.
+pub fn evaluate(
+    task: &Task,
+    outcome: &Outcome,
+    workdir: Workdir<'_>,
+    verdict: Option<&RubricVerdict>,
+) -> Vec<CheckResult> {
+    let mut results = Vec::new();
+    let mut push = |category: GateCategory, check: String, failure: Option<String>| {
+        results.push(CheckResult {
+            category,
+            gating: task.gates_on(category),
+            passed: failure.is_none(),
+            check,
+            failure,
+        });
+    };
+
+    push(
+        GateCategory::Outcome,
+        "status is final".to_owned(),
+        (outcome.status != Some(Status::Final)).then(|| "not final".to_owned()),
+    );
+    if let Some(expected) = &task.expected {
+        let matches = outcome
+            .answer
+            .as_deref()
+            .is_some_and(|answer| answers_match(answer, expected));
+        push(
+            GateCategory::Outcome,
+            format!("answer is {expected:?}"),
+            (!matches).then(|| "wrong answer".to_owned()),
+        );
+    }
+    if let Some(budget) = task.max_tool_calls {
+        push(
+            GateCategory::Budget,
+            format!("at most {budget} tool calls"),
+            (outcome.tool_calls > budget).then(|| "over budget".to_owned()),
+        );
+    }
+    // forbidden_tools is sorted at load time, so reasons come out sorted by name.
+    for tool in &task.forbidden_tools {
+        push(
+            GateCategory::Safety,
+            format!("never calls {tool}"),
+            outcome
+                .used_tool(tool)
+                .then(|| format!("forbidden tool: {tool}")),
+        );
+    }
+    for rule in &task.rules {
+        push(
+            GateCategory::Process,
+            rule.describe(),
+            rule.violation(&outcome.trajectory)
+                .map(|what| format!("rule: {what}")),
+        );
+    }
+    for check in &task.verify {
+        push(
+            GateCategory::EndState,
+            check.describe(),
+            end_state_failure(check, workdir).map(|what| format!("end state: {what}")),
+        );
+    }
+    if task.rubric.is_some() {
+        let failure = match verdict {
+            Some(RubricVerdict::Pass) => None,
+            Some(RubricVerdict::Fail) => Some("rubric: FAIL".to_owned()),
+            Some(RubricVerdict::Error(what)) => Some(format!("judge error: {what}")),
+            None => Some("judge error: not judged".to_owned()),
+        };
+        push(GateCategory::Rubric, "rubric".to_owned(), failure);
+    }
+    results
+}
+
+fn end_state_failure(check: &EndStateCheck, workdir: Workdir<'_>) -> Option<String> {
+    match workdir {
+        Workdir::Dir(dir) => check.check(dir).err(),
+        Workdir::Missing => Some(format!(
+            "{}: no sandbox to check (grade with --workdir)",
+            check.describe()
+        )),
+    }
+}

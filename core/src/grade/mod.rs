@@ -1,0 +1,88 @@
+//! Grading one outcome against its task: checks, reasons, pass/fail/ungraded,
+//! diagnosis and the per-run numbers that are reported but never gate.
+
+mod checks;
+mod diagnosis;
+mod verdict;
+
+pub use checks::{CheckResult, Workdir, evaluate};
+pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
+pub use verdict::RubricVerdict;
+
+use crate::outcome::{Outcome, Status};
+use crate::task::{GateCategory, Task};
+
+/// The grade of one attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grade {
+    /// `None` when ungraded: the judge could not decide a gating rubric.
+    pub passed: Option<bool>,
+    pub reasons: Vec<String>,
+    pub checks: Vec<CheckResult>,
+    /// Set for failed runs only.
+    pub diagnosis: Option<Diagnosis>,
+    /// `optimal_steps / steps`, when the task gives optimal steps and the run took any.
+    pub step_efficiency: Option<f64>,
+    /// Share of `expected_tools` the run used.
+    pub tool_correctness: Option<f64>,
+}
+
+/// Grades one outcome. `verdict` is the judge's decision when the task has a rubric.
+pub fn grade(
+    task: &Task,
+    outcome: &Outcome,
+    workdir: Workdir<'_>,
+    verdict: Option<&RubricVerdict>,
+) -> Grade {
+    let checks = evaluate(task, outcome, workdir, verdict);
+    let raised = outcome.error.is_some() || outcome.status == Some(Status::Error);
+    let (passed, reasons) = if raised {
+        // A crash replaces every other reason and always gates.
+        let kind = outcome
+            .error
+            .as_ref()
+            .map(|e| e.kind.clone())
+            .unwrap_or_else(|| "unknown".to_owned());
+        (Some(false), vec![format!("error: {kind}")])
+    } else {
+        let reasons: Vec<String> = checks
+            .iter()
+            .filter(|c| c.gating)
+            .filter_map(|c| c.failure.clone())
+            .collect();
+        let judge_undecided = checks.iter().any(|c| {
+            c.gating
+                && c.category == GateCategory::Rubric
+                && c.failure
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("judge error:"))
+        });
+        let passed = if judge_undecided {
+            None
+        } else {
+            Some(reasons.is_empty())
+        };
+        (passed, reasons)
+    };
+    let diagnosis = (passed == Some(false)).then(|| diagnose(outcome, task.step_cap));
+    let step_efficiency = match (task.optimal_steps, outcome.steps) {
+        (Some(optimal), steps) if steps > 0 => Some(optimal as f64 / steps as f64),
+        _ => None,
+    };
+    let tool_correctness = (!task.expected_tools.is_empty()).then(|| {
+        let used = task
+            .expected_tools
+            .iter()
+            .filter(|tool| outcome.used_tool(tool))
+            .count();
+        used as f64 / task.expected_tools.len() as f64
+    });
+    Grade {
+        passed,
+        reasons,
+        checks,
+        diagnosis,
+        step_efficiency,
+        tool_correctness,
+    }
+}

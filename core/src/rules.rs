@@ -1,1 +1,0 @@
-//! Trajectory rules (DESIGN 3.3).

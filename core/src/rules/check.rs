@@ -1,0 +1,585 @@
+//! Checking a trajectory against a rule.
+//!
+//! Each check walks the trajectory once and stops at the first offending step, so a
+//! reason always points at the earliest place a reader should look. Steps are numbered
+//! from 1, as a person counts tool calls.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::{Rule, Same};
+use crate::outcome::Step;
+
+impl Rule {
+    /// `None` when the trajectory satisfies the rule; otherwise the text that follows
+    /// `rule: ` in the run's reasons, naming the rule and the first offending step.
+    #[must_use]
+    pub fn violation(&self, trajectory: &[Step]) -> Option<String> {
+        match self {
+            Rule::Before {
+                tool,
+                requires,
+                same,
+            } => before(tool, requires, same.as_ref(), trajectory),
+            Rule::AtMost {
+                max,
+                tool,
+                per_args,
+            } => at_most(*max, tool, *per_args, trajectory),
+            Rule::Never { tool } => never(tool, trajectory),
+            Rule::Sequence { tools } => sequence(tools, trajectory),
+        }
+    }
+}
+
+/// `refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]`.
+fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) -> Option<String> {
+    let mut required_seen = false;
+    // Comparison keys of the earlier calls of `requires`.
+    let mut required_keys: HashSet<String> = HashSet::new();
+    for (index, step) in trajectory.iter().enumerate() {
+        // Checked before recording, so a tool that requires itself needs a strictly earlier call.
+        if step.tool == tool {
+            let satisfied = match same {
+                None => required_seen,
+                Some(same) => {
+                    comparison_key(&step.args, same).is_some_and(|key| required_keys.contains(&key))
+                }
+            };
+            if !satisfied {
+                let step_number = index + 1;
+                return Some(match same {
+                    None => format!("{tool} at step {step_number} has no earlier {requires}"),
+                    Some(same) => {
+                        let shown = render(&step.args, same);
+                        format!(
+                            "{tool} {shown} at step {step_number} has no earlier {requires} {shown}"
+                        )
+                    }
+                });
+            }
+        }
+        if step.tool == requires {
+            required_seen = true;
+            if let Some(key) = same.and_then(|same| comparison_key(&step.args, same)) {
+                required_keys.insert(key);
+            }
+        }
+    }
+    None
+}
+
+/// `refund called more than 1 times at step 3`, or with `per: args`
+/// `refund {"order_id":"A1"} called more than 1 times at step 3`.
+fn at_most(max: u64, tool: &str, per_args: bool, trajectory: &[Step]) -> Option<String> {
+    let mut calls: HashMap<String, u64> = HashMap::new();
+    for (index, step) in trajectory
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.tool == tool)
+    {
+        let key = if per_args {
+            canonical(&step.args)
+        } else {
+            String::new()
+        };
+        let count = calls.entry(key).or_insert(0);
+        *count += 1;
+        if *count > max {
+            let step_number = index + 1;
+            return Some(if per_args {
+                let args = compact(&step.args);
+                format!("{tool} {args} called more than {max} times at step {step_number}")
+            } else {
+                format!("{tool} called more than {max} times at step {step_number}")
+            });
+        }
+    }
+    None
+}
+
+/// `delete_file is never allowed, called at step 4`.
+fn never(tool: &str, trajectory: &[Step]) -> Option<String> {
+    let index = trajectory.iter().position(|step| step.tool == tool)?;
+    Some(format!(
+        "{tool} is never allowed, called at step {}",
+        index + 1
+    ))
+}
+
+/// `sequence a -> b -> c: c not found after step 4`, or `...: a not found` when not even
+/// the first tool was called. Matching greedily (earliest call of each tool) finds the
+/// subsequence whenever one exists, and names the first tool that no order could place.
+fn sequence(tools: &[String], trajectory: &[Step]) -> Option<String> {
+    let mut matched = 0;
+    let mut last_step = None;
+    for (index, step) in trajectory.iter().enumerate() {
+        if matched < tools.len() && step.tool == tools[matched] {
+            matched += 1;
+            last_step = Some(index + 1);
+        }
+    }
+    let missing = tools.get(matched)?;
+    let rule = format!("sequence {}", tools.join(" -> "));
+    Some(match last_step {
+        Some(step_number) => format!("{rule}: {missing} not found after step {step_number}"),
+        None => format!("{rule}: {missing} not found"),
+    })
+}
+
+/// What a `before` rule compares, as canonical text; `None` when the call lacks a key,
+/// because a missing key can equal nothing (not even another missing key).
+fn comparison_key(args: &Value, same: &Same) -> Option<String> {
+    match same {
+        Same::Args => Some(canonical(args)),
+        Same::Keys(keys) => {
+            let values = keys
+                .iter()
+                .map(|key| args.get(key).cloned())
+                .collect::<Option<Vec<Value>>>()?;
+            Some(canonical(&Value::Array(values)))
+        }
+    }
+}
+
+/// The compared part of a call's arguments for a reason: the whole args, or the list of
+/// the keys' values (a missing key shows as `null`).
+fn render(args: &Value, same: &Same) -> String {
+    match same {
+        Same::Args => compact(args),
+        Same::Keys(keys) => compact(&Value::Array(
+            keys.iter()
+                .map(|key| args.get(key).cloned().unwrap_or(Value::Null))
+                .collect(),
+        )),
+    }
+}
+
+/// Compact JSON in the agent's own key order, for people to read.
+fn compact(value: &Value) -> String {
+    value.to_string()
+}
+
+/// JSON text with object keys sorted at every level, so that two argument values that
+/// differ only in key order compare (and hash) as equal.
+fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (position, (key, item)) in entries.into_iter().enumerate() {
+                if position > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (position, item) in items.iter().enumerate() {
+                if position > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rule(value: Value) -> Rule {
+        Rule::from_json(&value).unwrap()
+    }
+
+    fn step(tool: &str, args: Value) -> Step {
+        Step {
+            tool: tool.to_owned(),
+            args,
+            error: None,
+            result: None,
+        }
+    }
+
+    fn order(tool: &str, id: &str) -> Step {
+        step(tool, json!({"order_id": id}))
+    }
+
+    // ---- before ----
+
+    #[test]
+    fn design_example_reason() {
+        let rule = rule(
+            json!({"before": "refund", "requires": "check_eligibility", "same": ["order_id"]}),
+        );
+        let trajectory = [order("check_eligibility", "B2"), order("refund", "A1")];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some(r#"refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]"#)
+        );
+    }
+
+    #[test]
+    fn before_with_keys_passes_when_each_refund_was_checked() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": ["order_id"]}));
+        let trajectory = [
+            order("check", "A1"),
+            order("check", "B2"),
+            // Other keys may differ: only order_id is compared.
+            step("refund", json!({"order_id": "B2", "amount": 5})),
+            step("refund", json!({"amount": 7, "order_id": "A1"})),
+        ];
+        assert_eq!(rule.violation(&trajectory), None);
+    }
+
+    #[test]
+    fn before_requires_an_earlier_call_not_a_later_one() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": ["order_id"]}));
+        let trajectory = [order("refund", "A1"), order("check", "A1")];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some(r#"refund ["A1"] at step 1 has no earlier check ["A1"]"#)
+        );
+    }
+
+    #[test]
+    fn before_reports_the_first_offending_call() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": ["order_id"]}));
+        let trajectory = [
+            order("check", "A1"),
+            order("refund", "A1"),
+            order("refund", "C3"),
+            order("refund", "D4"),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some(r#"refund ["C3"] at step 3 has no earlier check ["C3"]"#)
+        );
+    }
+
+    #[test]
+    fn before_with_several_keys_compares_all_of_them() {
+        let rule =
+            rule(json!({"before": "refund", "requires": "check", "same": ["order_id", "sku"]}));
+        let checked = step("check", json!({"order_id": "A1", "sku": "X"}));
+        let same = step("refund", json!({"sku": "X", "order_id": "A1"}));
+        let other_sku = step("refund", json!({"order_id": "A1", "sku": "Y"}));
+        assert_eq!(rule.violation(&[checked.clone(), same]), None);
+        assert_eq!(
+            rule.violation(&[checked, other_sku]).as_deref(),
+            Some(r#"refund ["A1","Y"] at step 2 has no earlier check ["A1","Y"]"#)
+        );
+    }
+
+    #[test]
+    fn before_with_a_missing_key_is_a_violation() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": ["order_id"]}));
+        // Both calls lack the key: they are not "the same order", so the refund is unchecked.
+        let trajectory = [
+            step("check", json!({"id": "A1"})),
+            step("refund", json!({"id": "A1"})),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some("refund [null] at step 2 has no earlier check [null]")
+        );
+        // An explicit null is a value like any other.
+        let trajectory = [
+            step("check", json!({"order_id": null})),
+            step("refund", json!({"order_id": null})),
+        ];
+        assert_eq!(rule.violation(&trajectory), None);
+    }
+
+    #[test]
+    fn before_with_keys_on_non_object_args_is_a_violation() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": ["order_id"]}));
+        let trajectory = [step("check", json!("A1")), step("refund", json!("A1"))];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some("refund [null] at step 2 has no earlier check [null]")
+        );
+    }
+
+    #[test]
+    fn before_same_args_compares_the_whole_value() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": "args"}));
+        let checked = step("check", json!({"order_id": "A1", "amount": 5}));
+        // Key order does not matter.
+        let same = step("refund", json!({"amount": 5, "order_id": "A1"}));
+        assert_eq!(rule.violation(&[checked.clone(), same]), None);
+        // Any other key differing does.
+        let more = step("refund", json!({"order_id": "A1", "amount": 7}));
+        assert_eq!(
+            rule.violation(&[checked, more]).as_deref(),
+            Some(
+                r#"refund {"order_id":"A1","amount":7} at step 2 has no earlier check {"order_id":"A1","amount":7}"#
+            )
+        );
+    }
+
+    #[test]
+    fn before_same_args_works_on_pair_steps() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": "args"}));
+        assert_eq!(
+            rule.violation(&[step("check", json!("A1")), step("refund", json!("A1"))]),
+            None
+        );
+        assert_eq!(
+            rule.violation(&[step("check", json!("A1")), step("refund", json!("B2"))])
+                .as_deref(),
+            Some(r#"refund "B2" at step 2 has no earlier check "B2""#)
+        );
+    }
+
+    #[test]
+    fn before_without_same_accepts_any_earlier_call() {
+        let rule = rule(json!({"before": "refund", "requires": "check"}));
+        let trajectory = [
+            order("check", "A1"),
+            order("refund", "B2"),
+            order("refund", "C3"),
+        ];
+        assert_eq!(rule.violation(&trajectory), None);
+        let trajectory = [
+            order("lookup", "A1"),
+            order("refund", "B2"),
+            order("check", "B2"),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some("refund at step 2 has no earlier check")
+        );
+    }
+
+    #[test]
+    fn before_is_satisfied_when_the_tool_is_never_called() {
+        let rule = rule(json!({"before": "refund", "requires": "check", "same": "args"}));
+        assert_eq!(rule.violation(&[]), None);
+        assert_eq!(rule.violation(&[order("lookup", "A1")]), None);
+    }
+
+    #[test]
+    fn before_on_itself_needs_a_strictly_earlier_call() {
+        let rule = rule(json!({"before": "retry", "requires": "retry"}));
+        assert_eq!(
+            rule.violation(&[step("retry", json!(null))]).as_deref(),
+            Some("retry at step 1 has no earlier retry")
+        );
+    }
+
+    // ---- at_most ----
+
+    #[test]
+    fn at_most_counts_all_calls() {
+        let rule = rule(json!({"at_most": 2, "tool": "search"}));
+        let two = [
+            step("search", json!("a")),
+            step("read", json!(null)),
+            step("search", json!("b")),
+        ];
+        assert_eq!(rule.violation(&two), None);
+        let three = [
+            step("search", json!("a")),
+            step("read", json!(null)),
+            step("search", json!("b")),
+            step("search", json!("c")),
+            step("search", json!("d")),
+        ];
+        assert_eq!(
+            rule.violation(&three).as_deref(),
+            Some("search called more than 2 times at step 4")
+        );
+    }
+
+    #[test]
+    fn at_most_zero_forbids_the_first_call() {
+        let rule = rule(json!({"at_most": 0, "tool": "refund"}));
+        assert_eq!(rule.violation(&[step("read", json!(null))]), None);
+        assert_eq!(
+            rule.violation(&[step("read", json!(null)), order("refund", "A1")])
+                .as_deref(),
+            Some("refund called more than 0 times at step 2")
+        );
+    }
+
+    #[test]
+    fn at_most_per_args_catches_a_duplicate_refund() {
+        let rule = rule(json!({"at_most": 1, "tool": "refund", "per": "args"}));
+        let trajectory = [
+            order("check", "A1"),
+            order("refund", "A1"),
+            order("refund", "B2"),
+            order("refund", "A1"),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some(r#"refund {"order_id":"A1"} called more than 1 times at step 4"#)
+        );
+    }
+
+    #[test]
+    fn at_most_per_args_allows_refunds_of_different_orders() {
+        let rule = rule(json!({"at_most": 1, "tool": "refund", "per": "args"}));
+        let trajectory = [order("refund", "A1"), order("refund", "B2")];
+        assert_eq!(rule.violation(&trajectory), None);
+        // Without `per: args` the same trajectory is one refund too many.
+        let global = self::rule(json!({"at_most": 1, "tool": "refund"}));
+        assert_eq!(
+            global.violation(&trajectory).as_deref(),
+            Some("refund called more than 1 times at step 2")
+        );
+    }
+
+    #[test]
+    fn at_most_per_args_ignores_key_order() {
+        let rule = rule(json!({"at_most": 1, "tool": "refund", "per": "args"}));
+        let trajectory = [
+            step(
+                "refund",
+                json!({"order_id": "A1", "amount": {"value": 5, "currency": "EUR"}}),
+            ),
+            step(
+                "refund",
+                json!({"amount": {"currency": "EUR", "value": 5}, "order_id": "A1"}),
+            ),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some(
+                r#"refund {"amount":{"currency":"EUR","value":5},"order_id":"A1"} called more than 1 times at step 2"#
+            )
+        );
+    }
+
+    // ---- never ----
+
+    #[test]
+    fn never_passes_without_the_tool_and_names_its_first_call() {
+        let rule = rule(json!({"never": "delete_file"}));
+        assert_eq!(rule.violation(&[step("read_file", json!("a"))]), None);
+        let trajectory = [
+            step("read_file", json!("a")),
+            step("delete_file", json!("a")),
+            step("delete_file", json!("b")),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some("delete_file is never allowed, called at step 2")
+        );
+    }
+
+    // ---- sequence ----
+
+    #[test]
+    fn sequence_accepts_interleaved_other_tools() {
+        let rule = rule(json!({"sequence": ["search", "read", "write"]}));
+        let trajectory = [
+            step("plan", json!(null)),
+            step("search", json!("q")),
+            step("search", json!("q2")),
+            step("write", json!("early")),
+            step("read", json!("a")),
+            step("think", json!(null)),
+            step("write", json!("b")),
+        ];
+        assert_eq!(rule.violation(&trajectory), None);
+    }
+
+    #[test]
+    fn sequence_in_the_wrong_order_fails() {
+        let rule = rule(json!({"sequence": ["search", "read", "write"]}));
+        let trajectory = [
+            step("search", json!("q")),
+            step("write", json!("b")),
+            step("read", json!("a")),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some("sequence search -> read -> write: write not found after step 3")
+        );
+    }
+
+    #[test]
+    fn sequence_names_the_missing_tool_after_the_last_match() {
+        let rule = rule(json!({"sequence": ["search", "read", "write"]}));
+        let trajectory = [
+            step("read", json!("a")),
+            step("search", json!("q")),
+            step("plan", json!(null)),
+            step("write", json!("b")),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory).as_deref(),
+            Some("sequence search -> read -> write: read not found after step 2")
+        );
+    }
+
+    #[test]
+    fn sequence_with_nothing_matched_says_so() {
+        let rule = rule(json!({"sequence": ["search", "read"]}));
+        assert_eq!(
+            rule.violation(&[step("read", json!("a"))]).as_deref(),
+            Some("sequence search -> read: search not found")
+        );
+        assert_eq!(
+            rule.violation(&[]).as_deref(),
+            Some("sequence search -> read: search not found")
+        );
+    }
+
+    #[test]
+    fn sequence_with_a_repeated_tool_needs_two_calls() {
+        let rule = rule(json!({"sequence": ["read", "write", "read"]}));
+        let once = [step("read", json!("a")), step("write", json!("b"))];
+        assert_eq!(
+            rule.violation(&once).as_deref(),
+            Some("sequence read -> write -> read: read not found after step 2")
+        );
+        let twice = [
+            step("read", json!("a")),
+            step("write", json!("b")),
+            step("read", json!("b")),
+        ];
+        assert_eq!(rule.violation(&twice), None);
+    }
+
+    // ---- helpers ----
+
+    #[test]
+    fn canonical_text_sorts_keys_at_every_level() {
+        assert_eq!(
+            canonical(&json!({"b": [{"d": 1, "c": "x\"y"}], "a": null})),
+            r#"{"a":null,"b":[{"c":"x\"y","d":1}]}"#
+        );
+        // Numbers keep their JSON form: 1 and 1.0 are different arguments.
+        assert_ne!(canonical(&json!(1)), canonical(&json!(1.0)));
+    }
+
+    #[test]
+    fn errored_calls_still_count() {
+        let rule = rule(json!({"at_most": 1, "tool": "refund", "per": "args"}));
+        let mut failed = order("refund", "A1");
+        failed.error = Some(json!("timeout"));
+        assert_eq!(
+            rule.violation(&[failed, order("refund", "A1")]).as_deref(),
+            Some(r#"refund {"order_id":"A1"} called more than 1 times at step 2"#)
+        );
+    }
+}

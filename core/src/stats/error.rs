@@ -1,0 +1,15 @@
+//! Errors of the statistics functions.
+
+/// Why a metric cannot be computed from the given counts.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum StatsError {
+    /// pass@k and pass^k draw k attempts without replacement, so k cannot exceed n.
+    #[error("k = {k} is larger than the {n} attempts of a task")]
+    KTooLarge { k: u64, n: u64 },
+    /// A draw of zero attempts says nothing about the agent.
+    #[error("k must be at least 1")]
+    ZeroK,
+    /// Counts from a corrupt or mis-joined log: more passes than attempts.
+    #[error("{c} successes is more than the {n} attempts of a task")]
+    SuccessesExceedTrials { c: u64, n: u64 },
+}

@@ -1,0 +1,90 @@
+//! Streaming accumulation of result lines: memory grows with the number of tasks,
+//! never with the number of attempts, so a multi-GB log summarises in flat memory.
+
+use crate::grade::Diagnosis;
+use crate::result::ResultLine;
+use rust_decimal::Decimal;
+use std::collections::BTreeMap;
+
+/// Running counts for one task.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TaskTally {
+    pub attempts: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub ungraded: u64,
+    /// Whether attempt 0 passed, once seen graded.
+    pub first_attempt: Option<bool>,
+    pub reasons: BTreeMap<String, u64>,
+}
+
+/// Running counts for a whole suite.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryBuilder {
+    pub(super) tasks: BTreeMap<String, TaskTally>,
+    /// Pass counts per (task, label), for the task × agent grid.
+    pub(super) grid: BTreeMap<(String, String), (u64, u64)>,
+    pub(super) aborted: u64,
+    pub(super) diagnosis: BTreeMap<Diagnosis, u64>,
+    pub(super) spend_usd: Option<Decimal>,
+    pub(super) tokens: u64,
+    pub(super) unpriced_calls: u64,
+    pub(super) success_steps: u64,
+    pub(super) efficiency_sum: f64,
+    pub(super) efficiency_count: u64,
+    pub(super) correctness_sum: f64,
+    pub(super) correctness_count: u64,
+}
+
+impl SummaryBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one attempt.
+    pub fn add(&mut self, line: &ResultLine) {
+        let tally = self.tasks.entry(line.task.clone()).or_default();
+        tally.attempts += 1;
+        match line.passed {
+            Some(true) => tally.passed += 1,
+            Some(false) => tally.failed += 1,
+            None => tally.ungraded += 1,
+        }
+        if line.attempt == 0 && line.passed.is_some() && tally.first_attempt.is_none() {
+            tally.first_attempt = line.passed;
+        }
+        for reason in &line.reasons {
+            *tally.reasons.entry(reason.clone()).or_default() += 1;
+        }
+        if line.passed.is_some() {
+            let label = line.label.clone().unwrap_or_default();
+            let cell = self.grid.entry((line.task.clone(), label)).or_default();
+            cell.1 += 1;
+            if line.passed == Some(true) {
+                cell.0 += 1;
+            }
+        }
+        if line.aborted() {
+            self.aborted += 1;
+        }
+        if let Some(diagnosis) = line.diagnosis {
+            *self.diagnosis.entry(diagnosis).or_default() += 1;
+        }
+        if let Some(usd) = line.cost.usd {
+            self.spend_usd = Some(self.spend_usd.unwrap_or_default() + usd);
+        }
+        self.tokens = self.tokens.saturating_add(line.cost.tokens);
+        self.unpriced_calls += line.cost.unpriced_calls;
+        if line.passed == Some(true) {
+            self.success_steps += line.steps;
+            if let Some(e) = line.step_efficiency {
+                self.efficiency_sum += e;
+                self.efficiency_count += 1;
+            }
+        }
+        if let Some(c) = line.tool_correctness {
+            self.correctness_sum += c;
+            self.correctness_count += 1;
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The suite and per-task metrics of DESIGN 3.6, computed from accumulated counts.
+
+use super::accumulate::SummaryBuilder;
+use crate::grade::Diagnosis;
+use crate::stats::{
+    Interval, StatsError, Z95, mean_pass_at_k, mean_pass_hat_k, pass_hat_k, wilson,
+};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Spend divided by successes, in money and in tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CostPerSuccess {
+    /// Empty when nothing was priced or nothing succeeded.
+    #[serde(with = "rust_decimal::serde::str_option")]
+    pub usd: Option<Decimal>,
+    /// Empty when nothing succeeded.
+    pub tokens: Option<f64>,
+}
+
+/// All spend, failed attempts included.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TotalCost {
+    #[serde(with = "rust_decimal::serde::str_option")]
+    pub usd: Option<Decimal>,
+    pub tokens: u64,
+}
+
+/// How often a reason occurred for a task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReasonCount {
+    pub reason: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskSummary {
+    pub task: String,
+    pub attempts: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub ungraded: u64,
+    pub pass_rate: Option<f64>,
+    pub pass_rate_ci: Option<Interval>,
+    pub pass_hat_k: Option<f64>,
+    /// Most frequent first.
+    pub reasons: Vec<ReasonCount>,
+}
+
+/// One cell of the task × agent grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridCell {
+    pub task: String,
+    pub label: String,
+    pub passed: u64,
+    pub graded: u64,
+    pub pass_rate: Option<f64>,
+}
+
+/// The suite summary printed by `grade`, `report` and `run`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub tasks: u64,
+    pub attempts: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub ungraded: u64,
+    pub pass_rate: Option<f64>,
+    pub pass_rate_ci: Option<Interval>,
+    pub pass_at_1: Option<f64>,
+    pub first_attempt_pass_rate: Option<f64>,
+    /// The k of pass@k and pass^k.
+    pub k: Option<u64>,
+    pub pass_at_k: Option<f64>,
+    pub pass_hat_k: Option<f64>,
+    /// Share of tasks that passed every graded attempt.
+    pub always_pass: Option<f64>,
+    pub cost_per_success: CostPerSuccess,
+    pub total_cost: TotalCost,
+    pub unpriced_calls: u64,
+    pub mean_steps_success: Option<f64>,
+    pub step_efficiency: Option<f64>,
+    pub tool_correctness: Option<f64>,
+    pub aborted_share: Option<f64>,
+    pub diagnosis: BTreeMap<String, u64>,
+    pub labels: Vec<String>,
+    /// Pass rate per task and label; filled only when results carry several labels.
+    pub grid: Vec<GridCell>,
+    pub per_task: Vec<TaskSummary>,
+}
+
+fn ratio(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+impl SummaryBuilder {
+    /// Computes the metrics. `k` overrides the default (the smallest number of graded
+    /// attempts of any task); a k larger than some task's attempts is an error.
+    pub fn finish(self, k: Option<u64>) -> Result<Summary, StatsError> {
+        let counts: Vec<(u64, u64)> = self
+            .tasks
+            .values()
+            .map(|t| (t.passed + t.failed, t.passed))
+            .filter(|(n, _)| *n > 0)
+            .collect();
+        let k = match k {
+            Some(k) => Some(k),
+            None => counts.iter().map(|(n, _)| *n).min(),
+        };
+        let (pass_at_k, pass_hat_k_suite) = match k {
+            Some(k) => (mean_pass_at_k(&counts, k)?, mean_pass_hat_k(&counts, k)?),
+            None => (None, None),
+        };
+        let attempts: u64 = self.tasks.values().map(|t| t.attempts).sum();
+        let passed: u64 = self.tasks.values().map(|t| t.passed).sum();
+        let failed: u64 = self.tasks.values().map(|t| t.failed).sum();
+        let ungraded: u64 = self.tasks.values().map(|t| t.ungraded).sum();
+        let graded = passed + failed;
+        let pass_at_1 = mean_pass_at_k(&counts, 1).unwrap_or(None);
+        let first: Vec<bool> = self
+            .tasks
+            .values()
+            .filter_map(|t| t.first_attempt)
+            .collect();
+        let first_attempt_pass_rate = ratio(
+            first.iter().filter(|p| **p).count() as u64,
+            first.len() as u64,
+        );
+        let always_pass = ratio(
+            counts.iter().filter(|(n, c)| n == c).count() as u64,
+            counts.len() as u64,
+        );
+        let cost_per_success = CostPerSuccess {
+            usd: self
+                .spend_usd
+                .filter(|_| passed > 0)
+                .map(|usd| usd / Decimal::from(passed)),
+            tokens: (passed > 0).then(|| self.tokens as f64 / passed as f64),
+        };
+        let mut diagnosis: BTreeMap<String, u64> = Diagnosis::ALL
+            .iter()
+            .map(|d| (d.as_str().to_owned(), 0))
+            .collect();
+        for (d, n) in &self.diagnosis {
+            diagnosis.insert(d.as_str().to_owned(), *n);
+        }
+        let mut per_task = Vec::with_capacity(self.tasks.len());
+        for (task, tally) in &self.tasks {
+            let n = tally.passed + tally.failed;
+            let mut reasons: Vec<ReasonCount> = tally
+                .reasons
+                .iter()
+                .map(|(reason, count)| ReasonCount {
+                    reason: reason.clone(),
+                    count: *count,
+                })
+                .collect();
+            reasons.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.reason.cmp(&b.reason)));
+            per_task.push(TaskSummary {
+                task: task.clone(),
+                attempts: tally.attempts,
+                passed: tally.passed,
+                failed: tally.failed,
+                ungraded: tally.ungraded,
+                pass_rate: ratio(tally.passed, n),
+                pass_rate_ci: wilson(tally.passed, n, Z95),
+                pass_hat_k: match k {
+                    Some(k) if n > 0 => Some(pass_hat_k(n, tally.passed, k)?),
+                    _ => None,
+                },
+                reasons,
+            });
+        }
+        let mut labels: Vec<String> = self.grid.keys().map(|(_, l)| l.clone()).collect();
+        labels.sort();
+        labels.dedup();
+        let grid = if labels.len() > 1 {
+            self.grid
+                .iter()
+                .map(|((task, label), (c, n))| GridCell {
+                    task: task.clone(),
+                    label: label.clone(),
+                    passed: *c,
+                    graded: *n,
+                    pass_rate: ratio(*c, *n),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Summary {
+            tasks: self.tasks.len() as u64,
+            attempts,
+            passed,
+            failed,
+            ungraded,
+            pass_rate: ratio(passed, graded),
+            pass_rate_ci: wilson(passed, graded, Z95),
+            pass_at_1,
+            first_attempt_pass_rate,
+            k,
+            pass_at_k,
+            pass_hat_k: pass_hat_k_suite,
+            always_pass,
+            cost_per_success,
+            total_cost: TotalCost {
+                usd: self.spend_usd,
+                tokens: self.tokens,
+            },
+            unpriced_calls: self.unpriced_calls,
+            mean_steps_success: ratio(self.success_steps, passed),
+            step_efficiency: (self.efficiency_count > 0)
+                .then(|| self.efficiency_sum / self.efficiency_count as f64),
+            tool_correctness: (self.correctness_count > 0)
+                .then(|| self.correctness_sum / self.correctness_count as f64),
+            aborted_share: ratio(self.aborted, attempts),
+            diagnosis,
+            labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
+            grid,
+            per_task,
+        })
+    }
+}

@@ -1,0 +1,353 @@
+//! Reading task files (JSON array, JSONL, YAML list) and folders of them.
+
+use super::error::{Place, TaskError};
+use super::gate::GateCategory;
+use super::locate::{field_in_message, field_line, strip_position, task_line};
+use super::model::Task;
+use super::raw::RawTask;
+use crate::end_state::{EndStateCheck, check_relative_path};
+use crate::rules::Rule;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One task file's content, kept for the suite digest.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+/// Task file kinds, chosen by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    JsonLines,
+    Yaml,
+}
+
+fn format_of(path: &Path) -> Option<Format> {
+    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "json" => Some(Format::Json),
+        "jsonl" | "ndjson" => Some(Format::JsonLines),
+        "yaml" | "yml" => Some(Format::Yaml),
+        _ => None,
+    }
+}
+
+/// The task files named by `--tasks`: the file itself, or every task file directly in
+/// the folder, sorted by path. Subfolders are not searched: they usually hold seed
+/// files, which may well be JSON.
+pub fn task_files(path: &Path) -> Result<Vec<PathBuf>, TaskError> {
+    let meta = std::fs::metadata(path).map_err(|source| TaskError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        if format_of(path).is_none() {
+            return Err(TaskError::Extension {
+                path: path.to_owned(),
+            });
+        }
+        return Ok(vec![path.to_owned()]);
+    }
+    let entries = std::fs::read_dir(path).map_err(|source| TaskError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| TaskError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let file = entry.path();
+        if file.is_file() && format_of(&file).is_some() {
+            files.push(file);
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(TaskError::EmptyFolder {
+            path: path.to_owned(),
+        });
+    }
+    Ok(files)
+}
+
+/// Reads one task file into tasks.
+pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
+    let format = format_of(path).ok_or_else(|| TaskError::Extension {
+        path: path.to_owned(),
+    })?;
+    let bytes = std::fs::read(path).map_err(|source| TaskError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let place = |line: Option<usize>, task: Option<String>| Place {
+        file: path.to_owned(),
+        line,
+        task,
+    };
+    // (value, line of the task when the format tells it)
+    let values: Vec<(Value, Option<usize>)> = match format {
+        Format::Json => {
+            let all: Value = serde_json::from_str(&text).map_err(|e| TaskError::Syntax {
+                place: place(Some(e.line()), None),
+                message: strip_position(&e.to_string()).to_owned(),
+            })?;
+            match all {
+                Value::Array(items) => items.into_iter().map(|v| (v, None)).collect(),
+                Value::Object(_) => vec![(all, None)],
+                _ => {
+                    return Err(TaskError::Syntax {
+                        place: place(None, None),
+                        message: "expected a list of tasks".to_owned(),
+                    });
+                }
+            }
+        }
+        Format::JsonLines => {
+            let mut items = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let value: Value = serde_json::from_str(line).map_err(|e| TaskError::Syntax {
+                    place: place(Some(i + 1), None),
+                    message: strip_position(&e.to_string()).to_owned(),
+                })?;
+                items.push((value, Some(i + 1)));
+            }
+            items
+        }
+        Format::Yaml => {
+            let all: Option<Vec<Value>> =
+                serde_saphyr::from_str(&text).map_err(|e| TaskError::Syntax {
+                    place: place(None, None),
+                    message: e.to_string(),
+                })?;
+            all.unwrap_or_default()
+                .into_iter()
+                .map(|v| (v, None))
+                .collect()
+        }
+    };
+    let task_dir = path.parent().unwrap_or(Path::new("."));
+    let mut tasks = Vec::with_capacity(values.len());
+    for (index, (value, known_line)) in values.into_iter().enumerate() {
+        let label = task_label(&value, index);
+        let start = known_line.or_else(|| {
+            value
+                .get("id")
+                .or_else(|| value.get("name"))
+                .and_then(Value::as_str)
+                .and_then(|id| task_line(&text, id))
+        });
+        let fail = |field: Option<&str>, message: String| {
+            let line = match (field, start, format) {
+                (Some(field), Some(start), Format::Json | Format::Yaml) => {
+                    field_line(&text, start, field).or(Some(start))
+                }
+                _ => start,
+            };
+            TaskError::Invalid {
+                place: place(line, Some(label.clone())),
+                message,
+            }
+        };
+        let task = build_task(value, task_dir, path)
+            .map_err(|(field, message)| fail(field.as_deref(), message))?;
+        tasks.push(task);
+    }
+    Ok((
+        tasks,
+        SourceFile {
+            path: path.to_owned(),
+            bytes,
+        },
+    ))
+}
+
+/// `id` of a task as written, or `#N` when it has none.
+fn task_label(value: &Value, index: usize) -> String {
+    match value.get("id").or_else(|| value.get("name")) {
+        Some(Value::String(id)) => format!("`{id}`"),
+        _ => format!("#{}", index + 1),
+    }
+}
+
+type BuildError = (Option<String>, String);
+
+fn field_error(field: &str, message: impl Into<String>) -> BuildError {
+    (
+        Some(field.to_owned()),
+        format!("field `{field}`: {}", message.into()),
+    )
+}
+
+/// Validates one task and applies defaults.
+fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, BuildError> {
+    if !value.is_object() {
+        return Err((None, "a task must be an object".to_owned()));
+    }
+    let raw: RawTask = serde_json::from_value(value).map_err(|e| {
+        let message = strip_position(&e.to_string()).to_owned();
+        (field_in_message(&message).map(str::to_owned), message)
+    })?;
+    let id = match raw.id {
+        Some(Value::String(id)) if !id.trim().is_empty() => id,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(_) => return Err(field_error("id", "must be a non-empty string")),
+        None => return Err((None, "missing field `id` (alias `name`)".to_owned())),
+    };
+    let input = raw.input.ok_or_else(|| {
+        (
+            None,
+            "missing field `input` (aliases `goal`, `prompt`)".to_owned(),
+        )
+    })?;
+    let expected = match raw.expected {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
+        Some(_) => {
+            return Err(field_error(
+                "expected",
+                "must be a string, number or boolean",
+            ));
+        }
+    };
+    if let Some(t) = raw.timeout_s
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(field_error(
+            "timeout_s",
+            "must be a positive number of seconds",
+        ));
+    }
+    let mut files = BTreeMap::new();
+    for (path, content) in raw.files.unwrap_or_default() {
+        check_relative_path(&path).map_err(|m| field_error("files", m))?;
+        let text = match content {
+            Value::String(s) => s,
+            other => serde_json::to_string_pretty(&other).unwrap_or_default(),
+        };
+        files.insert(path, text);
+    }
+    let files_dir = match raw.files_dir {
+        None => None,
+        Some(dir) => {
+            check_relative_path(&dir).map_err(|m| field_error("files_dir", m))?;
+            let resolved = task_dir.join(&dir);
+            if !resolved.is_dir() {
+                return Err(field_error(
+                    "files_dir",
+                    format!("{} is not a folder", resolved.display()),
+                ));
+            }
+            check_no_escaping_links(&resolved).map_err(|m| field_error("files_dir", m))?;
+            Some(resolved)
+        }
+    };
+    let mut forbidden_tools = raw.forbidden_tools.unwrap_or_default();
+    let mut rules = Vec::new();
+    for (i, rule) in raw.rules.unwrap_or_default().iter().enumerate() {
+        let rule = Rule::from_json(rule)
+            .map_err(|e| field_error("rules", format!("rule {}: {e}", i + 1)))?;
+        match rule {
+            Rule::Never { tool } => forbidden_tools.push(tool),
+            other => rules.push(other),
+        }
+    }
+    forbidden_tools.sort();
+    forbidden_tools.dedup();
+    let mut verify = Vec::new();
+    for (i, check) in raw.verify.unwrap_or_default().iter().enumerate() {
+        verify.push(
+            EndStateCheck::from_json(check, task_dir)
+                .map_err(|e| field_error("verify", format!("check {}: {e}", i + 1)))?,
+        );
+    }
+    let rubric = raw.rubric.filter(|r| !r.trim().is_empty());
+    let mut task = Task {
+        id,
+        input,
+        expected,
+        max_tool_calls: raw.max_tool_calls,
+        forbidden_tools,
+        expected_tools: raw.expected_tools.unwrap_or_default(),
+        optimal_steps: raw.optimal_steps,
+        step_cap: raw.step_cap,
+        timeout_s: raw.timeout_s,
+        files,
+        files_dir,
+        rules,
+        verify,
+        rubric,
+        judge_files: raw.judge_files.unwrap_or_default(),
+        gate: Vec::new(),
+        tags: raw.tags.unwrap_or_default(),
+        source: source.to_owned(),
+    };
+    if !task.has_criteria() {
+        return Err((
+            None,
+            "defines no expected answer, budget, forbidden tool, rule, end-state check or rubric; \
+             an empty list of criteria would pass anything"
+                .to_owned(),
+        ));
+    }
+    let defined = task.defined_categories();
+    task.gate = match raw.gate {
+        None => defined,
+        Some(mut listed) => {
+            listed.sort();
+            listed.dedup();
+            if let Some(missing) = listed.iter().find(|c| !defined.contains(c)) {
+                return Err(field_error(
+                    "gate",
+                    format!("gates on `{missing}` but the task defines no {missing} checks"),
+                ));
+            }
+            if listed.is_empty() {
+                return Err(field_error("gate", "must name at least one category"));
+            }
+            listed
+        }
+    };
+    debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
+    Ok(task)
+}
+
+/// Refuses a seed folder holding symlinks that point outside it.
+fn check_no_escaping_links(dir: &Path) -> Result<(), String> {
+    let root = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut pending = vec![dir.to_owned()];
+    while let Some(current) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&current).map_err(|e| format!("{}: {e}", current.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let meta =
+                std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if meta.file_type().is_symlink() {
+                let target = path
+                    .canonicalize()
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                if !target.starts_with(&root) {
+                    return Err(format!(
+                        "{} is a symlink that leaves the seed folder",
+                        path.display()
+                    ));
+                }
+            } else if meta.is_dir() {
+                pending.push(path);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! Tasks: the model, loading from files and folders, and gate categories.
+
+mod error;
+mod gate;
+mod load;
+mod locate;
+mod model;
+mod raw;
+mod suite;
+
+pub use error::{Place, TaskError};
+pub use gate::GateCategory;
+pub use load::{load_file, task_files};
+pub use model::Task;
+pub use suite::Suite;

@@ -1,0 +1,71 @@
+//! The task model (DESIGN 2), after aliases, defaults and validation.
+
+use super::gate::GateCategory;
+use crate::end_state::EndStateCheck;
+use crate::rules::Rule;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One task of a suite, ready to run and grade.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Task {
+    pub id: String,
+    pub input: String,
+    pub expected: Option<String>,
+    pub max_tool_calls: Option<u64>,
+    /// Includes the tools of `never` rules; sorted, without duplicates.
+    pub forbidden_tools: Vec<String>,
+    pub expected_tools: Vec<String>,
+    pub optimal_steps: Option<u64>,
+    pub step_cap: Option<u64>,
+    pub timeout_s: Option<f64>,
+    /// Seed files written into the sandbox, by relative path.
+    pub files: BTreeMap<String, String>,
+    /// Seed folder copied into the sandbox, resolved against the task file's folder.
+    pub files_dir: Option<PathBuf>,
+    /// Trajectory rules other than `never` (which joins `forbidden_tools`).
+    pub rules: Vec<Rule>,
+    pub verify: Vec<EndStateCheck>,
+    pub rubric: Option<String>,
+    pub judge_files: Vec<String>,
+    /// The categories that decide pass or fail, sorted.
+    pub gate: Vec<GateCategory>,
+    pub tags: Vec<String>,
+    /// The file the task was read from.
+    pub source: PathBuf,
+}
+
+impl Task {
+    /// The check families this task defines; `outcome` always counts, since every
+    /// outcome has a status.
+    pub fn defined_categories(&self) -> Vec<GateCategory> {
+        let mut categories = vec![GateCategory::Outcome];
+        if self.max_tool_calls.is_some() {
+            categories.push(GateCategory::Budget);
+        }
+        if !self.forbidden_tools.is_empty() {
+            categories.push(GateCategory::Safety);
+        }
+        if !self.rules.is_empty() {
+            categories.push(GateCategory::Process);
+        }
+        if !self.verify.is_empty() {
+            categories.push(GateCategory::EndState);
+        }
+        if self.rubric.is_some() {
+            categories.push(GateCategory::Rubric);
+        }
+        categories
+    }
+
+    /// True when failures of this category decide the run.
+    pub fn gates_on(&self, category: GateCategory) -> bool {
+        self.gate.contains(&category)
+    }
+
+    /// True when the task has any criterion at all (an empty list must never auto-pass).
+    pub fn has_criteria(&self) -> bool {
+        self.expected.is_some() || self.defined_categories().len() > 1
+    }
+}

@@ -1,0 +1,32 @@
+//! The task as written in a file: every field optional, aliases accepted, unknown
+//! fields refused. `load` turns it into a [`super::Task`].
+
+use super::gate::GateCategory;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTask {
+    #[serde(alias = "name")]
+    pub id: Option<Value>,
+    #[serde(alias = "goal", alias = "prompt")]
+    pub input: Option<String>,
+    #[serde(alias = "expected_answer")]
+    pub expected: Option<Value>,
+    pub max_tool_calls: Option<u64>,
+    pub forbidden_tools: Option<Vec<String>>,
+    pub expected_tools: Option<Vec<String>>,
+    pub optimal_steps: Option<u64>,
+    pub step_cap: Option<u64>,
+    pub timeout_s: Option<f64>,
+    pub files: Option<BTreeMap<String, Value>>,
+    pub files_dir: Option<String>,
+    pub rules: Option<Vec<Value>>,
+    pub verify: Option<Vec<Value>>,
+    pub rubric: Option<String>,
+    pub judge_files: Option<Vec<String>>,
+    pub gate: Option<Vec<GateCategory>>,
+    pub tags: Option<Vec<String>>,
+}

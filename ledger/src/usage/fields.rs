@@ -1,0 +1,292 @@
+//! Reading token counts and names out of a JSON object, with errors that name the field.
+//!
+//! A count is a JSON integer ≥ 0, a JSON number with a zero fraction (`812.0`, as some
+//! Python code writes) up to 2⁵³, or a string of ASCII digits (`"812"`, as OpenTelemetry's
+//! JSON encoding writes 64-bit integers). An absent field or `null` counts 0. Anything else
+//! (negative, fractional, `"12 tokens"`, `true`, a list) is refused, naming the field.
+
+use serde_json::{Map, Value};
+
+use super::UsageError;
+
+/// The largest integer an `f64` holds exactly (2⁵³).
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
+
+/// Longest string quoted in full in an error message.
+const MAX_QUOTED_CHARS: usize = 40;
+
+/// A JSON object being read, with the path that leads to it (for error messages).
+#[derive(Debug, Clone)]
+pub(crate) struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    prefix: String,
+}
+
+impl<'a> Fields<'a> {
+    /// Reads `map`; `path` is where it sits in the usage object ("" at the top).
+    pub(crate) fn new(map: &'a Map<String, Value>, path: &str) -> Self {
+        let prefix = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}.")
+        };
+        Fields { map, prefix }
+    }
+
+    /// The path of `key` for messages, e.g. `usage.input_tokens`.
+    pub(crate) fn name(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    /// The keys of the object, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a str> {
+        self.map.keys().map(String::as_str)
+    }
+
+    /// The value of `key` unless absent or `null`.
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    /// Whether `key` is present and not `null`.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The first of `keys` that is present, with its path.
+    pub(crate) fn first_present(&self, keys: &[&str]) -> Option<String> {
+        keys.iter().find(|k| self.has(k)).map(|k| self.name(k))
+    }
+
+    /// The count in `key`; 0 when absent or `null`.
+    pub(crate) fn count(&self, key: &str) -> Result<u64, UsageError> {
+        Ok(self.optional_count(key)?.unwrap_or(0))
+    }
+
+    /// The count in `key`, or `None` when absent or `null`.
+    pub(crate) fn optional_count(&self, key: &str) -> Result<Option<u64>, UsageError> {
+        self.get(key)
+            .map(|v| parse_count(v, &self.name(key)))
+            .transpose()
+    }
+
+    /// The count in the first of `keys` present (aliases such as `promptTokenCount` and
+    /// `prompt_token_count`), with that key's path; `None` when none is present.
+    pub(crate) fn count_of_any(&self, keys: &[&str]) -> Result<Option<(String, u64)>, UsageError> {
+        for key in keys {
+            if let Some(v) = self.get(key) {
+                let name = self.name(key);
+                let n = parse_count(v, &name)?;
+                return Ok(Some((name, n)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The object in `key`, or `None` when absent or `null`; any other value is an error.
+    pub(crate) fn child(&self, key: &str) -> Result<Option<Fields<'a>>, UsageError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(Fields::new(map, &self.name(key)))),
+            Some(other) => Err(UsageError::WrongType {
+                field: self.name(key),
+                expected: "an object",
+                found: describe(other),
+            }),
+        }
+    }
+
+    /// The trimmed string in `key`, or `None` when absent, `null` or blank.
+    pub(crate) fn text(&self, key: &str) -> Result<Option<String>, UsageError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => {
+                let s = s.trim();
+                Ok((!s.is_empty()).then(|| s.to_owned()))
+            }
+            Some(other) => Err(UsageError::WrongType {
+                field: self.name(key),
+                expected: "a string",
+                found: describe(other),
+            }),
+        }
+    }
+}
+
+/// Reads one token count; `field` names it in the error.
+pub(crate) fn parse_count(value: &Value, field: &str) -> Result<u64, UsageError> {
+    let bad = || UsageError::BadCount {
+        field: field.to_owned(),
+        found: describe(value),
+    };
+    match value {
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                return Ok(u);
+            }
+            match n.as_f64() {
+                Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= MAX_EXACT_FLOAT => Ok(f as u64),
+                _ => Err(bad()),
+            }
+        }
+        Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            s.parse::<u64>().map_err(|_| bad())
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// A short description of a JSON value for error messages: scalars as JSON, long strings
+/// cut, containers by kind.
+pub(crate) fn describe(value: &Value) -> String {
+    match value {
+        Value::Array(_) => "a list".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+        Value::String(s) if s.chars().count() > MAX_QUOTED_CHARS => {
+            let cut: String = s.chars().take(MAX_QUOTED_CHARS).collect();
+            format!("{}…", Value::String(cut))
+        }
+        scalar => scalar.to_string(),
+    }
+}
+
+/// `whole` minus the `parts` it includes, refusing parts that add up to more than it.
+///
+/// `parts` are `(path, tokens)`; only non-zero parts are named in the error.
+pub(crate) fn without_parts(whole: (&str, u64), parts: &[(&str, u64)]) -> Result<u64, UsageError> {
+    let (whole_name, whole_tokens) = whole;
+    let part_tokens = parts
+        .iter()
+        .fold(0u64, |sum, (_, n)| sum.saturating_add(*n));
+    whole_tokens.checked_sub(part_tokens).ok_or_else(|| {
+        let named: Vec<String> = parts
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
+        let part = match named.len() {
+            1 => format!("field {}", named[0]),
+            _ => format!("fields {}", named.join(" + ")),
+        };
+        UsageError::PartExceedsWhole {
+            part,
+            part_tokens,
+            whole: whole_name.to_owned(),
+            whole_tokens,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn count(v: Value) -> Result<u64, UsageError> {
+        parse_count(&v, "output_tokens")
+    }
+
+    #[test]
+    fn accepts_integers_integral_floats_and_digit_strings() {
+        assert_eq!(count(json!(0)), Ok(0));
+        assert_eq!(count(json!(812)), Ok(812));
+        assert_eq!(count(json!(u64::MAX)), Ok(u64::MAX));
+        assert_eq!(count(json!(812.0)), Ok(812));
+        assert_eq!(count(json!("812")), Ok(812));
+        assert_eq!(count(json!("18446744073709551615")), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn refuses_negative_fractional_and_non_numeric_counts_naming_the_field() {
+        let cases = [
+            (json!(-3), "-3"),
+            (json!(12.5), "12.5"),
+            (json!(-0.5), "-0.5"),
+            (json!(1e300), "1e300"),
+            (json!("-3"), "\"-3\""),
+            (json!(" 812"), "\" 812\""),
+            (json!("12 tokens"), "\"12 tokens\""),
+            (json!(""), "\"\""),
+            (json!("18446744073709551616"), "\"18446744073709551616\""),
+            (json!(true), "true"),
+            (json!([1]), "a list"),
+            (json!({"n": 1}), "an object"),
+        ];
+        for (value, found) in cases {
+            let err = count(value.clone()).expect_err(&value.to_string());
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "usage field `output_tokens`: expected a non-negative integer, found {found}"
+                ),
+            );
+        }
+    }
+
+    #[test]
+    fn the_design_message_for_minus_three() {
+        assert_eq!(
+            count(json!(-3)).unwrap_err().to_string(),
+            "usage field `output_tokens`: expected a non-negative integer, found -3"
+        );
+    }
+
+    #[test]
+    fn absent_and_null_count_zero_and_paths_are_prefixed() {
+        let v = json!({"a": null, "details": {"cached_tokens": -1}});
+        let f = Fields::new(v.as_object().unwrap(), "usage");
+        assert_eq!(f.count("a"), Ok(0));
+        assert_eq!(f.count("missing"), Ok(0));
+        assert_eq!(f.optional_count("a"), Ok(None));
+        let details = f.child("details").unwrap().unwrap();
+        assert_eq!(
+            details.count("cached_tokens").unwrap_err(),
+            UsageError::BadCount {
+                field: "usage.details.cached_tokens".into(),
+                found: "-1".into()
+            }
+        );
+    }
+
+    #[test]
+    fn child_and_text_check_their_types() {
+        let v = json!({"details": 5, "model": 3, "blank": "  ", "name": " gpt-4o "});
+        let f = Fields::new(v.as_object().unwrap(), "");
+        assert_eq!(
+            f.child("details").unwrap_err().to_string(),
+            "usage field `details`: expected an object, found 5"
+        );
+        assert_eq!(
+            f.text("model").unwrap_err().to_string(),
+            "usage field `model`: expected a string, found 3"
+        );
+        assert_eq!(f.text("blank"), Ok(None));
+        assert_eq!(f.text("name"), Ok(Some("gpt-4o".into())));
+    }
+
+    #[test]
+    fn long_strings_are_cut_in_messages() {
+        let long = "x".repeat(100);
+        let d = describe(&Value::String(long));
+        assert_eq!(d.chars().count(), MAX_QUOTED_CHARS + 3);
+        assert!(d.ends_with("\"…"));
+    }
+
+    #[test]
+    fn without_parts_subtracts_or_names_the_parts() {
+        assert_eq!(without_parts(("p", 100), &[("c", 30), ("w", 0)]), Ok(70));
+        assert_eq!(without_parts(("p", 100), &[("c", 100)]), Ok(0));
+        assert_eq!(
+            without_parts(("p", 100), &[("c", 101), ("w", 0)])
+                .unwrap_err()
+                .to_string(),
+            "usage field `c`: 101 tokens, more than the 100 in `p`, which should include them"
+        );
+        assert_eq!(
+            without_parts(("p", 100), &[("c", 60), ("w", 50)])
+                .unwrap_err()
+                .to_string(),
+            "usage fields `c` + `w`: 110 tokens, more than the 100 in `p`, which should include them"
+        );
+    }
+}
