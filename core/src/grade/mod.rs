@@ -86,3 +86,6 @@ pub fn grade(
         tool_correctness,
     }
 }
+
+#[cfg(test)]
+mod tests;

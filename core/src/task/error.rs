@@ -41,5 +41,5 @@ pub enum TaskError {
     #[error("{place}: {message}")]
     Invalid { place: Place, message: String },
     #[error("{place}: duplicate task id (first defined at {first})")]
-    Duplicate { place: Place, first: Place },
+    Duplicate { place: Place, first: Box<Place> },
 }

@@ -13,3 +13,6 @@ pub use gate::GateCategory;
 pub use load::{load_file, task_files};
 pub use model::Task;
 pub use suite::Suite;
+
+#[cfg(test)]
+mod tests;

@@ -42,11 +42,11 @@ impl Suite {
                                 .or_else(|| line_of(&task, &text)),
                             task: Some(format!("`{}`", task.id)),
                         },
-                        first: Place {
+                        first: Box::new(Place {
                             file: first_task.source.clone(),
                             line: line_of(first_task, &first_text),
                             task: None,
-                        },
+                        }),
                     });
                 }
                 index.insert(task.id.clone(), tasks.len());

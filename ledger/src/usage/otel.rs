@@ -133,21 +133,18 @@ fn otlp_value(value: &Value) -> &Value {
     }
 }
 
-/// Reads the counts; `system` is the provider the span names (or the `provider` key).
-pub(crate) fn read(
-    attrs: &Map<String, Value>,
-    system: Option<&str>,
-) -> Result<TokenCounts, UsageError> {
-    let f = Fields::new(attrs, "");
+/// Reads the counts from `f`, over the map [`collect`] made; `system` is the provider the
+/// span names (or the `provider` key).
+pub(crate) fn read(f: &Fields<'_>, system: Option<&str>) -> Result<TokenCounts, UsageError> {
     let (input_name, input) = f.count_of_any(&INPUT)?.unwrap_or((INPUT[0].to_owned(), 0));
     let (output_name, output) = f
         .count_of_any(&OUTPUT)?
         .unwrap_or((OUTPUT[0].to_owned(), 0));
     let old_inside = names_openai(system);
     let (read_name, cache_read, read_inside) =
-        cache_count(&f, CACHE_READ, CACHE_READ_OLD, old_inside)?;
+        cache_count(f, CACHE_READ, CACHE_READ_OLD, old_inside)?;
     let (write_name, cache_write, write_inside) =
-        cache_count(&f, CACHE_WRITE, CACHE_WRITE_OLD, old_inside)?;
+        cache_count(f, CACHE_WRITE, CACHE_WRITE_OLD, old_inside)?;
     let (reasoning_name, reasoning) = f
         .count_of_any(&REASONING)?
         .unwrap_or((REASONING[0].to_owned(), 0));
@@ -199,7 +196,7 @@ mod tests {
     }
 
     fn read_json(v: Value, system: Option<&str>) -> Result<TokenCounts, UsageError> {
-        read(&attrs(v), system)
+        read(&Fields::new(&attrs(v), ""), system)
     }
 
     #[test]
@@ -340,7 +337,7 @@ mod tests {
         let a = attrs(v);
         assert_eq!(a["gen_ai.system"], "anthropic");
         assert!(!a.contains_key("http.status_code"));
-        let t = read(&a, Some("anthropic")).unwrap();
+        let t = read(&Fields::new(&a, ""), Some("anthropic")).unwrap();
         assert_eq!((t.input_tokens, t.output_tokens), (812, 64));
     }
 

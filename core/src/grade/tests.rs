@@ -1,0 +1,208 @@
+//! Every reason string of DESIGN 3.2, its order, gating and the error override.
+
+use super::*;
+use crate::outcome::Outcome;
+use crate::task::Suite;
+use serde_json::{Value, json};
+use std::io::Write;
+
+fn suite(yaml: &str) -> (tempfile::TempDir, Suite) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.yaml");
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(yaml.as_bytes())
+        .unwrap();
+    let suite = Suite::load(&path).unwrap();
+    (dir, suite)
+}
+
+fn outcome(value: Value) -> Outcome {
+    Outcome::from_json(value.as_object().unwrap()).unwrap()
+}
+
+fn reasons(suite: &Suite, id: &str, value: Value) -> (Option<bool>, Vec<String>) {
+    let g = grade(
+        suite.get(id).unwrap(),
+        &outcome(value),
+        Workdir::Missing,
+        None,
+    );
+    (g.passed, g.reasons)
+}
+
+const TASKS: &str = r#"
+- id: add
+  input: "2+3?"
+  expected: "5"
+  max_tool_calls: 1
+  forbidden_tools: [rm, delete]
+- id: refund
+  input: refund A1
+  expected: refunded A1
+  rules:
+    - {before: refund, requires: check_eligibility, same: [order_id]}
+    - {never: wipe}
+- id: process_only
+  input: log line
+  rules:
+    - {sequence: [lookup, refund]}
+  gate: [process]
+- id: judged
+  input: write a poem
+  rubric: PASS if it rhymes
+"#;
+
+#[test]
+fn design_example_three_tasks() {
+    let (_dir, s) = suite(TASKS);
+    let ok = json!({"status": "final", "answer": "5", "tool_calls": 1, "tools_used": ["calculator"],
+        "trajectory": [{"tool": "calculator", "args": {"expr": "2+3"}, "error": null}]});
+    assert_eq!(reasons(&s, "add", ok), (Some(true), vec![]));
+    let rm = json!({"status": "final", "answer": "5", "trajectory": [["rm", "x"]]});
+    assert_eq!(
+        reasons(&s, "add", rm),
+        (Some(false), vec!["forbidden tool: rm".to_owned()])
+    );
+    let raised = json!({"status": "error", "error": {"type": "KeyError", "message": "k"}});
+    assert_eq!(
+        reasons(&s, "add", raised),
+        (Some(false), vec!["error: KeyError".to_owned()])
+    );
+}
+
+#[test]
+fn reasons_come_in_design_order() {
+    let (_dir, s) = suite(TASKS);
+    let everything = json!({"status": "gave_up", "answer": "6",
+        "trajectory": [["delete", 1], ["rm", 2], ["calculator", 3]]});
+    assert_eq!(
+        reasons(&s, "add", everything).1,
+        vec![
+            "not final",
+            "wrong answer",
+            "over budget",
+            "forbidden tool: delete",
+            "forbidden tool: rm"
+        ]
+    );
+}
+
+#[test]
+fn normalised_answers_match() {
+    let (_dir, s) = suite(TASKS);
+    let v = json!({"status": "done", "answer": "  Refunded   A1. ", "trajectory": [
+        {"tool": "check_eligibility", "args": {"order_id": "A1"}},
+        {"tool": "refund", "args": {"order_id": "A1"}}]});
+    assert_eq!(reasons(&s, "refund", v), (Some(true), vec![]));
+    let missing = json!({"status": "final"});
+    assert_eq!(reasons(&s, "refund", missing).1, vec!["wrong answer"]);
+}
+
+#[test]
+fn rule_reason_names_the_step_and_never_is_a_forbidden_tool() {
+    let (_dir, s) = suite(TASKS);
+    let v = json!({"status": "final", "answer": "refunded A1", "trajectory": [
+        {"tool": "check_eligibility", "args": {"order_id": "B2"}},
+        {"tool": "refund", "args": {"order_id": "A1"}},
+        {"tool": "wipe", "args": {}}]});
+    assert_eq!(
+        reasons(&s, "refund", v).1,
+        vec![
+            "forbidden tool: wipe",
+            r#"rule: refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]"#
+        ]
+    );
+}
+
+#[test]
+fn error_replaces_every_other_reason() {
+    let (_dir, s) = suite(TASKS);
+    let v = json!({"status": "final", "answer": "wrong", "error": {"type": "exit status 3"},
+        "trajectory": [["rm", 1], ["rm", 2]]});
+    assert_eq!(
+        reasons(&s, "add", v),
+        (Some(false), vec!["error: exit status 3".to_owned()])
+    );
+    let status_only = json!({"status": "error"});
+    assert_eq!(reasons(&s, "add", status_only).1, vec!["error: unknown"]);
+}
+
+#[test]
+fn checks_outside_the_gate_are_reported_not_counted() {
+    let (_dir, s) = suite(TASKS);
+    // A production log line: no status at all, graded by its trajectory.
+    let v = json!({"trajectory": [["lookup", 1], ["refund", 1]]});
+    let g = grade(
+        s.get("process_only").unwrap(),
+        &outcome(v),
+        Workdir::Missing,
+        None,
+    );
+    assert_eq!(g.passed, Some(true));
+    let status = g
+        .checks
+        .iter()
+        .find(|c| c.check == "status is final")
+        .unwrap();
+    assert!(!status.passed && !status.gating);
+    let backwards = json!({"trajectory": [["refund", 1], ["lookup", 1]]});
+    assert_eq!(
+        reasons(&s, "process_only", backwards).1,
+        vec!["rule: sequence lookup -> refund: refund not found after step 2"]
+    );
+}
+
+#[test]
+fn judge_verdicts_pass_fail_or_leave_ungraded() {
+    let (_dir, s) = suite(TASKS);
+    let task = s.get("judged").unwrap();
+    let done = outcome(json!({"status": "final", "answer": "a poem"}));
+    let pass = grade(task, &done, Workdir::Missing, Some(&RubricVerdict::Pass));
+    assert_eq!((pass.passed, pass.reasons), (Some(true), vec![]));
+    let fail = grade(task, &done, Workdir::Missing, Some(&RubricVerdict::Fail));
+    assert_eq!(
+        (fail.passed, fail.reasons),
+        (Some(false), vec!["rubric: FAIL".to_owned()])
+    );
+    let error = RubricVerdict::Error("timeout".into());
+    let undecided = grade(task, &done, Workdir::Missing, Some(&error));
+    assert_eq!(undecided.passed, None);
+    assert_eq!(undecided.reasons, vec!["judge error: timeout"]);
+    assert_eq!(undecided.diagnosis, None);
+    let not_run = grade(task, &done, Workdir::Missing, None);
+    assert_eq!(
+        not_run.passed, None,
+        "a rubric nobody judged is never a pass"
+    );
+}
+
+#[test]
+fn end_state_without_a_workdir_fails_rather_than_passes() {
+    let (dir, _) = suite(TASKS);
+    let yaml = "- id: files\n  input: write it\n  verify:\n    - {file_exists: out.txt}\n";
+    let (_d, s) = suite(yaml);
+    let task = s.get("files").unwrap();
+    let done = outcome(json!({"status": "final"}));
+    let g = grade(task, &done, Workdir::Missing, None);
+    assert_eq!(g.passed, Some(false));
+    assert!(g.reasons[0].starts_with("end state: "), "{:?}", g.reasons);
+    std::fs::write(dir.path().join("out.txt"), "x").unwrap();
+    let g = grade(task, &done, Workdir::Dir(dir.path()), None);
+    assert_eq!((g.passed, g.reasons), (Some(true), vec![]));
+    std::fs::remove_file(dir.path().join("out.txt")).unwrap();
+    let g = grade(task, &done, Workdir::Dir(dir.path()), None);
+    assert_eq!(g.reasons, vec!["end state: out.txt: missing"]);
+}
+
+#[test]
+fn efficiency_and_tool_correctness_are_numbers_only() {
+    let yaml =
+        "- id: t\n  goal: g\n  expected_answer: x\n  optimal_steps: 2\n  expected_tools: [a, b]\n";
+    let (_d, s) = suite(yaml);
+    let v = json!({"status": "final", "answer": "x", "steps": 4, "trajectory": [["a", 1]]});
+    let g = grade(s.get("t").unwrap(), &outcome(v), Workdir::Missing, None);
+    assert_eq!(g.passed, Some(true));
+    assert_eq!(g.step_efficiency, Some(0.5));
+    assert_eq!(g.tool_correctness, Some(0.5));
+}

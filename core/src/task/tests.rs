@@ -1,0 +1,226 @@
+//! Loading: formats, aliases, unknown fields, path escapes, refusals.
+
+use super::*;
+use std::path::Path;
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn load_err(name: &str, text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), name, text);
+    Suite::load(&path)
+        .unwrap_err()
+        .to_string()
+        .replace(&dir.path().display().to_string(), "DIR")
+}
+
+#[test]
+fn the_three_common_shapes_load_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "tasks.jsonl",
+        concat!(
+            r#"{"id": "a", "input": "2+3", "expected": "5", "max_tool_calls": 2, "forbidden_tools": ["rm"]}"#,
+            "\n\n",
+            r#"{"name": "b", "input": "write", "expected_tools": ["write_file"], "rubric": "PASS if written", "files": {"in.txt": "x", "data.json": {"k": 1}}}"#,
+            "\n",
+            r#"{"id": "c", "goal": "divide", "expected_answer": 42, "optimal_steps": 1}"#,
+            "\n"
+        ),
+    );
+    let suite = Suite::load(&path).unwrap();
+    assert_eq!(suite.tasks.len(), 3);
+    let b = suite.get("b").unwrap();
+    assert_eq!(b.files["in.txt"], "x");
+    assert!(b.files["data.json"].contains("\"k\": 1"));
+    assert_eq!(b.gate, vec![GateCategory::Outcome, GateCategory::Rubric]);
+    let c = suite.get("c").unwrap();
+    assert_eq!(
+        (c.input.as_str(), c.expected.as_deref()),
+        ("divide", Some("42"))
+    );
+    assert!(suite.digest.starts_with("sha256:") && suite.digest.len() == 71);
+}
+
+#[test]
+fn default_gate_covers_every_defined_category() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "- id: a\n  input: x\n  max_tool_calls: 3\n  rules:\n    - {never: rm}\n    - {at_most: 1, tool: refund}\n",
+    );
+    let suite = Suite::load(&path).unwrap();
+    let a = suite.get("a").unwrap();
+    assert_eq!(a.forbidden_tools, vec!["rm"]);
+    assert_eq!(a.rules.len(), 1);
+    assert_eq!(
+        a.gate,
+        vec![
+            GateCategory::Outcome,
+            GateCategory::Budget,
+            GateCategory::Safety,
+            GateCategory::Process
+        ]
+    );
+}
+
+#[test]
+fn unknown_field_names_file_line_task_and_field() {
+    let err = load_err(
+        "tasks.yaml",
+        "- id: one\n  input: a\n  expected: '1'\n- id: two\n  input: b\n  expectd: '2'\n",
+    );
+    assert!(
+        err.starts_with("DIR/tasks.yaml:6: task `two`: unknown field `expectd`"),
+        "{err}"
+    );
+    let err = load_err("tasks.json", "[\n {\"id\": \"a\",\n  \"inputt\": \"x\"}\n]");
+    assert!(
+        err.starts_with("DIR/tasks.json:3: task `a`: unknown field `inputt`"),
+        "{err}"
+    );
+    let err = load_err(
+        "tasks.jsonl",
+        "{\"id\": \"a\", \"input\": \"x\", \"expected\": \"1\"}\n{\"id\": \"b\", \"inpt\": 1}\n",
+    );
+    assert!(
+        err.starts_with("DIR/tasks.jsonl:2: task `b`: unknown field `inpt`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn syntax_errors_name_the_line() {
+    let err = load_err("t.json", "[\n{\"id\": \"a\",,}\n]");
+    assert!(err.starts_with("DIR/t.json:2: "), "{err}");
+    let err = load_err(
+        "t.jsonl",
+        "{\"id\": \"a\", \"input\": \"x\", \"expected\": \"1\"}\nnot json\n",
+    );
+    assert!(err.starts_with("DIR/t.jsonl:2: "), "{err}");
+    let err = load_err("t.yaml", "- id: a\n  input: [unclosed\n");
+    assert!(err.starts_with("DIR/t.yaml"), "{err}");
+}
+
+#[test]
+fn a_task_without_criteria_is_refused() {
+    let err = load_err(
+        "t.yaml",
+        "- id: empty\n  input: do something\n  tags: [x]\n",
+    );
+    assert!(
+        err.contains("task `empty`") && err.contains("would pass anything"),
+        "{err}"
+    );
+}
+
+#[test]
+fn paths_may_not_leave_the_sandbox() {
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files:\n    ../escape.txt: hi\n",
+    );
+    assert!(
+        err.contains("field `files`") && err.contains("../escape.txt"),
+        "{err}"
+    );
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files:\n    /etc/passwd: hi\n",
+    );
+    assert!(err.contains("/etc/passwd"), "{err}");
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  verify:\n    - {file_exists: ../x}\n",
+    );
+    assert!(err.contains("field `verify`"), "{err}");
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files_dir: ../seeds\n",
+    );
+    assert!(err.contains("field `files_dir`"), "{err}");
+}
+
+#[test]
+fn seed_folders_with_escaping_symlinks_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("seeds")).unwrap();
+    std::os::unix::fs::symlink("/etc", dir.path().join("seeds/etc")).unwrap();
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files_dir: seeds\n",
+    );
+    let err = Suite::load(&path).unwrap_err().to_string();
+    assert!(err.contains("symlink that leaves the seed folder"), "{err}");
+}
+
+#[test]
+fn gate_must_name_defined_categories() {
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  gate: [process]\n",
+    );
+    assert!(
+        err.contains("gates on `process` but the task defines no process checks"),
+        "{err}"
+    );
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  gate: [outcomes]\n",
+    );
+    assert!(
+        err.contains("field `gate`") || err.contains("unknown variant"),
+        "{err}"
+    );
+}
+
+#[test]
+fn duplicate_ids_name_both_places() {
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n- id: a\n  input: z\n  expected: y\n",
+    );
+    assert_eq!(
+        err,
+        "DIR/t.yaml:4: task `a`: duplicate task id (first defined at DIR/t.yaml:1)"
+    );
+}
+
+#[test]
+fn folders_load_every_task_file_in_path_order() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "b.yaml",
+        "- id: second\n  input: x\n  expected: y\n",
+    );
+    write(
+        dir.path(),
+        "a.json",
+        r#"[{"id": "first", "input": "x", "expected": "y"}]"#,
+    );
+    write(dir.path(), "notes.txt", "not a task file");
+    std::fs::create_dir(dir.path().join("seeds")).unwrap();
+    write(
+        &dir.path().join("seeds"),
+        "data.json",
+        "{\"not\": \"a task\"}",
+    );
+    let suite = Suite::load(dir.path()).unwrap();
+    let ids: Vec<&str> = suite.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, vec!["first", "second"]);
+    let empty = tempfile::tempdir().unwrap();
+    assert!(
+        Suite::load(empty.path())
+            .unwrap_err()
+            .to_string()
+            .contains("no task files")
+    );
+}
