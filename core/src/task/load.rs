@@ -2,7 +2,7 @@
 
 use super::error::{Place, TaskError};
 use super::gate::GateCategory;
-use super::locate::{field_in_message, field_line, strip_position, task_line};
+use super::locate::{field_in_message, field_line, raw_scalar, strip_position, task_line};
 use super::model::Task;
 use super::raw::RawTask;
 use crate::end_state::{EndStateCheck, check_relative_path};
@@ -123,14 +123,16 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
             items
         }
         Format::Yaml => {
-            let all: Option<Vec<Value>> =
-                serde_saphyr::from_str(&text).map_err(|e| TaskError::Syntax {
+            // YAML 1.2 booleans only: `expected: no` or `y` is an answer, not a boolean.
+            let options = serde_saphyr::options! { strict_booleans: true };
+            let all: Option<Vec<Value>> = serde_saphyr::from_str_with_options(&text, options)
+                .map_err(|e| TaskError::Syntax {
                     place: place(None, None),
                     message: e.to_string(),
                 })?;
             all.unwrap_or_default()
                 .into_iter()
-                .map(|v| (v, None))
+                .map(|v| (keep_number_spelling(v, &text), None))
                 .collect()
         }
     };
@@ -168,6 +170,32 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
             bytes,
         },
     ))
+}
+
+/// Restores the spelling of a numeric `expected` answer in YAML (`1.50`, `007`), which
+/// YAML would otherwise read as a number and print back differently.
+fn keep_number_spelling(mut value: Value, text: &str) -> Value {
+    let Some(id) = value
+        .get("id")
+        .or_else(|| value.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return value;
+    };
+    for key in ["expected", "expected_answer"] {
+        let Some(Value::Number(number)) = value.get(key) else {
+            continue;
+        };
+        let spelled = task_line(text, &id)
+            .and_then(|start| field_line(text, start, key))
+            .and_then(|line| raw_scalar(text, line, key))
+            .filter(|raw| raw.replace('_', "").parse::<f64>().ok() == number.as_f64());
+        if let Some(raw) = spelled {
+            value[key] = Value::String(raw);
+        }
+    }
+    value
 }
 
 /// `id` of a task as written, or `#N` when it has none.

@@ -32,6 +32,20 @@ pub fn field_line(text: &str, from: usize, field: &str) -> Option<usize> {
         })
 }
 
+/// The plain scalar written after `key:` on `line`, without a trailing comment: how
+/// the user spelled a value that YAML turned into a number (`1.50` stays `1.50`).
+pub fn raw_scalar(text: &str, line: usize, key: &str) -> Option<String> {
+    let content = text.lines().nth(line.checked_sub(1)?)?;
+    let start = content.find(&format!("{key}:"))? + key.len() + 1;
+    let rest = &content[start..];
+    let value = match rest.find(" #") {
+        Some(i) => &rest[..i],
+        None => rest,
+    };
+    let value = value.trim().trim_end_matches([',', '}']).trim();
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
 /// The field named in a serde message such as "unknown field `expectd`, expected ...".
 pub fn field_in_message(message: &str) -> Option<&str> {
     let start = message.find('`')? + 1;
@@ -67,6 +81,13 @@ mod tests {
         let json = "[\n {\"id\": \"a\",\n  \"inputt\": \"x\"}\n]";
         assert_eq!(task_line(json, "a"), Some(2));
         assert_eq!(field_line(json, 2, "inputt"), Some(3));
+    }
+
+    #[test]
+    fn raw_scalars_keep_their_spelling() {
+        let yaml = "- id: a\n  expected: 1.50   # dollars\n- {id: b, expected: 007}\n";
+        assert_eq!(raw_scalar(yaml, 2, "expected").as_deref(), Some("1.50"));
+        assert_eq!(raw_scalar(yaml, 3, "expected").as_deref(), Some("007"));
     }
 
     #[test]

@@ -224,3 +224,20 @@ fn folders_load_every_task_file_in_path_order() {
             .contains("no task files")
     );
 }
+
+#[test]
+fn yaml_answers_keep_their_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n- id: b\n  input: x\n  expected: no\n- id: c\n  input: x\n  expected: 1.50\n- id: d\n  input: x\n  expected: true\n",
+    );
+    let suite = Suite::load(&path).unwrap();
+    let answers: Vec<&str> = suite
+        .tasks
+        .iter()
+        .map(|t| t.expected.as_deref().unwrap())
+        .collect();
+    assert_eq!(answers, vec!["y", "no", "1.50", "true"]);
+}

@@ -1,0 +1,377 @@
+//! End-to-end tests of the `proctor` binary: output snapshots in every format, exit
+//! codes, and bad input that is reported without losing the rest.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// `proctor` run from the workspace root, so fixture paths in output are stable.
+fn proctor() -> Command {
+    let mut cmd = Command::cargo_bin("proctor").unwrap();
+    cmd.current_dir(root());
+    cmd
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+const REFUNDS: [&str; 5] = [
+    "grade",
+    "--tasks",
+    "fixtures/refunds/tasks.yaml",
+    "--outcomes",
+    "fixtures/refunds/outcomes.jsonl",
+];
+
+fn grade_refunds(extra: &[&str]) -> Output {
+    run(proctor()
+        .args(REFUNDS)
+        .args(["--workdir", "fixtures/refunds/workdir"])
+        .args(extra))
+}
+
+#[test]
+fn grade_table() {
+    let out = grade_refunds(&[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn grade_json() {
+    let out = grade_refunds(&["--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(summary["passed"], 8);
+    assert_eq!(summary["attempts"], 18);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn grade_markdown() {
+    let out = grade_refunds(&["--format", "markdown"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout);
+}
+
+/// Grades the refund log into a temporary results file and returns its folder.
+fn refund_results() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let graded = grade_refunds(&["--out", out.to_str().unwrap(), "--label", "v1"]);
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    dir
+}
+
+fn report(dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::cargo_bin("proctor").unwrap();
+    cmd.current_dir(dir)
+        .arg("report")
+        .arg("results.jsonl")
+        .args(args);
+    run(&mut cmd)
+}
+
+#[test]
+fn result_lines_carry_grade_outcome_and_digest() {
+    let dir = refund_results();
+    let text = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 18);
+    for line in &lines {
+        assert_eq!(line["format"], "proctor.result/1");
+        assert_eq!(line["label"], "v1");
+        assert!(line["task_digest"].as_str().unwrap().starts_with("sha256:"));
+    }
+    let lucky = &lines[1];
+    assert_eq!(lucky["task"], "refund_eligible");
+    assert_eq!(lucky["passed"], false);
+    insta::assert_json_snapshot!(lucky);
+    // Attempts without a number are numbered per task in file order.
+    let lookups: Vec<u64> = lines
+        .iter()
+        .filter(|l| l["task"] == "refund_lookup_only")
+        .map(|l| l["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lookups, vec![0, 1, 2]);
+}
+
+#[test]
+fn report_in_every_format() {
+    let dir = refund_results();
+    for format in ["table", "json", "markdown", "junit"] {
+        let out = report(dir.path(), &["--format", format]);
+        assert_eq!(out.code, 0, "{format}: {}", out.stderr);
+        insta::assert_snapshot!(format!("report_{format}"), out.stdout);
+    }
+}
+
+#[test]
+fn report_equals_grade_summary() {
+    let dir = refund_results();
+    let graded = grade_refunds(&["--format", "json", "--label", "v1"]);
+    let reported = report(dir.path(), &["--format", "json"]);
+    assert_eq!(graded.stdout, reported.stdout);
+}
+
+#[test]
+fn design_example_pass_rate_one_third() {
+    let out = run(proctor().args([
+        "grade",
+        "--tasks",
+        "fixtures/arithmetic/tasks.json",
+        "--outcomes",
+        "fixtures/arithmetic/outcomes.jsonl",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let s: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        (s["passed"].as_u64(), s["attempts"].as_u64()),
+        (Some(1), Some(3))
+    );
+    let reasons: Vec<String> = s["per_task"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["reasons"].to_string())
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            "[]",
+            r#"[{"reason":"forbidden tool: rm","count":1}]"#,
+            r#"[{"reason":"error: KeyError","count":1}]"#
+        ]
+    );
+}
+
+#[test]
+fn min_pass_rate_gates_with_exit_one() {
+    let fails = grade_refunds(&["--min-pass-rate", "0.5"]);
+    assert_eq!(fails.code, 1);
+    assert!(
+        fails
+            .stderr
+            .contains("pass rate 0.4444 is below --min-pass-rate 0.5"),
+        "{}",
+        fails.stderr
+    );
+    assert!(
+        fails.stdout.contains("pass rate"),
+        "the summary is still printed"
+    );
+    let holds = grade_refunds(&["--min-pass-rate", "0.4"]);
+    assert_eq!(holds.code, 0);
+    let dir = refund_results();
+    assert_eq!(report(dir.path(), &["--min-pass-rate", "0.9"]).code, 1);
+    let bad = grade_refunds(&["--min-pass-rate", "1.5"]);
+    assert_eq!(bad.code, 2);
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn malformed_task_file_exits_2_naming_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: ok\n  input: x\n  expected: y\n- id: typo\n  input: x\n  forbiden_tools: [rm]\n",
+    );
+    let log = write(
+        dir.path(),
+        "log.jsonl",
+        "{\"task\": \"ok\", \"status\": \"final\", \"answer\": \"y\"}\n",
+    );
+    let out = run(proctor()
+        .arg("grade")
+        .arg("--tasks")
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&log));
+    assert_eq!(out.code, 2);
+    let expected = format!(
+        "{}:6: task `typo`: unknown field `forbiden_tools`",
+        tasks.display()
+    );
+    assert!(out.stderr.contains(&expected), "{}", out.stderr);
+}
+
+#[test]
+fn bad_outcome_lines_are_reported_and_the_rest_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: a\n  input: x\n  expected: y\n",
+    );
+    let log = write(
+        dir.path(),
+        "log.jsonl",
+        concat!(
+            "{\"task\": \"a\", \"status\": \"final\", \"answer\": \"y\"}\n",
+            "{\"task\": \"a\", \"status\": \"final\", \"answer\": \n",
+            "{\"task\": \"ghost\", \"status\": \"final\"}\n",
+            "{\"task\": \"a\", \"status\": \"finished\"}\n",
+            "[1, 2]\n",
+            "{\"status\": \"final\"}\n",
+            "{\"task\": \"a\", \"status\": \"final\", \"answer\": \"no\", \"usage\": {\"input_tokens\": -3, \"output_tokens\": 1}}\n",
+            "{\"task\": \"a\", \"status\": \"final\", \"answer\": \"Y.\"}\n",
+        ),
+    );
+    let results = dir.path().join("r.jsonl");
+    let out = run(proctor()
+        .arg("grade")
+        .arg("--tasks")
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&log)
+        .arg("--out")
+        .arg(&results)
+        .args(["--format", "json"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let log_name = log.display().to_string();
+    for expected in [
+        format!("{log_name}:2: invalid JSON"),
+        format!("{log_name}:3: task `ghost` is not in the suite"),
+        format!("{log_name}:4: field `status`: unknown status \"finished\""),
+        format!("{log_name}:5: expected a JSON object, found a list"),
+        format!("{log_name}:6: no task key"),
+        format!("{log_name}:7: usage not counted"),
+    ] {
+        assert!(
+            out.stderr.contains(&expected),
+            "missing {expected:?} in\n{}",
+            out.stderr
+        );
+    }
+    assert!(
+        out.stderr.contains("6 outcome lines skipped"),
+        "{}",
+        out.stderr
+    );
+    let written = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(
+        written.lines().count(),
+        3,
+        "lines 1, 7 and 8 are graded and kept"
+    );
+    let s: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        (s["passed"].as_u64(), s["failed"].as_u64()),
+        (Some(2), Some(1))
+    );
+}
+
+#[test]
+fn rubric_tasks_need_a_judge_or_are_ungraded() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: poem\n  input: write\n  rubric: PASS if it rhymes\n",
+    );
+    let log = write(
+        dir.path(),
+        "log.jsonl",
+        "{\"task\": \"poem\", \"status\": \"final\", \"answer\": \"roses\"}\n",
+    );
+    let refused = run(proctor()
+        .arg("grade")
+        .arg("--tasks")
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&log));
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("task `poem`") && refused.stderr.contains("--no-judge"),
+        "{}",
+        refused.stderr
+    );
+    let ungraded = run(proctor()
+        .arg("grade")
+        .arg("--tasks")
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&log)
+        .args(["--no-judge", "--format", "json", "--min-pass-rate", "0"]));
+    assert_eq!(ungraded.code, 1, "nothing graded never meets a gate");
+    let s: serde_json::Value = serde_json::from_str(&ungraded.stdout).unwrap();
+    assert_eq!(
+        (s["ungraded"].as_u64(), s["passed"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(s["pass_rate"], serde_json::Value::Null);
+}
+
+#[test]
+fn report_refuses_newer_lines_and_keeps_the_rest() {
+    let dir = refund_results();
+    let path = dir.path().join("results.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"format\": \"proctor.result/2\", \"task\": \"x\", \"passed\": true}\n");
+    std::fs::write(&path, text).unwrap();
+    let out = report(dir.path(), &["--format", "json"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("results.jsonl:19: format \"proctor.result/2\" is newer"),
+        "{}",
+        out.stderr
+    );
+    let s: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(s["attempts"], 18);
+}
+
+#[test]
+fn k_larger_than_attempts_is_an_error() {
+    let out = grade_refunds(&["--k", "4"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("k = 4"), "{}", out.stderr);
+    let ok = grade_refunds(&["--k", "2", "--format", "json"]);
+    let s: serde_json::Value = serde_json::from_str(&ok.stdout).unwrap();
+    assert_eq!(s["k"], 2);
+}
+
+#[test]
+fn missing_files_are_bad_input() {
+    let out = run(proctor().args([
+        "grade",
+        "--tasks",
+        "nope.yaml",
+        "--outcomes",
+        "fixtures/refunds/outcomes.jsonl",
+    ]));
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("nope.yaml"), "{}", out.stderr);
+    let out = run(proctor().args(["report", "missing.jsonl"]));
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("missing.jsonl"), "{}", out.stderr);
+}
