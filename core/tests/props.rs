@@ -1,5 +1,6 @@
-//! Property tests for `proctor_core::stats` (DESIGN 3.6, 9): the closed forms against brute
-//! force, and the shape every report relies on (bounds, monotonicity, interval width).
+//! Property tests (DESIGN 9): answer normalisation, and `proctor_core::stats` (DESIGN 3.6):
+//! the closed forms against brute force, and the shape every report relies on (bounds,
+//! monotonicity, interval width).
 
 /// In a module so that `cargo test stats` selects these too.
 mod stats {
@@ -114,6 +115,41 @@ mod stats {
             let large = wilson(c * m, n * m, Z95).unwrap();
             prop_assert!(large.high - large.low < small.high - small.low,
                 "{c}/{n}: {small:?}, {}/{}: {large:?}", c * m, n * m);
+        }
+    }
+}
+
+mod normalise {
+    use proctor_core::normalise::{answers_match, normalise_answer};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn is_idempotent(text in "\\PC{0,40}") {
+            let once = normalise_answer(&text);
+            prop_assert_eq!(normalise_answer(&once), once.clone());
+        }
+
+        #[test]
+        fn ignores_case_outer_space_and_trailing_marks(word in "[a-zA-Z0-9]{1,12}( [a-zA-Z0-9]{1,8}){0,3}", pad in "[ \t\n]{0,3}", marks in "[.!]{0,3}") {
+            let decorated = format!("{pad}{}{marks}{pad}", word.to_uppercase());
+            prop_assert!(answers_match(&decorated, &word));
+        }
+
+        #[test]
+        fn never_strips_inner_punctuation(a in "[a-z]{1,8}", b in "[a-z]{1,8}", mark in "[,;:?]") {
+            let with = format!("{a}{mark}{b}");
+            let without = format!("{a}{b}");
+            prop_assert!(!answers_match(&with, &without));
+        }
+
+        #[test]
+        fn output_has_no_outer_or_double_space(text in "[ a-zA-Z.!\t]{0,40}") {
+            let n = normalise_answer(&text);
+            prop_assert!(!n.starts_with(' '));
+            prop_assert!(!n.contains("  "));
+            prop_assert!(!n.ends_with('.') && !n.ends_with('!'));
+            prop_assert_eq!(n.to_lowercase(), n.clone());
         }
     }
 }
