@@ -1,37 +1,9 @@
-//! End-to-end tests of the `proctor` binary: output snapshots in every format, exit
-//! codes, and bad input that is reported without losing the rest.
+//! `proctor grade` and `proctor report`: output snapshots in every format, exit codes,
+//! and bad input that is reported without losing the rest.
 
+use crate::common::{Output, proctor, run, write};
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-/// `proctor` run from the workspace root, so fixture paths in output are stable.
-fn proctor() -> Command {
-    let mut cmd = Command::cargo_bin("proctor").unwrap();
-    cmd.current_dir(root());
-    cmd
-}
-
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
+use std::path::Path;
 
 const REFUNDS: [&str; 5] = [
     "grade",
@@ -189,12 +161,6 @@ fn min_pass_rate_gates_with_exit_one() {
     assert_eq!(report(dir.path(), &["--min-pass-rate", "0.9"]).code, 1);
     let bad = grade_refunds(&["--min-pass-rate", "1.5"]);
     assert_eq!(bad.code, 2);
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 #[test]

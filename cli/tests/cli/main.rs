@@ -1,0 +1,4 @@
+//! End-to-end tests of the `proctor` binary, one module per command.
+
+mod common;
+mod grade;
