@@ -16,6 +16,12 @@ pub enum Command {
     Grade(GradeArgs),
     /// Summarise result files.
     Report(ReportArgs),
+    /// Compare two versions of an agent: regressed and fixed tasks, Δ with a verdict.
+    Compare(crate::commands::compare::CompareArgs),
+    /// Run agents on tasks in fresh sandboxes and grade every attempt.
+    Run(crate::commands::run::RunArgs),
+    /// Join the result files of shards into one.
+    Merge(crate::commands::merge::MergeArgs),
 }
 
 /// How a summary is printed.

@@ -14,6 +14,8 @@ pub const GATE_FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// 3: infrastructure failure (judge unreachable, cassette miss, disk errors).
 pub const INFRASTRUCTURE: u8 = 3;
+/// 130: proctor was interrupted (Ctrl-C or SIGTERM), as shells report SIGINT.
+pub const INTERRUPTED: u8 = 130;
 
 /// How a command ended when it did not simply succeed.
 #[derive(Debug)]
@@ -24,6 +26,8 @@ pub enum Failure {
     PartialInput(String),
     /// Something outside the user's input failed.
     Infrastructure(String),
+    /// proctor was interrupted and stopped early; finished results were kept.
+    Interrupted(String),
 }
 
 impl fmt::Display for Failure {
@@ -32,6 +36,7 @@ impl fmt::Display for Failure {
             Failure::Gate(m) => write!(f, "gate failed: {m}"),
             Failure::PartialInput(m) => f.write_str(m),
             Failure::Infrastructure(m) => f.write_str(m),
+            Failure::Interrupted(m) => f.write_str(m),
         }
     }
 }
@@ -47,6 +52,7 @@ pub fn exit_code(result: anyhow::Result<()>) -> ExitCode {
                 Some(Failure::Gate(_)) => GATE_FAILED,
                 Some(Failure::PartialInput(_)) => BAD_INPUT,
                 Some(Failure::Infrastructure(_)) => INFRASTRUCTURE,
+                Some(Failure::Interrupted(_)) => INTERRUPTED,
                 // Everything untagged is about the user's input: files, fields, lines.
                 None => BAD_INPUT,
             };

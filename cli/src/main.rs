@@ -8,6 +8,7 @@ mod outcome_log;
 mod problems;
 mod render;
 mod results_file;
+mod run;
 mod usage_cost;
 
 use clap::Parser;

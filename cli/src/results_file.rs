@@ -28,6 +28,28 @@ impl ResultWriter {
         })
     }
 
+    /// Opens the file for appending (`--resume`), creating it if needed.
+    pub fn append(path: &Path) -> anyhow::Result<ResultWriter> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot append results: {e}", path.display()))?;
+        Ok(ResultWriter {
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(1 << 16, file),
+        })
+    }
+
+    /// Writes one line and hands it to the operating system at once, so a crash of
+    /// proctor loses at most the attempts still running.
+    pub fn write_now(&mut self, line: &ResultLine) -> anyhow::Result<()> {
+        self.write(line)?;
+        self.out
+            .flush()
+            .map_err(|e| infrastructure(self.path.display(), e))
+    }
+
     pub fn write(&mut self, line: &ResultLine) -> anyhow::Result<()> {
         let mut text = line.to_json();
         text.push('\n');

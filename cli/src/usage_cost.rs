@@ -13,5 +13,6 @@ pub fn cost_of(usage: &[Value]) -> Result<Cost, UsageError> {
         usd: None,
         tokens: records.iter().map(|r| r.tokens.total()).sum(),
         unpriced_calls: records.len() as u64,
+        ..Cost::default()
     })
 }

@@ -17,6 +17,9 @@ const FORMAT_PREFIX: &str = "proctor.result/";
 const FORMAT_VERSION: u32 = 1;
 
 /// Money and tokens spent on one attempt.
+///
+/// Every field after `unpriced_calls` was added later and has a default, so older lines
+/// still read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     /// Total USD for priced calls; `None` when nothing was priced.
@@ -28,6 +31,76 @@ pub struct Cost {
     /// Model calls with no price: their cost is unknown, never 0.
     #[serde(default)]
     pub unpriced_calls: u64,
+    /// USD of the agent's priced calls; `None` when none was priced.
+    #[serde(default, with = "rust_decimal::serde::str_option")]
+    pub agent_usd: Option<Decimal>,
+    /// USD of the judge's priced calls; `None` when none was priced.
+    #[serde(default, with = "rust_decimal::serde::str_option")]
+    pub judge_usd: Option<Decimal>,
+    /// The price rows used, sorted, each once (e.g. `anthropic/claude-sonnet-4-6@2026-02-17`).
+    #[serde(default)]
+    pub price_ids: Vec<String>,
+    /// The time whose prices were used (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priced_at: Option<String>,
+    /// One entry per role, provider, model, service tier and price row: what the ledger stores.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelCost>,
+}
+
+/// Who made a model call: the agent under test or the judge grading it.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CallRole {
+    #[default]
+    Agent,
+    Judge,
+}
+
+impl CallRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallRole::Agent => "agent",
+            CallRole::Judge => "judge",
+        }
+    }
+}
+
+/// The calls of one attempt to one model, summed, in disjoint token buckets.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelCost {
+    pub role: CallRole,
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The service tier the calls ran on (`batch`, `flex`), when the usage named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<String>,
+    #[serde(default)]
+    pub calls: u64,
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_write_5m_tokens: u64,
+    #[serde(default)]
+    pub cache_write_1h_tokens: u64,
+    /// Output, reasoning included.
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// Already inside `output_tokens`; reported apart.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+    /// `None` when unpriced.
+    #[serde(default, with = "rust_decimal::serde::str_option")]
+    pub usd: Option<Decimal>,
+    /// The price row used, with `+long_context` or `+<tier>` when those applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_id: Option<String>,
 }
 
 /// When the attempt ran and for how long.
@@ -37,6 +110,23 @@ pub struct Timings {
     pub started_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+}
+
+/// How the agent process ended, for attempts proctor ran itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    #[serde(default)]
+    pub timed_out: bool,
+    /// Bytes the agent wrote to stdout (only a bounded tail is kept).
+    #[serde(default)]
+    pub stdout_bytes: u64,
+    /// The last few lines of stderr, to see why a run crashed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr_tail: String,
 }
 
 /// One result line.
@@ -89,6 +179,11 @@ pub struct ResultLine {
     pub timings: Timings,
     #[serde(default)]
     pub task_digest: String,
+    /// The attempt's seed, told to the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessInfo>,
 }
 
 fn older_format() -> String {
@@ -138,6 +233,8 @@ impl ResultLine {
             cost: Cost::default(),
             timings: Timings::default(),
             task_digest: String::new(),
+            seed: None,
+            process: None,
         }
     }
 
@@ -181,6 +278,9 @@ mod tests {
                 usd: Some(Decimal::new(54399, 6)),
                 tokens: 12857,
                 unpriced_calls: 0,
+                agent_usd: Some(Decimal::new(54399, 6)),
+                price_ids: vec!["anthropic/claude-sonnet-4-6@2026-02-17".into()],
+                ..Cost::default()
             },
             ..ResultLine::new(
                 "t",
@@ -209,6 +309,18 @@ mod tests {
         assert_eq!(old.task, "a");
         assert_eq!(old.attempt, 3);
         assert_eq!(old.format, "proctor.result/0");
+    }
+
+    #[test]
+    fn older_cost_objects_read_with_the_new_fields_empty() {
+        let old = ResultLine::parse(
+            r#"{"task": "a", "passed": true, "cost": {"usd": null, "tokens": 7, "unpriced_calls": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(old.cost.tokens, 7);
+        assert_eq!(old.cost.unpriced_calls, 1);
+        assert_eq!((old.cost.agent_usd, old.cost.judge_usd), (None, None));
+        assert!(old.cost.price_ids.is_empty() && old.cost.models.is_empty());
     }
 
     #[test]

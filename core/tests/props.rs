@@ -153,3 +153,151 @@ mod normalise {
         }
     }
 }
+
+/// `proctor_core::compare` (DESIGN 7): the comparison's symmetries, from result lines up.
+mod compare {
+    use proctor_core::compare::{
+        Change, CompareOptions, Comparison, Side, SideBuilder, SideTally, Verdict, compare,
+        mcnemar, sign_flip_p,
+    };
+    use proctor_core::result::ResultLine;
+    use proptest::prelude::*;
+
+    /// A file where task i has `passes[i]` passes out of `n[i]` graded attempts, plus
+    /// `ungraded` ungraded attempts on the first task.
+    fn side(side: Side, label: &str, tasks: &[(u64, u64)], ungraded: u64) -> SideTally {
+        let mut b = SideBuilder::new(side, format!("{label}.jsonl"));
+        for (i, &(n, c)) in tasks.iter().enumerate() {
+            let extra = if i == 0 { ungraded } else { 0 };
+            for a in 0..n + extra {
+                let mut line = ResultLine::parse(r#"{"task": "x", "passed": null}"#).unwrap();
+                line.task = format!("task{i:02}");
+                line.attempt = a;
+                line.label = Some(label.to_owned());
+                line.passed = (a < n).then_some(a < c);
+                line.task_digest = "sha256:suite".to_owned();
+                b.add(&line).unwrap();
+            }
+        }
+        b.finish()
+    }
+
+    fn run(old: &[(u64, u64)], new: &[(u64, u64)], ungraded: u64) -> Comparison {
+        compare(
+            side(Side::Old, "v1", old, ungraded),
+            side(Side::New, "v2", new, 0),
+            &CompareOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// 1..30 tasks, each with 1..=8 graded attempts and 0..=n passes.
+    fn suite() -> impl Strategy<Value = Vec<(u64, u64)>> {
+        prop::collection::vec((1u64..=8).prop_flat_map(|n| (Just(n), 0..=n)), 1..30)
+    }
+
+    /// Two versions of one suite: same tasks, independent counts.
+    fn two_versions() -> impl Strategy<Value = (Vec<(u64, u64)>, Vec<(u64, u64)>)> {
+        suite().prop_flat_map(|old| {
+            let len = old.len();
+            (
+                Just(old),
+                prop::collection::vec((1u64..=8).prop_flat_map(|n| (Just(n), 0..=n)), len),
+            )
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_run_against_itself_has_delta_zero_and_nothing_regressed(
+            tasks in suite(), ungraded in 0u64..3,
+        ) {
+            let c = run(&tasks, &tasks, ungraded);
+            prop_assert_eq!(c.delta.estimate, 0.0);
+            prop_assert!(c.regressed.is_empty(), "{:?}", c.regressed);
+            prop_assert!(c.fixed.is_empty());
+            prop_assert_eq!(c.tied.len(), tasks.len());
+            prop_assert_eq!(c.pass_hat_k_delta.estimate, 0.0);
+            prop_assert_ne!(c.verdict, Verdict::Regression);
+            if tasks.len() >= 2 {
+                prop_assert_eq!(c.verdict, Verdict::NoRegression);
+            }
+            if tasks.len() <= 20 {
+                prop_assert_eq!(c.sign_flip_p, Some(1.0));
+            }
+            for t in &c.per_task {
+                prop_assert_eq!(t.fisher_p, 1.0);
+            }
+        }
+
+        #[test]
+        fn swapping_versions_mirrors_everything((old, new) in two_versions()) {
+            let forward = run(&old, &new, 0);
+            let backward = run(&new, &old, 0);
+            prop_assert!((forward.delta.estimate + backward.delta.estimate).abs() < 1e-12);
+            prop_assert_eq!(&forward.regressed, &backward.fixed);
+            prop_assert_eq!(&forward.fixed, &backward.regressed);
+            prop_assert_eq!(&forward.tied, &backward.tied);
+            if let (Some(f), Some(b)) = (forward.delta.ci, backward.delta.ci) {
+                prop_assert!((f.low + b.high).abs() < 1e-12 && (f.high + b.low).abs() < 1e-12);
+            }
+            prop_assert_eq!(forward.sign_flip_p.is_some(), backward.sign_flip_p.is_some());
+            if let (Some(f), Some(b)) = (forward.sign_flip_p, backward.sign_flip_p) {
+                prop_assert!((f - b).abs() < 1e-12);
+            }
+        }
+
+        #[test]
+        fn delta_is_the_difference_of_mean_pass_rates_and_inside_its_interval(
+            (old, new) in two_versions(),
+        ) {
+            let c = run(&old, &new, 0);
+            let d = c.new.pass_at_1 - c.old.pass_at_1;
+            prop_assert!((c.delta.estimate - d).abs() < 1e-12);
+            if let Some(ci) = c.delta.ci {
+                prop_assert!(-1.0 <= ci.low && ci.low <= c.delta.estimate + 1e-12);
+                prop_assert!(c.delta.estimate - 1e-12 <= ci.high && ci.high <= 1.0);
+            }
+            // Every task is in exactly one list, and the lists agree with per-task deltas.
+            prop_assert_eq!(c.regressed.len() + c.fixed.len() + c.tied.len(), old.len());
+            for t in &c.per_task {
+                let expected = if t.delta < -1e-12 {
+                    Change::Regressed
+                } else if t.delta > 1e-12 {
+                    Change::Fixed
+                } else {
+                    Change::Tied
+                };
+                prop_assert_eq!(t.change, expected, "{}", t.task);
+                prop_assert!((0.0..=1.0).contains(&t.fisher_p));
+            }
+            // A regression verdict needs at least one regressed task.
+            if c.verdict == Verdict::Regression {
+                prop_assert!(!c.regressed.is_empty());
+            }
+        }
+
+        #[test]
+        fn with_one_attempt_the_sign_flip_p_is_mcnemar(
+            pairs in prop::collection::vec((0u64..=1, 0u64..=1), 1..=20),
+        ) {
+            let old: Vec<(u64, u64)> = pairs.iter().map(|(o, _)| (1, *o)).collect();
+            let new: Vec<(u64, u64)> = pairs.iter().map(|(_, n)| (1, *n)).collect();
+            let c = run(&old, &new, 0);
+            let m = c.mcnemar.expect("k = 1 reports McNemar");
+            prop_assert_eq!(m, mcnemar(c.regressed.len() as u64, c.fixed.len() as u64));
+            prop_assert!((c.sign_flip_p.unwrap() - m.p).abs() < 1e-12);
+        }
+
+        #[test]
+        fn sign_flip_p_is_a_probability_no_smaller_than_two_patterns(
+            d in prop::collection::vec(prop_oneof![Just(0.0), -1.0f64..1.0], 0..=14),
+        ) {
+            let p = sign_flip_p(&d).unwrap();
+            let nonzero = d.iter().filter(|v| **v != 0.0).count() as i32;
+            prop_assert!(p <= 1.0);
+            // The observed pattern and its mirror image are always as extreme.
+            prop_assert!(p >= 2f64.powi(1 - nonzero).min(1.0) - 1e-15, "{p}");
+        }
+    }
+}

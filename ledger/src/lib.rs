@@ -1,14 +1,18 @@
-//! proctor-ledger: turns the token usage that agents and the judge report into money.
+//! proctor-ledger: turns the token usage that agents and the judge report into money, and
+//! keeps the ledger of what every attempt cost (DESIGN 6.2, 6.3).
 //!
-//! The crate is synchronous and offline. When complete it holds five parts (DESIGN 6.2, 6.3):
+//! The crate is synchronous and offline:
 //!
-//! | part | status | where |
-//! |------|--------|-------|
-//! | usage normalisation: any provider's usage object → one record of disjoint buckets | **done** | [`normalise`], [`normalise_all`], [`TokenCounts`] |
-//! | cost of one record at given per-bucket prices, as an exact decimal | **done** | [`cost_usd`], [`BucketPrices`] |
-//! | price table (TOML, effective-dated rows, long-context tiers, batch multipliers, LiteLLM JSON) | not yet | |
-//! | ledger CSV (one appended row per attempt, role and model) | not yet | |
-//! | period reports (cost per success by ISO week / month / day) and the SVG chart | not yet | |
+//! | part | where |
+//! |------|-------|
+//! | usage normalisation: any provider's usage object → one record of disjoint buckets | [`normalise`], [`normalise_all`], [`TokenCounts`] |
+//! | cost of one record at given per-bucket prices, as an exact decimal | [`cost_usd`], [`BucketPrices`] |
+//! | price tables: TOML or LiteLLM JSON, effective-dated rows, long-context tiers, service-tier multipliers, a dated default | [`prices`] |
+//! | pricing a call at its time, and a whole attempt into a result line's `cost` | [`pricing`] |
+//! | the ledger CSV: rows of a result line, locked appends without duplicates, a streaming reader | [`book`] |
+//! | period reports (cost per success by ISO week / month / day) | [`report`] |
+//! | the SVG chart of a report | [`chart`] |
+//! | re-pricing a ledger explicitly | [`recost`] |
 //!
 //! # Buckets
 //!
@@ -25,9 +29,17 @@
 //! # Money
 //!
 //! Money is [`rust_decimal::Decimal`], never a float; nothing here rounds. Rounding happens
-//! only when a value is written out.
+//! only when a value is written out (reports: 6 decimals). A call with no price is
+//! *unpriced*: its cost is empty and it is counted, never 0.
 
+pub mod book;
+pub mod chart;
 pub mod cost;
+pub mod prices;
+pub mod pricing;
+pub mod recost;
+pub mod report;
+pub mod time;
 mod tokens;
 pub mod usage;
 

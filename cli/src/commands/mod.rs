@@ -1,7 +1,10 @@
 //! One file per subcommand.
 
+pub mod compare;
 mod grade;
 mod report;
+pub mod merge;
+pub mod run;
 
 use crate::args::Command;
 
@@ -9,5 +12,8 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Grade(args) => grade::run(args),
         Command::Report(args) => report::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Merge(args) => merge::run(args),
     }
 }

@@ -3,16 +3,22 @@
 //! Pure functions, no I/O: the report, compare and calibrate commands build their numbers from
 //! these, so each formula is written and tested once.
 
+mod binomial;
 mod error;
+mod fisher;
 mod interval;
 mod moments;
 mod pass_k;
 mod student_t;
+mod student_t_power;
 mod wilson;
 
+pub use binomial::binomial_cdf;
 pub use error::StatsError;
+pub use fisher::fisher_exact;
 pub use interval::{Interval, Z95};
 pub use moments::mean_sd;
 pub use pass_k::{mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k};
 pub use student_t::t_critical_95;
+pub use student_t_power::{Z80, t_quantile_80};
 pub use wilson::wilson;

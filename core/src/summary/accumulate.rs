@@ -27,6 +27,8 @@ pub struct SummaryBuilder {
     pub(super) aborted: u64,
     pub(super) diagnosis: BTreeMap<Diagnosis, u64>,
     pub(super) spend_usd: Option<Decimal>,
+    pub(super) agent_usd: Option<Decimal>,
+    pub(super) judge_usd: Option<Decimal>,
     pub(super) tokens: u64,
     pub(super) unpriced_calls: u64,
     pub(super) success_steps: u64,
@@ -70,9 +72,9 @@ impl SummaryBuilder {
         if let Some(diagnosis) = line.diagnosis {
             *self.diagnosis.entry(diagnosis).or_default() += 1;
         }
-        if let Some(usd) = line.cost.usd {
-            self.spend_usd = Some(self.spend_usd.unwrap_or_default() + usd);
-        }
+        add_usd(&mut self.spend_usd, line.cost.usd);
+        add_usd(&mut self.agent_usd, line.cost.agent_usd);
+        add_usd(&mut self.judge_usd, line.cost.judge_usd);
         self.tokens = self.tokens.saturating_add(line.cost.tokens);
         self.unpriced_calls += line.cost.unpriced_calls;
         if line.passed == Some(true) {
@@ -86,5 +88,12 @@ impl SummaryBuilder {
             self.correctness_sum += c;
             self.correctness_count += 1;
         }
+    }
+}
+
+/// Adds a priced amount; a total stays `None` (unknown, never 0) until something is priced.
+fn add_usd(total: &mut Option<Decimal>, usd: Option<Decimal>) {
+    if let Some(usd) = usd {
+        *total = Some(total.unwrap_or_default() + usd);
     }
 }

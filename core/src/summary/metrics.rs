@@ -15,6 +15,12 @@ pub struct CostPerSuccess {
     /// Empty when nothing was priced or nothing succeeded.
     #[serde(with = "rust_decimal::serde::str_option")]
     pub usd: Option<Decimal>,
+    /// The agent's share of `usd`.
+    #[serde(with = "rust_decimal::serde::str_option")]
+    pub agent_usd: Option<Decimal>,
+    /// The judge's share of `usd`.
+    #[serde(with = "rust_decimal::serde::str_option")]
+    pub judge_usd: Option<Decimal>,
     /// Empty when nothing succeeded.
     pub tokens: Option<f64>,
 }
@@ -24,6 +30,10 @@ pub struct CostPerSuccess {
 pub struct TotalCost {
     #[serde(with = "rust_decimal::serde::str_option")]
     pub usd: Option<Decimal>,
+    #[serde(with = "rust_decimal::serde::str_option")]
+    pub agent_usd: Option<Decimal>,
+    #[serde(with = "rust_decimal::serde::str_option")]
+    pub judge_usd: Option<Decimal>,
     pub tokens: u64,
 }
 
@@ -131,11 +141,14 @@ impl SummaryBuilder {
             counts.iter().filter(|(n, c)| n == c).count() as u64,
             counts.len() as u64,
         );
+        let per_success = |usd: Option<Decimal>| {
+            usd.filter(|_| passed > 0)
+                .map(|usd| usd / Decimal::from(passed))
+        };
         let cost_per_success = CostPerSuccess {
-            usd: self
-                .spend_usd
-                .filter(|_| passed > 0)
-                .map(|usd| usd / Decimal::from(passed)),
+            usd: per_success(self.spend_usd),
+            agent_usd: per_success(self.agent_usd),
+            judge_usd: per_success(self.judge_usd),
             tokens: (passed > 0).then(|| self.tokens as f64 / passed as f64),
         };
         let mut diagnosis: BTreeMap<String, u64> = Diagnosis::ALL
@@ -206,6 +219,8 @@ impl SummaryBuilder {
             cost_per_success,
             total_cost: TotalCost {
                 usd: self.spend_usd,
+                agent_usd: self.agent_usd,
+                judge_usd: self.judge_usd,
                 tokens: self.tokens,
             },
             unpriced_calls: self.unpriced_calls,
@@ -220,5 +235,54 @@ impl SummaryBuilder {
             grid,
             per_task,
         })
+    }
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::*;
+    use crate::result::{Cost, ResultLine};
+
+    fn line(task: &str, passed: bool, agent: &str, judge: Option<&str>) -> ResultLine {
+        let agent: Decimal = agent.parse().unwrap();
+        let judge: Option<Decimal> = judge.map(|j| j.parse().unwrap());
+        let mut line: ResultLine = serde_json::from_value(serde_json::json!({
+            "format": "proctor.result/1", "task": task, "passed": passed, "status": "final",
+        }))
+        .unwrap();
+        line.cost = Cost {
+            usd: Some(agent + judge.unwrap_or_default()),
+            agent_usd: Some(agent),
+            judge_usd: judge,
+            tokens: 100,
+            ..Cost::default()
+        };
+        line
+    }
+
+    #[test]
+    fn cost_per_success_counts_failed_spend_and_splits_agent_and_judge() {
+        let mut b = SummaryBuilder::new();
+        b.add(&line("a", true, "0.30", Some("0.01")));
+        b.add(&line("a", false, "0.50", Some("0.02")));
+        b.add(&line("b", true, "0.20", None));
+        let s = b.finish(None).unwrap();
+        let cps = &s.cost_per_success;
+        assert_eq!(cps.usd, Some("0.515".parse().unwrap()));
+        assert_eq!(cps.agent_usd, Some("0.5".parse().unwrap()));
+        assert_eq!(cps.judge_usd, Some("0.015".parse().unwrap()));
+        assert_eq!(s.total_cost.agent_usd, Some("1.00".parse().unwrap()));
+        assert_eq!(cps.tokens, Some(150.0));
+    }
+
+    #[test]
+    fn cost_per_success_is_empty_with_zero_successes() {
+        let mut b = SummaryBuilder::new();
+        b.add(&line("a", false, "0.30", Some("0.01")));
+        let s = b.finish(None).unwrap();
+        assert_eq!(s.cost_per_success.usd, None);
+        assert_eq!(s.cost_per_success.agent_usd, None);
+        assert_eq!(s.cost_per_success.tokens, None);
+        assert_eq!(s.total_cost.usd, Some("0.31".parse().unwrap()));
     }
 }

@@ -1,0 +1,142 @@
+//! `proctor compare OLD NEW`: is the new version of an agent worse than the old one?
+//!
+//! Reads two result files (streaming, one tally per task), hands them to
+//! [`proctor_core::compare`], prints the comparison and applies `--fail-on`. The statistics and
+//! the choices behind them are documented there.
+
+use crate::exit::Failure;
+use crate::problems::Problems;
+use crate::render;
+use crate::results_file::for_each_result;
+use clap::{Args, ValueEnum};
+use proctor_core::compare::{
+    CompareOptions, Comparison, DEFAULT_MARGIN, Side, SideBuilder, SideTally, Verdict, compare,
+};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Results of the old version, the baseline (proctor.result/1 JSONL).
+    #[arg(value_name = "OLD.jsonl")]
+    pub old: PathBuf,
+    /// Results of the new version.
+    #[arg(value_name = "NEW.jsonl")]
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// The largest drop of the pass rate that may still read "no regression" (0..1).
+    #[arg(long, value_name = "m", default_value_t = DEFAULT_MARGIN, value_parser = parse_margin)]
+    pub margin: f64,
+    /// Gate: exit 1 on a `regression` verdict, or on any task whose pass rate dropped.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Option<FailOn>,
+    /// Compare results graded against different task files, on the task ids they share.
+    #[arg(long)]
+    pub allow_different_tasks: bool,
+}
+
+/// How the comparison is printed (JUnit has no place for a comparison).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// What `--fail-on` gates on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// The verdict is `regression` (the 95% interval of Δ lies below 0).
+    Regression,
+    /// Any task's pass rate dropped, however little: strict, and noisy with few attempts.
+    AnyRegressedTask,
+}
+
+pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    let mut problems = Problems::default();
+    let mut skipped = 0usize;
+    let old = read_side(Side::Old, &args.old, &mut problems, &mut skipped)?;
+    let new = read_side(Side::New, &args.new, &mut problems, &mut skipped)?;
+    let options = CompareOptions {
+        margin: args.margin,
+        allow_different_tasks: args.allow_different_tasks,
+    };
+    let comparison = compare(old, new, &options)?;
+    if args.format == CompareFormat::Json {
+        // The table and markdown carry these notes; JSON carries the fields they come from.
+        for note in render::compare::notes(&comparison) {
+            eprintln!("proctor: note: {note}");
+        }
+    }
+    let text = match args.format {
+        CompareFormat::Table => render::compare::table::render(&comparison),
+        CompareFormat::Markdown => render::compare::markdown::render(&comparison),
+        CompareFormat::Json => render::compare::json::render(&comparison),
+    };
+    render::compare::print(&text);
+    if skipped > 0 {
+        return Err(Failure::PartialInput(format!(
+            "{skipped} result lines skipped; the comparison covers the rest"
+        ))
+        .into());
+    }
+    gate(args.fail_on, &comparison)
+}
+
+/// Tallies one file; unreadable lines are reported and skipped, a label or digest mix stops.
+fn read_side(
+    side: Side,
+    path: &Path,
+    problems: &mut Problems,
+    skipped: &mut usize,
+) -> anyhow::Result<SideTally> {
+    let mut builder = SideBuilder::new(side, path.display().to_string());
+    for_each_result(
+        &[path.to_owned()],
+        |_, line| Ok(builder.add(&line)?),
+        |bad| {
+            *skipped += 1;
+            problems.report(format!(
+                "{}:{}: {}",
+                bad.path.display(),
+                bad.line,
+                bad.message
+            ));
+        },
+    )?;
+    Ok(builder.finish())
+}
+
+/// `--fail-on`: exit 1 with a message that says what failed.
+fn gate(fail_on: Option<FailOn>, c: &Comparison) -> anyhow::Result<()> {
+    match fail_on {
+        Some(FailOn::Regression) if c.verdict == Verdict::Regression => {
+            let ci = c.delta.ci.expect("a regression verdict has an interval");
+            Err(Failure::Gate(format!(
+                "verdict regression: Δ {:+.4}, 95% CI [{:.4}, {:.4}] lies below 0 (--fail-on regression)",
+                c.delta.estimate, ci.low, ci.high
+            ))
+            .into())
+        }
+        Some(FailOn::AnyRegressedTask) if !c.regressed.is_empty() => Err(Failure::Gate(format!(
+            "{} task{} regressed: {} (--fail-on any-regressed-task)",
+            c.regressed.len(),
+            if c.regressed.len() == 1 { "" } else { "s" },
+            c.regressed.join(", ")
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+fn parse_margin(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if (0.0..1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not in [0, 1)"))
+    }
+}

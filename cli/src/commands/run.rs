@@ -1,0 +1,262 @@
+//! `proctor run`: run agents on every task, in fresh sandboxes, and grade each
+//! attempt as it ends.
+
+use crate::args::SummaryArgs;
+use crate::exit::Failure;
+use crate::results_file::{ResultWriter, for_each_result};
+use crate::run::agent::{self, AgentSpec};
+use crate::run::attempt::{Finished, RunContext, run_attempt};
+use crate::run::plan::{Shard, plan, selected};
+use crate::run::progress::Progress;
+use crate::run::signals;
+use crate::{gate, render};
+use anyhow::{Context, bail};
+use clap::Args;
+use proctor_core::summary::SummaryBuilder;
+use proctor_core::task::Suite;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinSet;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Task file or folder of task files.
+    #[arg(long, value_name = "T")]
+    pub tasks: PathBuf,
+    /// The agent command (split like a shell), or NAME=CMD; repeat for several agents.
+    #[arg(long, value_name = "CMD", required_unless_present = "agents")]
+    pub agent: Vec<String>,
+    /// A YAML or JSON list of agents: name, command, optional env and cwd.
+    #[arg(long, value_name = "FILE", conflicts_with = "agent")]
+    pub agents: Option<PathBuf>,
+    /// Attempts per task and agent.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub attempts: u64,
+    /// Attempts run in parallel (default: the number of CPUs).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// Seconds an attempt may take, for tasks without `timeout_s`.
+    #[arg(long, default_value_t = 300.0, value_parser = parse_seconds)]
+    pub timeout: f64,
+    /// Run seed; each attempt's seed is a hash of it, the task and the attempt.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The agent version stored on every result (a single unnamed --agent).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Keep each attempt's sandbox at DIR/<task>/<attempt>/ (DIR/<agent>/<task>/<attempt>/ with several agents).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// Append each result line to this file as soon as its attempt ends.
+    #[arg(long, value_name = "R.jsonl")]
+    pub out: Option<PathBuf>,
+    /// Skip attempts already in --out and append the rest.
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Only tasks whose stable hash of the id falls in shard I of N (1-based).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Only tasks whose id or a tag matches one of these globs.
+    #[arg(long, value_name = "PATTERN")]
+    pub only: Vec<String>,
+    /// Run tasks with a rubric without a judge: their runs are ungraded.
+    #[arg(long)]
+    pub no_judge: bool,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        _ => Err(format!("{text:?} is not a positive number of seconds")),
+    }
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    // Everything that can be wrong with the input is found before any agent starts.
+    let suite = Suite::load(&args.tasks)?;
+    let agents = match &args.agents {
+        Some(file) => agent::from_file(file)?,
+        None => agent::from_flags(&args.agent, args.label.as_deref())?,
+    };
+    let only = build_globs(&args.only)?;
+    let tasks: Vec<usize> = suite
+        .tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| selected(t, &only))
+        .filter(|(_, t)| args.shard.is_none_or(|s| s.holds(&t.id)))
+        .map(|(i, _)| i)
+        .collect();
+    if tasks.is_empty() && args.shard.is_none() {
+        bail!("no task of {} matches --only {:?}", args.tasks.display(), args.only);
+    }
+    if !args.no_judge
+        && let Some(&i) = tasks.iter().find(|&&i| suite.tasks[i].rubric.is_some())
+    {
+        let task = &suite.tasks[i];
+        bail!(
+            "task `{}` ({}) has a rubric, and no judge is configured; pass --no-judge to report rubrics as not judged (those runs are then ungraded)",
+            task.id,
+            task.source.display()
+        );
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64)) as usize;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(execute(args, suite, agents, tasks, jobs))
+}
+
+fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        builder.add(globset::Glob::new(pattern).with_context(|| format!("--only {pattern:?}"))?);
+    }
+    Ok(builder.build()?)
+}
+
+async fn execute(
+    args: RunArgs,
+    suite: Suite,
+    agents: Vec<AgentSpec>,
+    tasks: Vec<usize>,
+    jobs: usize,
+) -> anyhow::Result<()> {
+    let mut summary = SummaryBuilder::new();
+    let done = match (&args.out, args.resume) {
+        (Some(out), true) if out.exists() => previous_results(out, &suite, &agents, &tasks, &mut summary)?,
+        _ => HashSet::new(),
+    };
+    let planned = plan(&tasks, agents.len(), args.attempts, &done);
+    let mut writer = match &args.out {
+        Some(out) if args.resume => Some(ResultWriter::append(out)?),
+        Some(out) => Some(ResultWriter::create(out)?),
+        None => None,
+    };
+    let context = Arc::new(RunContext {
+        keep_by_label: agents.len() > 1,
+        suite,
+        agents,
+        default_timeout: Duration::from_secs_f64(args.timeout),
+        seed: args.seed,
+        keep: args.keep.clone(),
+        control: tempfile::Builder::new()
+            .prefix("proctor-run-")
+            .tempdir()
+            .map_err(|e| crate::exit::infrastructure("temporary folder", e))?,
+    });
+    let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
+    let mut progress = Progress::new(planned.len() as u64);
+    let mut queue = planned.into_iter();
+    let mut running = JoinSet::new();
+    let mut infrastructure_errors = 0usize;
+    let mut interrupted = false;
+    loop {
+        while running.len() < jobs && !*cancel.borrow() {
+            let Some(next) = queue.next() else { break };
+            running.spawn(run_attempt(context.clone(), next, cancel.clone()));
+        }
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        match joined {
+            Ok(Ok(Finished::Result(line))) => {
+                if let Some(writer) = writer.as_mut() {
+                    writer.write_now(&line)?;
+                }
+                progress.finished(&line);
+                summary.add(&line);
+            }
+            Ok(Ok(Finished::Cancelled)) => interrupted = true,
+            Ok(Err(error)) => {
+                infrastructure_errors += 1;
+                progress.note(&format!("proctor: an attempt could not run: {error:#}"));
+            }
+            Err(error) => {
+                infrastructure_errors += 1;
+                progress.note(&format!("proctor: an attempt failed inside proctor: {error}"));
+            }
+        }
+    }
+    progress.finish();
+    if let Some(writer) = writer {
+        writer.finish()?;
+    }
+    if interrupted || *cancel.borrow() {
+        let kept = match &args.out {
+            Some(out) => format!(
+                "finished attempts are in {}; run the same command with --resume to complete it",
+                out.display()
+            ),
+            None => "no --out was given, so nothing was kept".to_owned(),
+        };
+        return Err(Failure::Interrupted(format!(
+            "interrupted; running agents were stopped; {kept}"
+        ))
+        .into());
+    }
+    let summary = summary.finish(args.summary.k).context("cannot compute pass@k")?;
+    let title = format!("run {}", args.tasks.display());
+    render::print_summary(args.summary.format, &title, &summary)?;
+    if infrastructure_errors > 0 {
+        return Err(Failure::Infrastructure(format!(
+            "{infrastructure_errors} attempts could not run (see above); every other result was written"
+        ))
+        .into());
+    }
+    gate::check(&args.summary, &summary)
+}
+
+/// Reads `--out` for `--resume`: the attempts already done (fed into the summary),
+/// refusing results written for other task files.
+fn previous_results(
+    out: &std::path::Path,
+    suite: &Suite,
+    agents: &[AgentSpec],
+    tasks: &[usize],
+    summary: &mut SummaryBuilder,
+) -> anyhow::Result<HashSet<(usize, usize, u64)>> {
+    let agent_index: HashMap<&str, usize> = agents.iter().enumerate().map(|(i, a)| (a.name.as_str(), i)).collect();
+    let task_index: HashMap<&str, usize> = tasks.iter().map(|&i| (suite.tasks[i].id.as_str(), i)).collect();
+    let mut done = HashSet::new();
+    let mut bad = 0usize;
+    for_each_result(
+        &[out.to_owned()],
+        |_, line| {
+            if !line.task_digest.is_empty() && line.task_digest != suite.digest {
+                bail!(
+                    "{}: written for other task files ({}, not {}); use another --out or drop --resume",
+                    out.display(),
+                    line.task_digest,
+                    suite.digest
+                );
+            }
+            let agent = agent_index.get(line.label.as_deref().unwrap_or(""));
+            let task = task_index.get(line.task.as_str());
+            if let (Some(&agent), Some(&task)) = (agent, task)
+                && done.insert((agent, task, line.attempt))
+            {
+                summary.add(&line);
+            }
+            Ok(())
+        },
+        |problem| {
+            // A line cut short by a crash is simply run again.
+            bad += 1;
+            eprintln!(
+                "proctor: {}:{}: unreadable result line will be run again: {}",
+                problem.path.display(),
+                problem.line,
+                problem.message
+            );
+        },
+    )?;
+    Ok(done)
+}

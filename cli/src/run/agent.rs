@@ -1,0 +1,181 @@
+//! Agent commands: `--agent CMD`, `--agent NAME=CMD` (repeatable) or `--agents FILE`.
+//!
+//! The agent runs with its sandbox as working directory, so the program and any
+//! argument naming an existing file relative to the agent's `cwd` (default: where
+//! proctor was started) are made absolute first: `--agent "python3 agents/my.py"`
+//! then works as typed.
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// An agent ready to start.
+#[derive(Debug, Clone)]
+pub struct AgentSpec {
+    /// Stored as `label` on every result.
+    pub name: String,
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+/// One entry of an `--agents` file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentEntry {
+    name: String,
+    command: CommandLine,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum CommandLine {
+    Line(String),
+    Words(Vec<String>),
+}
+
+/// Reads the `--agent` flags. A single unnamed agent takes `label` (default `agent`).
+pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<AgentSpec>> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let mut agents = Vec::new();
+    for flag in flags {
+        let (name, line) = match split_name(flag) {
+            Some((name, line)) => (Some(name.to_owned()), line),
+            None => (None, flag.as_str()),
+        };
+        let words = shell_words::split(line).with_context(|| format!("--agent {flag:?}: cannot split the command"))?;
+        let name = match name {
+            Some(name) => name,
+            None if flags.len() == 1 => label.unwrap_or("agent").to_owned(),
+            None => bail!("--agent {flag:?}: with several agents, name each one: --agent NAME=CMD"),
+        };
+        agents.push(resolve(name, words, Vec::new(), &cwd).with_context(|| format!("--agent {flag:?}"))?);
+    }
+    check_unique(&agents)?;
+    Ok(agents)
+}
+
+/// Reads an agents file (YAML or JSON list of `{name, command, env, cwd}`).
+pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read agents file", path.display()))?;
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let entries: Vec<AgentEntry> = serde_saphyr::from_str_with_options(&text, options)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let base = path.parent().unwrap_or(Path::new(".")).canonicalize().unwrap_or_default();
+    let mut agents = Vec::new();
+    for entry in entries {
+        let words = match entry.command {
+            CommandLine::Line(line) => shell_words::split(&line)
+                .with_context(|| format!("{}: agent `{}`: cannot split the command", path.display(), entry.name))?,
+            CommandLine::Words(words) => words,
+        };
+        let cwd = match entry.cwd {
+            Some(dir) => base.join(dir),
+            None => base.clone(),
+        };
+        let env = entry.env.into_iter().collect();
+        let name = entry.name.clone();
+        agents.push(
+            resolve(entry.name, words, env, &cwd)
+                .with_context(|| format!("{}: agent `{name}`", path.display()))?,
+        );
+    }
+    if agents.is_empty() {
+        bail!("{}: no agents", path.display());
+    }
+    check_unique(&agents)?;
+    Ok(agents)
+}
+
+/// `NAME=CMD` when the text before `=` is a plain name (no spaces, slashes or quotes).
+fn split_name(flag: &str) -> Option<(&str, &str)> {
+    let (name, rest) = flag.split_once('=')?;
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '@' | '+'));
+    plain.then_some((name, rest))
+}
+
+fn check_unique(agents: &[AgentSpec]) -> anyhow::Result<()> {
+    for (i, agent) in agents.iter().enumerate() {
+        if agents[..i].iter().any(|a| a.name == agent.name) {
+            bail!("two agents are named `{}`; names label results and must differ", agent.name);
+        }
+    }
+    Ok(())
+}
+
+/// Finds the program and makes relative file arguments absolute.
+fn resolve(name: String, words: Vec<String>, env: Vec<(String, String)>, cwd: &Path) -> anyhow::Result<AgentSpec> {
+    let mut words = words.into_iter();
+    let Some(program) = words.next() else {
+        bail!("empty command");
+    };
+    let program = if program.contains('/') {
+        let path = cwd.join(&program);
+        if !path.is_file() {
+            bail!("agent program {} does not exist", path.display());
+        }
+        if !is_executable(&path) {
+            bail!("agent program {} is not executable (chmod +x, or name its interpreter)", path.display());
+        }
+        path.to_string_lossy().into_owned()
+    } else {
+        find_in_path(&program)
+            .ok_or_else(|| anyhow::anyhow!("agent program `{program}` is not on PATH"))?;
+        program
+    };
+    let args = words
+        .map(|arg| {
+            let candidate = cwd.join(&arg);
+            if !arg.starts_with('-') && !Path::new(&arg).is_absolute() && candidate.exists() {
+                candidate.to_string_lossy().into_owned()
+            } else {
+                arg
+            }
+        })
+        .collect();
+    Ok(AgentSpec { name, program, args, env })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+fn find_in_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file() && is_executable(candidate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_only_when_plain() {
+        assert_eq!(split_name("v1=python3 a.py"), Some(("v1", "python3 a.py")));
+        assert_eq!(split_name("python3 a.py --x=1"), None);
+        assert_eq!(split_name("./agent --mode=fast"), None);
+    }
+
+    #[test]
+    fn flags_resolve_programs_and_names() {
+        let agents = from_flags(&["sh -c 'echo hi'".to_owned()], Some("v2")).unwrap();
+        assert_eq!(agents[0].name, "v2");
+        assert_eq!(agents[0].args, vec!["-c", "echo hi"]);
+        let err = from_flags(&["no-such-program-xyz".to_owned()], None).unwrap_err();
+        assert!(format!("{err:#}").contains("`no-such-program-xyz` is not on PATH"));
+        let err = from_flags(&["sh".to_owned(), "sh".to_owned()], None).unwrap_err();
+        assert!(format!("{err:#}").contains("name each one"));
+        let err = from_flags(&["a=sh".to_owned(), "a=sh".to_owned()], None).unwrap_err();
+        assert!(format!("{err:#}").contains("two agents are named `a`"));
+    }
+}

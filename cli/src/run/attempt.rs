@@ -1,0 +1,179 @@
+//! One attempt, start to finish: sandbox, agent, outcome, grade, result line.
+
+use super::agent::AgentSpec;
+use super::outcome::resolve;
+use super::plan::{Planned, attempt_seed};
+use super::process::{self, Exit, Launch, Stopped};
+use super::sandbox;
+use crate::usage_cost;
+use proctor_core::grade::{RubricVerdict, Workdir, grade};
+use proctor_core::outcome::{AgentError, Outcome, Status};
+use proctor_core::result::{ProcessInfo, ResultLine, Timings};
+use proctor_core::task::{Suite, Task};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Everything attempts share.
+#[derive(Debug)]
+pub struct RunContext {
+    pub suite: Suite,
+    pub agents: Vec<AgentSpec>,
+    pub default_timeout: Duration,
+    pub seed: u64,
+    pub keep: Option<PathBuf>,
+    /// Several agents keep their sandboxes apart: `<keep>/<label>/<task>/<attempt>`.
+    pub keep_by_label: bool,
+    /// Where agents write their outcome files: outside every sandbox, so an outcome
+    /// file is never mistaken for part of the end state.
+    pub control: tempfile::TempDir,
+}
+
+/// How an attempt ended.
+#[derive(Debug)]
+pub enum Finished {
+    Result(Box<ResultLine>),
+    /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
+    Cancelled,
+}
+
+/// Runs one attempt. Errors are infrastructure failures (a sandbox that cannot be
+/// made); everything the agent does wrong is a graded result.
+pub async fn run_attempt(
+    context: Arc<RunContext>,
+    planned: Planned,
+    cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Finished> {
+    let task = &context.suite.tasks[planned.task];
+    let agent = &context.agents[planned.agent];
+    let seed = attempt_seed(context.seed, &task.id, planned.attempt);
+    let timeout = task
+        .timeout_s
+        .map(Duration::from_secs_f64)
+        .unwrap_or(context.default_timeout);
+    let started_at = jiff::Timestamp::now();
+
+    let sandbox = {
+        let context = context.clone();
+        let label = context.keep_by_label.then(|| agent.name.clone());
+        tokio::task::spawn_blocking(move || {
+            let task = &context.suite.tasks[planned.task];
+            sandbox::prepare(task, context.keep.as_deref(), label.as_deref(), planned.attempt)
+        })
+        .await??
+    };
+    let outcome_path = context.control.path().join(format!(
+        "outcome-{}-{}-{}.json",
+        planned.agent, planned.task, planned.attempt
+    ));
+    // A file left by an interrupted earlier try must not count as this attempt's.
+    let _ = std::fs::remove_file(&outcome_path);
+    let env = environment(task, planned.attempt, seed, timeout, &outcome_path, agent);
+    let stdin_line = serde_json::json!({
+        "task_id": task.id,
+        "attempt": planned.attempt,
+        "input": task.input,
+        "seed": seed,
+        "step_cap": task.step_cap,
+        "timeout_s": timeout.as_secs_f64(),
+    })
+    .to_string();
+    let launch = Launch {
+        program: &agent.program,
+        args: &agent.args,
+        env: &env,
+        cwd: &sandbox.dir,
+        stdin_line,
+        timeout,
+    };
+    let (outcome, process_info, duration) = match process::run(launch, cancel).await {
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(Finished::Cancelled),
+        Ok(run) => {
+            let outcome = resolve(&run, &outcome_path);
+            let _ = std::fs::remove_file(&outcome_path);
+            let stderr = String::from_utf8_lossy(&run.stderr.bytes);
+            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+            let info = ProcessInfo {
+                exit_code: match run.exit {
+                    Exit::Code(code) => Some(code),
+                    Exit::Signal(_) => None,
+                },
+                signal: match run.exit {
+                    Exit::Signal(signal) => Some(signal),
+                    Exit::Code(_) => None,
+                },
+                timed_out: run.stopped == Some(Stopped::TimedOut),
+                stdout_bytes: run.stdout.total,
+                stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+            };
+            (outcome, Some(info), run.duration)
+        }
+        Err(error) => (
+            Outcome {
+                status: Some(Status::Error),
+                error: Some(AgentError {
+                    kind: "could not start".to_owned(),
+                    message: error.to_string(),
+                }),
+                ..Outcome::default()
+            },
+            None,
+            Duration::ZERO,
+        ),
+    };
+
+    let graded = {
+        let context = context.clone();
+        let dir = sandbox.dir.clone();
+        let outcome = outcome.clone();
+        tokio::task::spawn_blocking(move || {
+            let task = &context.suite.tasks[planned.task];
+            let not_judged = RubricVerdict::Error("not judged (--no-judge)".to_owned());
+            let verdict = task.rubric.as_ref().map(|_| &not_judged);
+            grade(task, &outcome, Workdir::Dir(&dir), verdict)
+        })
+        .await?
+    };
+    let cost = usage_cost::cost_of(&outcome.usage).unwrap_or_default();
+    let mut line = ResultLine::new(&task.id, planned.attempt, Some(agent.name.clone()), outcome, graded);
+    line.cost = cost;
+    line.task_digest = context.suite.digest.clone();
+    line.seed = Some(seed);
+    line.process = process_info;
+    line.timings = Timings {
+        started_at: Some(started_at.to_string()),
+        duration_ms: Some(duration.as_millis() as u64),
+    };
+    drop(sandbox);
+    Ok(Finished::Result(Box::new(line)))
+}
+
+/// The `PROCTOR_*` variables, then the agent's own environment. Grading fields
+/// (`expected`, `rubric`, `rules`, `verify`) are never among them.
+fn environment(
+    task: &Task,
+    attempt: u64,
+    seed: u64,
+    timeout: Duration,
+    outcome_path: &std::path::Path,
+    agent: &AgentSpec,
+) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("PROCTOR_TASK_ID".to_owned(), task.id.clone()),
+        ("PROCTOR_ATTEMPT".to_owned(), attempt.to_string()),
+        ("PROCTOR_SEED".to_owned(), seed.to_string()),
+        ("PROCTOR_INPUT".to_owned(), task.input.clone()),
+        (
+            "PROCTOR_STEP_CAP".to_owned(),
+            task.step_cap.map(|c| c.to_string()).unwrap_or_default(),
+        ),
+        ("PROCTOR_TIMEOUT_S".to_owned(), timeout.as_secs_f64().to_string()),
+        (
+            "PROCTOR_OUTCOME".to_owned(),
+            outcome_path.to_string_lossy().into_owned(),
+        ),
+    ];
+    env.extend(agent.env.iter().cloned());
+    env
+}

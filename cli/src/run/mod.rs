@@ -1,0 +1,11 @@
+//! The runner: spawns agents in fresh sandboxes, schedules attempts in parallel,
+//! and grades each attempt as it ends.
+
+pub mod agent;
+pub mod attempt;
+pub mod outcome;
+pub mod plan;
+pub mod process;
+pub mod progress;
+pub mod sandbox;
+pub mod signals;

@@ -1,0 +1,188 @@
+//! Running one agent process: its own process group, bounded output capture, and a
+//! timeout that takes down the whole group (SIGTERM, a grace period, then SIGKILL).
+//!
+//! After the agent exits, whatever is left of its group is killed too, so no
+//! grandchild outlives its attempt.
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+use tokio::sync::watch;
+
+/// stdout kept per attempt: enough for any outcome line, bounded against floods.
+pub const STDOUT_LIMIT: usize = 1 << 20;
+/// stderr kept per attempt.
+pub const STDERR_LIMIT: usize = 64 << 10;
+/// How long a group gets between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(2);
+/// How long to wait for pipes to close once the group is gone.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// The last bytes of a stream and how many bytes it carried in all.
+#[derive(Debug, Default, Clone)]
+pub struct Tail {
+    pub bytes: Vec<u8>,
+    pub total: u64,
+}
+
+/// How the agent process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    TimedOut,
+    /// proctor itself was interrupted; the attempt must not be recorded.
+    Cancelled,
+}
+
+#[derive(Debug)]
+pub struct AgentRun {
+    pub exit: Exit,
+    pub stopped: Option<Stopped>,
+    pub stdout: Tail,
+    pub stderr: Tail,
+    pub duration: Duration,
+}
+
+/// What to start and how.
+#[derive(Debug)]
+pub struct Launch<'a> {
+    pub program: &'a str,
+    pub args: &'a [String],
+    pub env: &'a [(String, String)],
+    pub cwd: &'a Path,
+    pub stdin_line: String,
+    pub timeout: Duration,
+}
+
+/// Starts the agent and waits for it, the timeout, or cancellation.
+pub async fn run(launch: Launch<'_>, mut cancel: watch::Receiver<bool>) -> std::io::Result<AgentRun> {
+    let started = Instant::now();
+    let mut command = Command::new(launch.program);
+    command
+        .args(launch.args)
+        .current_dir(launch.cwd)
+        .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    let group = child.id().map(|id| Pid::from_raw(id as i32));
+
+    let stdin = child.stdin.take();
+    let line = launch.stdin_line;
+    let feeder = tokio::spawn(async move {
+        if let Some(mut stdin) = stdin {
+            // An agent that never reads stdin closes the pipe: not an error.
+            let _ = stdin.write_all(line.as_bytes()).await;
+            let _ = stdin.write_all(b"\n").await;
+        }
+    });
+    let stdout = tokio::spawn(keep_tail(child.stdout.take(), STDOUT_LIMIT));
+    let stderr = tokio::spawn(keep_tail(child.stderr.take(), STDERR_LIMIT));
+
+    let mut stopped = None;
+    let status = tokio::select! {
+        status = child.wait() => status?,
+        _ = tokio::time::sleep(launch.timeout) => {
+            stopped = Some(Stopped::TimedOut);
+            terminate(&mut child, group).await?
+        }
+        _ = cancelled(&mut cancel) => {
+            stopped = Some(Stopped::Cancelled);
+            terminate(&mut child, group).await?
+        }
+    };
+    // Whatever the agent left running in its group goes too.
+    signal_group(group, Signal::SIGKILL);
+    feeder.abort();
+    let stdout = drain(stdout).await;
+    let stderr = drain(stderr).await;
+    let exit = match (status.code(), status.signal()) {
+        (Some(code), _) => Exit::Code(code),
+        (None, Some(signal)) => Exit::Signal(signal),
+        (None, None) => Exit::Code(-1),
+    };
+    Ok(AgentRun {
+        exit,
+        stopped,
+        stdout,
+        stderr,
+        duration: started.elapsed(),
+    })
+}
+
+/// Resolves when the cancel flag turns true (never, if the sender is gone).
+async fn cancelled(cancel: &mut watch::Receiver<bool>) {
+    if cancel.wait_for(|c| *c).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// SIGTERM to the group, a grace period, then SIGKILL.
+async fn terminate(
+    child: &mut tokio::process::Child,
+    group: Option<Pid>,
+) -> std::io::Result<std::process::ExitStatus> {
+    signal_group(group, Signal::SIGTERM);
+    match tokio::time::timeout(GRACE, child.wait()).await {
+        Ok(status) => status,
+        Err(_) => {
+            signal_group(group, Signal::SIGKILL);
+            child.wait().await
+        }
+    }
+}
+
+fn signal_group(group: Option<Pid>, signal: Signal) {
+    if let Some(group) = group {
+        // ESRCH: the group is already gone, which is the point.
+        let _ = killpg(group, signal);
+    }
+}
+
+async fn drain(task: tokio::task::JoinHandle<Tail>) -> Tail {
+    match tokio::time::timeout(DRAIN, task).await {
+        Ok(Ok(tail)) => tail,
+        // A process that escaped the group still holds the pipe: keep nothing.
+        _ => Tail::default(),
+    }
+}
+
+/// Reads a stream to its end, keeping only the last `limit` bytes.
+async fn keep_tail(stream: Option<impl AsyncRead + Unpin>, limit: usize) -> Tail {
+    let Some(mut stream) = stream else {
+        return Tail::default();
+    };
+    let mut kept: Vec<u8> = Vec::new();
+    let mut total: u64 = 0;
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                total += n as u64;
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > 2 * limit {
+                    kept.drain(..kept.len() - limit);
+                }
+            }
+        }
+    }
+    if kept.len() > limit {
+        kept.drain(..kept.len() - limit);
+    }
+    Tail { bytes: kept, total }
+}

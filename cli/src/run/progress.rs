@@ -1,0 +1,74 @@
+//! Progress on stderr: a bar on a terminal, one plain line per attempt otherwise
+//! (CI logs keep every line; a bar would be noise there).
+
+use indicatif::{ProgressBar, ProgressStyle};
+use proctor_core::result::ResultLine;
+use std::io::IsTerminal;
+
+#[derive(Debug)]
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    total: u64,
+    done: u64,
+    passed: u64,
+}
+
+impl Progress {
+    pub fn new(total: u64) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(total);
+            let style = ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} attempts  {msg}  {elapsed_precise} elapsed, ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            bar.set_message("0 passed");
+            bar
+        });
+        Progress {
+            bar,
+            total,
+            done: 0,
+            passed: 0,
+        }
+    }
+
+    pub fn finished(&mut self, line: &ResultLine) {
+        self.done += 1;
+        if line.passed == Some(true) {
+            self.passed += 1;
+        }
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(format!("{} passed", self.passed));
+                bar.inc(1);
+            }
+            None => {
+                let verdict = match line.passed {
+                    Some(true) => "PASS".to_owned(),
+                    Some(false) => format!("FAIL {}", line.reasons.join("; ")),
+                    None => format!("UNGRADED {}", line.reasons.join("; ")),
+                };
+                let label = line.label.as_deref().map(|l| format!(" [{l}]")).unwrap_or_default();
+                eprintln!(
+                    "[{}/{}] {} #{}{label}: {verdict}",
+                    self.done, self.total, line.task, line.attempt
+                );
+            }
+        }
+    }
+
+    /// A message that must not be garbled by the bar.
+    pub fn note(&self, message: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(message),
+            None => eprintln!("{message}"),
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

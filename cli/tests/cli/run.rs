@@ -1,0 +1,299 @@
+//! `proctor run` and `proctor merge` end to end with the fixture agents: pass, wrong,
+//! crash, timeout with a grandchild killed, garbage output, interrupt and resume,
+//! shards merged equal to one run, and what the agent may (not) see.
+
+use crate::common::{Output, proctor, root, run, write};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn agent(name: &str) -> String {
+    root().join("fixtures/agents").join(name).display().to_string()
+}
+
+fn results(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn run_misc(agent_cmd: &str, dir: &Path, extra: &[&str]) -> (Output, Vec<Value>) {
+    let out = dir.join("r.jsonl");
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/misc.yaml", "--agent", agent_cmd, "--out"])
+        .arg(&out)
+        .args(extra));
+    let lines = if out.exists() { results(&out) } else { Vec::new() };
+    (output, lines)
+}
+
+#[test]
+fn refund_suite_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "3", "--seed", "7"])
+        .args(["--agent", "python3 fixtures/agents/refund_agent.py", "--label", "v1", "--out"])
+        .arg(&out));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    insta::assert_snapshot!(output.stdout);
+    let lines = results(&out);
+    let tasks = lines.iter().map(|l| l["task"].as_str().unwrap()).collect::<BTreeSet<_>>();
+    assert_eq!(lines.len(), tasks.len() * 3);
+    for line in &lines {
+        assert_eq!(line["label"], "v1");
+        assert!(line["seed"].is_u64());
+        assert!(line["timings"]["duration_ms"].is_u64());
+    }
+}
+
+#[test]
+fn the_guard_flag_removes_wrong_refunds() {
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "3", "--format", "json"])
+        .args(["--agent", "python3 fixtures/agents/refund_agent.py --guard"]));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let summary: Value = serde_json::from_str(&output.stdout).unwrap();
+    assert_eq!(summary["pass_rate"], 1.0, "{}", output.stdout);
+}
+
+#[test]
+fn recovery_and_abort_variants() {
+    let ok = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--format", "json"])
+        .args(["--agent", "python3 fixtures/agents/file_agent.py"]));
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    let s: Value = serde_json::from_str(&ok.stdout).unwrap();
+    assert_eq!(s["pass_rate"], 1.0, "{}", ok.stdout);
+    let abort = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--format", "json"])
+        .args(["--agent", "python3 fixtures/agents/file_agent.py --abort-on-missing"]));
+    assert_eq!(abort.code, 0, "failed tasks are results, not errors: {}", abort.stderr);
+    let s: Value = serde_json::from_str(&abort.stdout).unwrap();
+    let reasons: Vec<String> = s["per_task"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["reasons"].as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap().to_owned()))
+        .collect();
+    assert!(reasons.contains(&"error: FileNotFoundError".to_owned()), "{reasons:?}");
+}
+
+#[test]
+fn crash_garbage_and_plain_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, lines) = run_misc(&agent("exit_nonzero.sh"), dir.path(), &[]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(lines[0]["reasons"], serde_json::json!(["error: exit status 3"]));
+    assert_eq!(lines[0]["diagnosis"], "error");
+    assert_eq!(lines[0]["process"]["exit_code"], 3);
+    let (_, lines) = run_misc("python3 fixtures/agents/garbage.py", dir.path(), &[]);
+    assert_eq!(lines[0]["reasons"], serde_json::json!(["error: invalid output"]));
+    let (_, lines) = run_misc(&agent("minimal.sh"), dir.path(), &[]);
+    assert_eq!(lines[0]["passed"], true, "{}", lines[0]);
+    let (_, lines) = run_misc("python3 fixtures/agents/minimal.py", dir.path(), &[]);
+    assert_eq!(lines[0]["passed"], true, "{}", lines[0]);
+}
+
+/// True when `pid` no longer runs (gone, or a zombie waiting for init).
+fn dead(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+fn read_pid(path: &Path) -> i32 {
+    std::fs::read_to_string(path).unwrap().trim().parse().unwrap()
+}
+
+#[test]
+fn timeout_kills_the_whole_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(dir.path(), "t.yaml", "- id: slow\n  input: wait\n  expected: ok\n  timeout_s: 1\n");
+    let pids = dir.path().join("pids");
+    std::fs::create_dir(&pids).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let output = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", "python3 fixtures/agents/stubborn_fork.py", "--out"])
+        .arg(&out)
+        .env("STUBBORN_PID_FILE", pids.join("child.pid")));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let line = &results(&out)[0];
+    assert_eq!(line["status"], "timeout");
+    assert_eq!(line["diagnosis"], "hit_cap");
+    assert_eq!(line["process"]["timed_out"], true);
+    let child = read_pid(&pids.join("child.pid"));
+    let parent = read_pid(&pids.join("parent.pid"));
+    assert!(dead(child), "grandchild {child} survived");
+    assert!(dead(parent), "agent {parent} survived");
+    let (_, lines) = run_misc(&agent("hang.sh"), dir.path(), &["--timeout", "1"]);
+    assert_eq!(lines[0]["status"], "timeout");
+}
+
+#[test]
+fn flooding_stdout_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, lines) = run_misc("python3 fixtures/agents/flood.py", dir.path(), &[]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(lines[0]["answer"], "done");
+    assert!(lines[0]["process"]["stdout_bytes"].as_u64().unwrap() > 100_000_000);
+}
+
+#[test]
+fn the_agent_never_sees_grading_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/spy.yaml", "--agent", "python3 fixtures/agents/spy.py", "--keep"])
+        .arg(&keep));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let received = std::fs::read_to_string(keep.join("spy_grading_fields/0/received.json")).unwrap();
+    assert!(received.contains("say ok"), "the input is shown: {received}");
+    assert!(received.contains("PROCTOR_OUTCOME"), "{received}");
+    assert!(!received.contains("canary"), "a grading field leaked: {received}");
+}
+
+#[test]
+fn interrupt_then_resume_completes_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    // Attempt 2 hangs while HANG is set; the others answer at once.
+    let cmd = "sh -c 'if [ -n \"$HANG\" ] && [ \"$PROCTOR_ATTEMPT\" = 2 ]; then sleep 600; fi; echo ok'";
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("proctor"));
+    first
+        .current_dir(root())
+        .args(["run", "--tasks", "fixtures/run/misc.yaml", "--attempts", "3", "--jobs", "1", "--agent", cmd, "--out"])
+        .arg(&out)
+        .env("HANG", "1");
+    let mut child = first
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(Instant::now() < deadline, "the first two attempts never finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let kept: Vec<u64> = results(&out).iter().map(|l| l["attempt"].as_u64().unwrap()).collect();
+    assert_eq!(kept, vec![0, 1]);
+    let resumed = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/misc.yaml", "--attempts", "3", "--jobs", "1", "--agent", cmd, "--resume", "--out"])
+        .arg(&out)
+        .args(["--format", "json"]));
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let attempts: Vec<u64> = results(&out).iter().map(|l| l["attempt"].as_u64().unwrap()).collect();
+    assert_eq!(attempts, vec![0, 1, 2]);
+    let s: Value = serde_json::from_str(&resumed.stdout).unwrap();
+    assert_eq!(s["attempts"], 3, "the summary covers the resumed attempts too");
+}
+
+/// What must agree between a sharded and an unsharded run.
+fn essence(lines: &[Value]) -> BTreeSet<String> {
+    lines
+        .iter()
+        .map(|l| {
+            serde_json::json!([l["task"], l["attempt"], l["passed"], l["reasons"], l["answer"], l["seed"], l["trajectory"]])
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn three_shards_merged_equal_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = ["run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "2", "--seed", "3", "--agent", "python3 fixtures/agents/refund_agent.py"];
+    let whole = dir.path().join("whole.jsonl");
+    assert_eq!(run(proctor().args(base).arg("--out").arg(&whole)).code, 0);
+    let mut shards = Vec::new();
+    for i in 1..=3 {
+        let path = dir.path().join(format!("shard{i}.jsonl"));
+        let o = run(proctor().args(base).args(["--shard", &format!("{i}/3"), "--out"]).arg(&path));
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        shards.push(path);
+    }
+    let merged = dir.path().join("all.jsonl");
+    let mut merge = proctor();
+    merge.arg("merge").args(&shards).arg(&shards[0]).arg("--out").arg(&merged);
+    merge.args(["--tasks", "fixtures/run/refunds.yaml", "--attempts", "2"]);
+    let o = run(&mut merge);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("exact duplicates dropped"), "{}", o.stderr);
+    assert_eq!(essence(&results(&merged)), essence(&results(&whole)));
+    assert_eq!(results(&merged).len(), results(&whole).len());
+}
+
+#[test]
+fn merge_refuses_other_task_files_and_lists_missing_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    assert_eq!(run_misc(&agent("minimal.sh"), dir.path(), &["--attempts", "3"]).0.code, 0);
+    std::fs::rename(dir.path().join("r.jsonl"), &a).unwrap();
+    let mut lines = std::fs::read_to_string(&a).unwrap();
+    lines = lines.lines().filter(|l| !l.contains("\"attempt\":1")).collect::<Vec<_>>().join("\n");
+    std::fs::write(&a, lines + "\n").unwrap();
+    let merged = dir.path().join("all.jsonl");
+    let o = run(proctor().arg("merge").arg(&a).arg("--out").arg(&merged));
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("missing task `trivial` [agent]: attempts 1"), "{}", o.stderr);
+    assert_eq!(results(&merged).len(), 2, "the merged file is still written");
+    let other = std::fs::read_to_string(&a).unwrap().replace("sha256:", "sha256:0");
+    std::fs::write(&b, other).unwrap();
+    let o = run(proctor().arg("merge").arg(&a).arg(&b).arg("--out").arg(dir.path().join("x.jsonl")));
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("refusing to merge"), "{}", o.stderr);
+    assert!(!dir.path().join("x.jsonl").exists());
+}
+
+#[test]
+fn bad_input_stops_before_any_agent_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, _) = run_misc("no-such-agent-binary", dir.path(), &[]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("`no-such-agent-binary` is not on PATH"), "{}", o.stderr);
+    let (o, _) = run_misc("./missing/agent.sh", dir.path(), &[]);
+    assert_eq!(o.code, 2);
+    for shard in ["0/3", "4/3", "x"] {
+        let (o, _) = run_misc(&agent("minimal.sh"), dir.path(), &["--shard", shard]);
+        assert_eq!(o.code, 2, "--shard {shard}");
+    }
+    let escape = write(dir.path(), "t.yaml", "- id: a\n  input: x\n  expected: y\n  files:\n    ../out.txt: x\n");
+    let o = run(proctor().args(["run", "--tasks"]).arg(&escape).args(["--agent", "true"]));
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("../out.txt"), "{}", o.stderr);
+}
+
+#[test]
+fn several_agents_get_a_grid() {
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/misc.yaml", "--format", "json"])
+        .args(["--agent", &format!("shell={}", agent("minimal.sh"))])
+        .args(["--agent", "python=python3 fixtures/agents/minimal.py"])
+        .args(["--agent", &format!("broken={}", agent("exit_nonzero.sh"))]));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let s: Value = serde_json::from_str(&output.stdout).unwrap();
+    assert_eq!(s["labels"], serde_json::json!(["broken", "python", "shell"]));
+    let rates: Vec<(String, f64)> = s["grid"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["label"].as_str().unwrap().to_owned(), c["pass_rate"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(
+        rates,
+        vec![("broken".into(), 0.0), ("python".into(), 1.0), ("shell".into(), 1.0)]
+    );
+}

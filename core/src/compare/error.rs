@@ -1,0 +1,64 @@
+//! Why two result files cannot be compared.
+
+use super::Side;
+
+/// Bad input for a comparison; each names the file (and the task and attempt where one line
+/// is at fault) so that the user can find it.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum CompareError {
+    /// Two agent versions in one file would be averaged into a version that never existed.
+    #[error(
+        "{side} {file}: results of several versions in one file: label {first} (task `{first_task}` attempt {first_attempt}) and label {second} (task `{task}` attempt {attempt}); compare one version per file"
+    )]
+    LabelMix {
+        side: Side,
+        file: String,
+        first: String,
+        first_task: String,
+        first_attempt: u64,
+        second: String,
+        task: String,
+        attempt: u64,
+    },
+    /// One file graded against two task files: its own numbers mean different things per task.
+    #[error(
+        "{side} {file}: results from different task files in one file: {first} and {second} (task `{task}` attempt {attempt})"
+    )]
+    DigestMix {
+        side: Side,
+        file: String,
+        first: String,
+        second: String,
+        task: String,
+        attempt: u64,
+    },
+    /// A task with the same id may ask something else under another task file.
+    #[error(
+        "OLD {old_file} and NEW {new_file} were graded against different task files ({old} vs {new}); pass --allow-different-tasks to compare the tasks they share"
+    )]
+    DifferentTasks {
+        old_file: String,
+        new_file: String,
+        old: String,
+        new: String,
+    },
+    /// Nothing to pair.
+    #[error("{side} {file} holds no result lines")]
+    Empty { side: Side, file: String },
+    /// No task has graded attempts in both files.
+    #[error(
+        "OLD {old_file} and NEW {new_file} share no task with graded attempts on both sides (OLD: {old_tasks}; NEW: {new_tasks})"
+    )]
+    NoSharedTask {
+        old_file: String,
+        new_file: String,
+        old_tasks: String,
+        new_tasks: String,
+    },
+    /// pass^k of a task could not be computed (cannot happen for counts built by a side).
+    #[error(transparent)]
+    Stats(#[from] crate::stats::StatsError),
+    /// A margin outside [0, 1) makes the verdict meaningless: Δ of pass rates lies in [−1, 1].
+    #[error("margin {0} is not in [0, 1)")]
+    Margin(f64),
+}

@@ -1,0 +1,266 @@
+//! One side of a comparison: a result file's attempts tallied per task, streaming.
+//!
+//! Memory grows with the number of tasks, never with the number of attempts, as in
+//! [`SummaryBuilder`](crate::summary::SummaryBuilder). Unlike a report, a side must hold one
+//! agent version graded against one task file, so the builder checks both as it goes.
+
+use super::CompareError;
+use crate::result::ResultLine;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Which of the two files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Old,
+    New,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Old => "OLD",
+            Side::New => "NEW",
+        })
+    }
+}
+
+/// Running counts for one task on one side.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskTally {
+    pub passed: u64,
+    pub failed: u64,
+    /// Attempts the judge could not decide: left out of `passed`/`failed`, counted here.
+    pub ungraded: u64,
+    /// All spend on the task, ungraded and failed attempts included; `None` if nothing priced.
+    pub spend_usd: Option<Decimal>,
+    pub tokens: u64,
+    pub unpriced_calls: u64,
+    /// Steps summed over passed attempts, for the mean steps of successful runs.
+    pub success_steps: u64,
+}
+
+impl TaskTally {
+    /// Graded attempts: the n of the task's pass rate.
+    pub fn graded(&self) -> u64 {
+        self.passed + self.failed
+    }
+
+    fn add(&mut self, line: &ResultLine) {
+        match line.passed {
+            Some(true) => {
+                self.passed += 1;
+                self.success_steps = self.success_steps.saturating_add(line.steps);
+            }
+            Some(false) => self.failed += 1,
+            None => self.ungraded += 1,
+        }
+        if let Some(usd) = line.cost.usd {
+            self.spend_usd = Some(self.spend_usd.unwrap_or_default() + usd);
+        }
+        self.tokens = self.tokens.saturating_add(line.cost.tokens);
+        self.unpriced_calls = self.unpriced_calls.saturating_add(line.cost.unpriced_calls);
+    }
+}
+
+/// Where a label or digest was first seen, for error messages.
+#[derive(Debug, Clone)]
+struct FirstSeen<T> {
+    value: T,
+    task: String,
+    attempt: u64,
+}
+
+/// Accumulates one result file.
+#[derive(Debug, Clone)]
+pub struct SideBuilder {
+    side: Side,
+    file: String,
+    label: Option<FirstSeen<Option<String>>>,
+    digest: Option<FirstSeen<String>>,
+    tasks: BTreeMap<String, TaskTally>,
+}
+
+/// One result file, tallied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideTally {
+    pub side: Side,
+    /// The file's name as the user gave it.
+    pub file: String,
+    /// The agent version (`label`) shared by every line; `None` when the lines carry none.
+    pub label: Option<String>,
+    /// The task-file digest shared by every line that records one.
+    pub task_digest: Option<String>,
+    pub tasks: BTreeMap<String, TaskTally>,
+}
+
+impl SideBuilder {
+    pub fn new(side: Side, file: impl Into<String>) -> Self {
+        SideBuilder {
+            side,
+            file: file.into(),
+            label: None,
+            digest: None,
+            tasks: BTreeMap::new(),
+        }
+    }
+
+    /// Adds one attempt. A second label, or a second task-file digest, is an error: one file
+    /// must hold one version graded against one task file. Lines without a digest (older
+    /// writers) are accepted and checked only by their label.
+    pub fn add(&mut self, line: &ResultLine) -> Result<(), CompareError> {
+        match &self.label {
+            None => {
+                self.label = Some(FirstSeen {
+                    value: line.label.clone(),
+                    task: line.task.clone(),
+                    attempt: line.attempt,
+                });
+            }
+            Some(first) if first.value != line.label => {
+                return Err(CompareError::LabelMix {
+                    side: self.side,
+                    file: self.file.clone(),
+                    first: show_label(&first.value),
+                    first_task: first.task.clone(),
+                    first_attempt: first.attempt,
+                    second: show_label(&line.label),
+                    task: line.task.clone(),
+                    attempt: line.attempt,
+                });
+            }
+            Some(_) => {}
+        }
+        if !line.task_digest.is_empty() {
+            match &self.digest {
+                None => {
+                    self.digest = Some(FirstSeen {
+                        value: line.task_digest.clone(),
+                        task: line.task.clone(),
+                        attempt: line.attempt,
+                    });
+                }
+                Some(first) if first.value != line.task_digest => {
+                    return Err(CompareError::DigestMix {
+                        side: self.side,
+                        file: self.file.clone(),
+                        first: first.value.clone(),
+                        second: line.task_digest.clone(),
+                        task: line.task.clone(),
+                        attempt: line.attempt,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        match self.tasks.get_mut(&line.task) {
+            Some(tally) => tally.add(line),
+            None => {
+                let mut tally = TaskTally::default();
+                tally.add(line);
+                self.tasks.insert(line.task.clone(), tally);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> SideTally {
+        SideTally {
+            side: self.side,
+            file: self.file,
+            label: self.label.and_then(|l| l.value),
+            task_digest: self.digest.map(|d| d.value),
+            tasks: self.tasks,
+        }
+    }
+}
+
+fn show_label(label: &Option<String>) -> String {
+    match label {
+        Some(l) => format!("{l:?}"),
+        None => "(none)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::Cost;
+
+    fn line(task: &str, attempt: u64, label: Option<&str>, passed: Option<bool>) -> ResultLine {
+        let mut l = ResultLine::parse(r#"{"task": "x", "passed": null}"#).unwrap();
+        l.task = task.to_owned();
+        l.attempt = attempt;
+        l.label = label.map(str::to_owned);
+        l.passed = passed;
+        l.steps = 3;
+        l.task_digest = "sha256:aa".to_owned();
+        l
+    }
+
+    #[test]
+    fn tallies_per_task_with_ungraded_apart() {
+        let mut b = SideBuilder::new(Side::Old, "old.jsonl");
+        b.add(&line("a", 0, Some("v1"), Some(true))).unwrap();
+        b.add(&line("a", 1, Some("v1"), Some(false))).unwrap();
+        b.add(&line("a", 2, Some("v1"), None)).unwrap();
+        let mut priced = line("b", 0, Some("v1"), Some(true));
+        priced.cost = Cost {
+            usd: Some(Decimal::new(15, 3)),
+            tokens: 100,
+            unpriced_calls: 1,
+            ..Cost::default()
+        };
+        b.add(&priced).unwrap();
+        let side = b.finish();
+        assert_eq!(side.label.as_deref(), Some("v1"));
+        assert_eq!(side.task_digest.as_deref(), Some("sha256:aa"));
+        let a = &side.tasks["a"];
+        assert_eq!((a.passed, a.failed, a.ungraded, a.graded()), (1, 1, 1, 2));
+        assert_eq!((a.success_steps, a.spend_usd), (3, None));
+        let b = &side.tasks["b"];
+        assert_eq!(
+            (b.spend_usd, b.tokens, b.unpriced_calls),
+            (Some(Decimal::new(15, 3)), 100, 1)
+        );
+    }
+
+    #[test]
+    fn a_label_mix_names_file_and_both_attempts() {
+        let mut b = SideBuilder::new(Side::New, "new.jsonl");
+        b.add(&line("a", 0, Some("v1"), Some(true))).unwrap();
+        let err = b.add(&line("c", 4, Some("v2"), Some(true))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "NEW new.jsonl: results of several versions in one file: label \"v1\" (task `a` attempt 0) and label \"v2\" (task `c` attempt 4); compare one version per file"
+        );
+        // A line without a label among labelled ones is a mix too.
+        let err = b.add(&line("c", 5, None, Some(true))).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("label (none) (task `c` attempt 5)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_digest_mix_is_refused_and_a_missing_digest_is_not() {
+        let mut b = SideBuilder::new(Side::Old, "old.jsonl");
+        b.add(&line("a", 0, None, Some(true))).unwrap();
+        let mut older = line("a", 1, None, Some(true));
+        older.task_digest.clear();
+        b.add(&older).unwrap();
+        let mut other = line("a", 2, None, Some(true));
+        other.task_digest = "sha256:bb".to_owned();
+        let err = b.add(&other).unwrap_err();
+        assert!(matches!(err, CompareError::DigestMix { .. }));
+        assert!(
+            err.to_string()
+                .contains("sha256:aa and sha256:bb (task `a` attempt 2)"),
+            "{err}"
+        );
+    }
+}

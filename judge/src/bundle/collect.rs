@@ -1,0 +1,321 @@
+//! Reading the sandbox into a [`Bundle`]: walking it without following symlinks,
+//! selecting files by `judge_files`, comparing with the seed, and spending the text
+//! budget.
+
+use super::seed::normalise_path;
+use super::{Bundle, BundleEntry, BundleError, BundleLimits, Content, FileStatus, Seed};
+use crate::hash::hex;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Checks `judge_files` patterns, so that a bad glob is reported before anything runs.
+pub fn validate_globs(patterns: &[String]) -> Result<(), BundleError> {
+    glob_set(patterns).map(|_| ())
+}
+
+/// `None` when no patterns were given: every file is selected. Patterns match the whole
+/// relative path, and `*` also crosses `/`, so `*.log` selects logs in any folder.
+fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, BundleError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = Glob::new(&normalise_path(pattern)).map_err(|e| BundleError::Glob {
+            pattern: pattern.clone(),
+            detail: e.kind().to_string(),
+        })?;
+        builder.add(glob);
+    }
+    builder.build().map(Some).map_err(|e| BundleError::Glob {
+        pattern: patterns.join(", "),
+        detail: e.to_string(),
+    })
+}
+
+/// What sits at a path in the sandbox, before reading.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    File,
+    Symlink,
+    Special,
+}
+
+/// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`.
+pub fn collect(
+    sandbox: Option<&Path>,
+    seed: &Seed,
+    judge_files: &[String],
+    limits: BundleLimits,
+) -> Result<Bundle, BundleError> {
+    let globs = glob_set(judge_files)?;
+    let selected = |path: &str| globs.as_ref().is_none_or(|set| set.is_match(path));
+    let Some(root) = sandbox else {
+        return Ok(Bundle {
+            sandbox: false,
+            globs: judge_files.to_vec(),
+            limits,
+            ..Bundle::default()
+        });
+    };
+
+    let mut found = BTreeMap::new();
+    walk(root, root, &mut found)?;
+    // Sandbox paths and deleted seed paths, sorted; a BTreeMap keeps the order.
+    let mut paths: BTreeMap<String, Option<Kind>> = found
+        .into_iter()
+        .filter(|(path, _)| selected(path))
+        .map(|(path, kind)| (path, Some(kind)))
+        .collect();
+    for (path, _) in seed.iter() {
+        if selected(path) {
+            paths.entry(path.to_owned()).or_insert(None);
+        }
+    }
+    let unlisted = paths.len().saturating_sub(limits.max_files);
+
+    let mut entries: Vec<BundleEntry> = Vec::new();
+    let mut prefixes: Vec<Option<Vec<u8>>> = Vec::new();
+    for (path, kind) in paths.into_iter().take(limits.max_files) {
+        let (entry, prefix) = read_entry(root, &path, kind, seed, limits.per_file);
+        entries.push(entry);
+        prefixes.push(prefix);
+    }
+    spend_budget(&mut entries, prefixes, limits.total);
+    Ok(Bundle {
+        sandbox: true,
+        globs: judge_files.to_vec(),
+        entries,
+        unlisted,
+        limits,
+    })
+}
+
+/// Lists every file under `dir`, recursing into real directories only.
+fn walk(root: &Path, dir: &Path, found: &mut BTreeMap<String, Kind>) -> Result<(), BundleError> {
+    let failed = |source| BundleError::Sandbox {
+        path: dir.to_owned(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(failed)? {
+        let entry = entry.map_err(failed)?;
+        let path = entry.path();
+        // `file_type` does not follow symlinks.
+        let kind = entry.file_type().map_err(failed)?;
+        let relative = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if kind.is_dir() {
+            walk(root, &path, found)?;
+        } else if kind.is_symlink() {
+            found.insert(relative, Kind::Symlink);
+        } else if kind.is_file() {
+            found.insert(relative, Kind::File);
+        } else {
+            found.insert(relative, Kind::Special);
+        }
+    }
+    Ok(())
+}
+
+/// One entry, with the first `per_file` bytes of a regular file (for text detection
+/// and display); the hash covers the whole file.
+fn read_entry(
+    root: &Path,
+    path: &str,
+    kind: Option<Kind>,
+    seed: &Seed,
+    per_file: usize,
+) -> (BundleEntry, Option<Vec<u8>>) {
+    let seeded = seed.get(path);
+    let status = |sha256: &str| match seeded {
+        None => FileStatus::Added,
+        Some(file) if file.sha256 == sha256 => FileStatus::Unchanged,
+        Some(_) => FileStatus::Modified,
+    };
+    let full = root.join(path);
+    let entry = |size, sha256: String, content| BundleEntry {
+        path: path.to_owned(),
+        status: status(&sha256),
+        size,
+        sha256,
+        content,
+    };
+    match kind {
+        None => {
+            let file = seeded.cloned().unwrap_or_else(|| super::SeedFile {
+                size: 0,
+                sha256: String::new(),
+            });
+            let gone = BundleEntry {
+                path: path.to_owned(),
+                status: FileStatus::Deleted,
+                size: file.size,
+                sha256: file.sha256,
+                content: Content::Gone,
+            };
+            (gone, None)
+        }
+        Some(Kind::Symlink) => {
+            let target = std::fs::read_link(&full)
+                .map(|t| t.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let sha = crate::hash::sha256_hex(target.as_bytes());
+            (entry(target.len() as u64, sha, Content::Symlink { target }), None)
+        }
+        Some(Kind::Special) => (entry(0, String::new(), Content::Special), None),
+        Some(Kind::File) => match hash_with_prefix(&full, per_file) {
+            Ok((size, sha, prefix)) => {
+                if is_text(&prefix, size) {
+                    let placeholder = Content::Text {
+                        text: String::new(),
+                        hidden: 0,
+                    };
+                    (entry(size, sha, placeholder), Some(prefix))
+                } else {
+                    (entry(size, sha, Content::Binary), None)
+                }
+            }
+            Err(e) => (
+                entry(0, String::new(), Content::Unreadable(e.to_string())),
+                None,
+            ),
+        },
+    }
+}
+
+/// Size, SHA-256 and the first `keep` bytes, in one pass over the file.
+fn hash_with_prefix(path: &Path, keep: usize) -> std::io::Result<(u64, String, Vec<u8>)> {
+    let mut file = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut prefix = Vec::new();
+    let mut size = 0u64;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        let chunk = &buffer[..read];
+        hasher.update(chunk);
+        if prefix.len() < keep {
+            let room = keep - prefix.len();
+            prefix.extend_from_slice(&chunk[..room.min(read)]);
+        }
+        size += read as u64;
+    }
+    Ok((size, hex(&hasher.finalize()), prefix))
+}
+
+/// Text means UTF-8 without NUL bytes. Only the prefix is looked at; a prefix cut in the
+/// middle of a character still counts as text.
+fn is_text(prefix: &[u8], size: u64) -> bool {
+    if prefix.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(prefix) {
+        Ok(_) => true,
+        // An incomplete character at the end is fine only where the prefix was cut.
+        Err(e) => e.error_len().is_none() && (prefix.len() as u64) < size,
+    }
+}
+
+/// Fills in the text of text entries. The total budget goes first to added and modified
+/// files, then to unchanged ones, each group in path order: what the agent wrote matters
+/// most. Cuts fall on character boundaries.
+fn spend_budget(entries: &mut [BundleEntry], prefixes: Vec<Option<Vec<u8>>>, total: usize) {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].status == FileStatus::Unchanged);
+    let mut prefixes = prefixes;
+    let mut left = total;
+    for i in order {
+        let Some(prefix) = prefixes[i].take() else {
+            continue;
+        };
+        let entry = &mut entries[i];
+        if left == 0 && !prefix.is_empty() {
+            entry.content = Content::OverBudget;
+            continue;
+        }
+        let valid = match std::str::from_utf8(&prefix) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let mut cut = valid.len().min(left);
+        while !valid.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        left -= cut;
+        entry.content = Content::Text {
+            text: valid[..cut].to_owned(),
+            hidden: entry.size - cut as u64,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_detection() {
+        assert!(is_text(b"hello", 5));
+        assert!(is_text(b"", 0));
+        assert!(!is_text(b"a\0b", 3));
+        assert!(!is_text(&[0xff, 0xfe], 2));
+        // "é" is 0xc3 0xa9: cut after the first byte of a longer file, still text.
+        assert!(is_text(&[b'a', 0xc3], 3));
+        // The same bytes as the whole file are not valid text.
+        assert!(!is_text(&[b'a', 0xc3], 2));
+    }
+
+    #[test]
+    fn budget_prefers_changed_files_and_cuts_on_char_boundaries() {
+        let text_entry = |path: &str, status, size| BundleEntry {
+            path: path.into(),
+            status,
+            size,
+            sha256: String::new(),
+            content: Content::Text {
+                text: String::new(),
+                hidden: 0,
+            },
+        };
+        let mut entries = vec![
+            text_entry("a.txt", FileStatus::Unchanged, 4),
+            text_entry("b.txt", FileStatus::Added, 4),
+        ];
+        let prefixes = vec![Some(b"aaaa".to_vec()), Some("bé!".as_bytes().to_vec())];
+        spend_budget(&mut entries, prefixes, 2);
+        // "b" (1 byte) fits, "é" (2 bytes) would cross the budget of 2.
+        assert_eq!(
+            entries[1].content,
+            Content::Text {
+                text: "b".into(),
+                hidden: 3
+            }
+        );
+        assert_eq!(
+            entries[0].content,
+            Content::Text {
+                text: "a".into(),
+                hidden: 3
+            }
+        );
+    }
+
+    #[test]
+    fn bad_globs_name_the_pattern() {
+        let err = validate_globs(&["logs/[".to_owned()]).unwrap_err();
+        assert!(err.to_string().contains("\"logs/[\""), "{err}");
+        assert!(validate_globs(&["*.log".to_owned()]).is_ok());
+    }
+}

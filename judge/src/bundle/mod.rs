@@ -1,0 +1,110 @@
+//! The end-state bundle: what the judge sees of the sandbox after the run. Every file
+//! (or those matching `judge_files`), sorted by path, with its status against the seed,
+//! size and SHA-256; text shown up to per-file and total limits with explicit
+//! truncation markers; binary files, symlinks and special files listed, never sent.
+
+mod collect;
+mod error;
+mod render;
+mod seed;
+
+pub use collect::{collect, validate_globs};
+pub use error::BundleError;
+pub use render::render;
+pub(crate) use render::fenced;
+pub use seed::{Seed, SeedFile};
+
+use std::fmt;
+
+/// How much of the sandbox goes into one prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BundleLimits {
+    /// The most bytes of one file's text that are shown.
+    pub per_file: usize,
+    /// The most bytes of text shown across all files.
+    pub total: usize,
+    /// The most files listed; the rest are counted.
+    pub max_files: usize,
+}
+
+impl Default for BundleLimits {
+    fn default() -> Self {
+        BundleLimits {
+            per_file: 20_000,
+            total: 100_000,
+            max_files: 500,
+        }
+    }
+}
+
+/// A file's state after the run compared with the seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileStatus {
+    Added,
+    Modified,
+    Unchanged,
+    Deleted,
+}
+
+impl FileStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileStatus::Added => "added",
+            FileStatus::Modified => "modified",
+            FileStatus::Unchanged => "unchanged",
+            FileStatus::Deleted => "deleted",
+        }
+    }
+}
+
+impl fmt::Display for FileStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What the judge is shown of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Text, possibly cut: `hidden` bytes at the end are not shown.
+    Text { text: String, hidden: u64 },
+    /// Text, but the total limit was spent on earlier files.
+    OverBudget,
+    /// Not UTF-8 text (or contains NUL bytes): listed only.
+    Binary,
+    /// A symbolic link, never followed (it could point outside the sandbox).
+    Symlink { target: String },
+    /// A FIFO, socket or device: never opened.
+    Special,
+    /// The file could not be read; the reason.
+    Unreadable(String),
+    /// Deleted: only the seed's size and hash are known.
+    Gone,
+}
+
+/// One listed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleEntry {
+    /// Relative to the sandbox, `/`-separated.
+    pub path: String,
+    pub status: FileStatus,
+    /// For deleted files, the seed's size and hash.
+    pub size: u64,
+    pub sha256: String,
+    pub content: Content,
+}
+
+/// The files the judge sees.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bundle {
+    /// False when there was no sandbox to read (offline grading without a workdir).
+    pub sandbox: bool,
+    /// The `judge_files` globs that selected the files; empty for all files.
+    pub globs: Vec<String>,
+    /// Sorted by path.
+    pub entries: Vec<BundleEntry>,
+    /// Files beyond `max_files`, counted but not listed.
+    pub unlisted: usize,
+    /// The limits the bundle was cut with, for the markers.
+    pub limits: BundleLimits,
+}

@@ -1,0 +1,125 @@
+//! Why a model call failed, and whether trying again could help.
+
+use std::time::Duration;
+
+/// A failed model call. Messages name the provider and URL, never a key.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ClientError {
+    #[error("{provider}: no API key; set {variable}")]
+    MissingKey {
+        provider: String,
+        variable: &'static str,
+    },
+    #[error("{provider}: authentication failed (HTTP {status}) at {url}; set {variable} to a valid key")]
+    Auth {
+        provider: String,
+        status: u16,
+        url: String,
+        variable: &'static str,
+    },
+    #[error("{provider}: HTTP {status} from {url}: {body}")]
+    Status {
+        provider: String,
+        status: u16,
+        url: String,
+        /// The start of the response body, for the message.
+        body: String,
+        /// What the server asked us to wait (`retry-after-ms` or `retry-after`).
+        retry_after: Option<Duration>,
+    },
+    #[error("{provider}: no answer from {url} within {timeout:?}")]
+    Timeout {
+        provider: String,
+        url: String,
+        timeout: Duration,
+    },
+    #[error("{provider}: cannot reach {url}: {detail}")]
+    Unreachable {
+        provider: String,
+        url: String,
+        detail: String,
+    },
+    #[error("{provider}: malformed response from {url}: {detail}")]
+    Malformed {
+        provider: String,
+        url: String,
+        detail: String,
+    },
+    #[error("{provider}: cannot set up the HTTP client: {detail}")]
+    Setup { provider: String, detail: String },
+    #[error("{last} (gave up after {attempts} attempts)")]
+    GaveUp {
+        attempts: u32,
+        last: Box<ClientError>,
+    },
+}
+
+impl ClientError {
+    /// True for failures that another attempt may not repeat: rate limits (429), server
+    /// errors (5xx), request timeouts (408 and our own), and connection failures.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ClientError::Status { status, .. } => {
+                *status == 408 || *status == 429 || (500..600).contains(status)
+            }
+            ClientError::Timeout { .. } | ClientError::Unreachable { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// The wait the server asked for, if it asked.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ClientError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// True when the server answered but not in its API's shape: a problem with this one
+    /// answer, which leaves the run ungraded rather than stopping the evaluation.
+    pub fn is_malformed(&self) -> bool {
+        match self {
+            ClientError::Malformed { .. } => true,
+            ClientError::GaveUp { last, .. } => last.is_malformed(),
+            _ => false,
+        }
+    }
+
+    /// True when no key was configured: a usage error, not an outage.
+    pub fn is_missing_key(&self) -> bool {
+        matches!(self, ClientError::MissingKey { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16) -> ClientError {
+        ClientError::Status {
+            provider: "p".into(),
+            status: code,
+            url: "u".into(),
+            body: String::new(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn retries_rate_limits_and_server_errors_only() {
+        for code in [408, 429, 500, 502, 503, 529] {
+            assert!(status(code).is_retryable(), "{code}");
+        }
+        for code in [400, 404, 422] {
+            assert!(!status(code).is_retryable(), "{code}");
+        }
+        let auth = ClientError::Auth {
+            provider: "anthropic".into(),
+            status: 401,
+            url: "u".into(),
+            variable: "ANTHROPIC_API_KEY",
+        };
+        assert!(!auth.is_retryable());
+        assert!(auth.to_string().contains("set ANTHROPIC_API_KEY"));
+    }
+}

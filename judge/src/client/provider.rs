@@ -1,0 +1,113 @@
+//! The providers proctor can talk to, and how to build a client for one.
+
+use super::{AnthropicClient, ClientError, ModelClient, OpenAiClient};
+use crate::secret::ApiKey;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A judge API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// OpenAI Chat Completions, and servers that speak it (vLLM, Ollama, LM Studio,
+    /// OpenRouter) through a base URL.
+    OpenAi,
+}
+
+impl Provider {
+    /// The name used on the command line, in provenance and in cassette keys.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAi => "openai",
+        }
+    }
+
+    /// The environment variable holding this provider's API key.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            Provider::Anthropic => AnthropicClient::KEY_VARIABLE,
+            Provider::OpenAi => OpenAiClient::KEY_VARIABLE,
+        }
+    }
+
+    /// Whether a call can go out without a key: local OpenAI-compatible servers need none.
+    pub fn key_required(self) -> bool {
+        matches!(self, Provider::Anthropic)
+    }
+
+    /// Builds this provider's HTTP client.
+    pub fn client(self, options: ClientOptions) -> Result<Arc<dyn ModelClient>, ClientError> {
+        Ok(match self {
+            Provider::Anthropic => Arc::new(AnthropicClient::new(options)?),
+            Provider::OpenAi => Arc::new(OpenAiClient::new(options)?),
+        })
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Provider {
+    type Err = String;
+
+    /// Accepts `anthropic`, and `openai` (alias `openai-compatible`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "anthropic" => Ok(Provider::Anthropic),
+            "openai" | "openai-compatible" => Ok(Provider::OpenAi),
+            other => Err(format!(
+                "unknown judge provider {other:?}; expected anthropic or openai"
+            )),
+        }
+    }
+}
+
+/// What an HTTP client needs besides the request.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Defaults to the provider's public API.
+    pub base_url: Option<String>,
+    pub api_key: Option<ApiKey>,
+    /// The limit on one request, connection and body included.
+    pub timeout: Duration,
+}
+
+impl ClientOptions {
+    /// Options with the provider's key read from its environment variable.
+    pub fn from_env(provider: Provider, base_url: Option<String>, timeout: Duration) -> Self {
+        ClientOptions {
+            base_url,
+            api_key: ApiKey::from_env(provider.key_variable()),
+            timeout,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_and_aliases() {
+        assert_eq!("anthropic".parse(), Ok(Provider::Anthropic));
+        assert_eq!("OpenAI".parse(), Ok(Provider::OpenAi));
+        assert_eq!("openai-compatible".parse(), Ok(Provider::OpenAi));
+        let err = "gemini".parse::<Provider>().unwrap_err();
+        assert!(err.contains("\"gemini\""), "{err}");
+    }
+
+    #[test]
+    fn names_the_key_variables() {
+        assert_eq!(Provider::Anthropic.key_variable(), "ANTHROPIC_API_KEY");
+        assert_eq!(Provider::OpenAi.key_variable(), "OPENAI_API_KEY");
+        assert!(Provider::Anthropic.key_required());
+        assert!(!Provider::OpenAi.key_required());
+    }
+}

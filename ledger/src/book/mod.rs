@@ -1,0 +1,22 @@
+//! The ledger (DESIGN 6.3): a CSV file with one row per attempt, role and model, only
+//! ever appended to.
+
+mod append;
+mod columns;
+mod error;
+mod from_result;
+mod guard;
+mod key;
+mod read;
+mod row;
+
+pub use append::{AppendReport, LedgerBatch, append_rows};
+pub use columns::{Col, LEDGER_COLUMNS, LEDGER_FORMAT};
+pub use error::LedgerError;
+pub use from_result::{RowContext, rows_of_result};
+pub use guard::{guard, unguard};
+pub use read::{LedgerReader, RawRow};
+pub use row::{LedgerRow, csv_writer, write_header};
+
+pub(crate) use key::attempt_key;
+pub(crate) use read::parse_u64;
