@@ -22,6 +22,9 @@ pub enum Command {
     Run(crate::commands::run::RunArgs),
     /// Join the result files of shards into one.
     Merge(crate::commands::merge::MergeArgs),
+    /// The cost ledger: add results, report cost per success over time, re-price.
+    #[command(subcommand)]
+    Ledger(crate::commands::ledger::LedgerCommand),
 }
 
 /// How a summary is printed.
@@ -70,6 +73,15 @@ pub struct GradeArgs {
     /// Grade without a judge: runs of tasks with a rubric are reported ungraded.
     #[arg(long)]
     pub no_judge: bool,
+    /// Price files laid over the built-in prices, in order (proctor TOML or LiteLLM JSON).
+    #[arg(long = "prices", value_name = "FILE")]
+    pub prices: Vec<PathBuf>,
+    /// Append one row per attempt, role and model to this ledger (CSV).
+    #[arg(long, value_name = "L.csv")]
+    pub ledger: Option<PathBuf>,
+    /// The suite name in ledger rows (default: the task folder's name, or the task file's).
+    #[arg(long, value_name = "NAME", requires = "ledger")]
+    pub suite: Option<String>,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }

@@ -17,6 +17,8 @@ pub struct OutcomeRecord {
     /// From `attempt` or `run`; `None` means "number it in file order".
     pub attempt: Option<u64>,
     pub outcome: Outcome,
+    /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
+    pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
 }
 
 /// A line that could not be used, with why.
@@ -28,7 +30,7 @@ pub struct BadLine {
 
 #[derive(Debug)]
 pub enum Item {
-    Record(OutcomeRecord),
+    Record(Box<OutcomeRecord>),
     Bad(BadLine),
 }
 
@@ -79,12 +81,13 @@ impl OutcomeLog {
                 continue;
             }
             return Ok(Some(match parse_line(text, self.task_key.as_deref()) {
-                Ok((task, attempt, outcome)) => Item::Record(OutcomeRecord {
+                Ok((task, attempt, outcome, time)) => Item::Record(Box::new(OutcomeRecord {
                     line: self.line,
                     task,
                     attempt,
                     outcome,
-                }),
+                    time,
+                })),
                 Err(message) => Item::Bad(BadLine {
                     line: self.line,
                     message,
@@ -94,10 +97,14 @@ impl OutcomeLog {
     }
 }
 
-fn parse_line(
-    text: &str,
-    task_key: Option<&str>,
-) -> Result<(String, Option<u64>, Outcome), String> {
+type ParsedLine = (
+    String,
+    Option<u64>,
+    Outcome,
+    Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+);
+
+fn parse_line(text: &str, task_key: Option<&str>) -> Result<ParsedLine, String> {
     let object: Map<String, Value> = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(object)) => object,
         Ok(other) => return Err(format!("expected a JSON object, found {}", kind_of(&other))),
@@ -131,5 +138,6 @@ fn parse_line(
         })?),
     };
     let outcome = Outcome::from_json(&object).map_err(|e| e.to_string())?;
-    Ok((task, attempt, outcome))
+    let time = proctor_ledger::time::time_of(&object);
+    Ok((task, attempt, outcome, time))
 }

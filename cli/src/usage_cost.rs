@@ -1,18 +1,77 @@
-//! Tokens and cost of an outcome's usage records.
+//! Tokens and cost of an attempt's usage records, priced at the attempt's time.
 //!
-//! Prices are not applied yet, so every model call is counted as unpriced: its cost
-//! is unknown, never 0, and cost per success in USD stays empty.
+//! The price table is the default compiled into the binary, overlaid with each
+//! `--prices FILE` in order (proctor TOML or LiteLLM JSON). A call is priced at its own
+//! time when its usage object records one, else at the outcome line's `timestamp`,
+//! `recorded_at`, `started_at` or `created_at`, else at the time the command started.
+//! Calls with no price are counted as unpriced: their cost is unknown, never 0.
 
+use anyhow::Context;
+use jiff::Timestamp;
 use proctor_core::result::Cost;
-use proctor_ledger::{UsageError, normalise_all};
+use proctor_ledger::prices::{PriceTable, load_price_file};
+use proctor_ledger::pricing::{CostError, price_attempt};
 use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
-pub fn cost_of(usage: &[Value]) -> Result<Cost, UsageError> {
-    let records = normalise_all(usage)?;
-    Ok(Cost {
-        usd: None,
-        tokens: records.iter().map(|r| r.tokens.total()).sum(),
-        unpriced_calls: records.len() as u64,
-        ..Cost::default()
-    })
+/// The price table of one command, and the time it started.
+#[derive(Debug)]
+pub struct Pricer {
+    table: PriceTable,
+    now: Timestamp,
+}
+
+impl Pricer {
+    /// The default table overlaid with `files`, in order; a bad file is bad input (exit 2)
+    /// naming its line and column.
+    pub fn load(files: &[PathBuf]) -> anyhow::Result<Pricer> {
+        let mut table = PriceTable::builtin();
+        for file in files {
+            table.override_with(load_price_file(file)?);
+        }
+        Ok(Pricer {
+            table,
+            now: Timestamp::now(),
+        })
+    }
+
+    /// The time the command started: the price time of outcomes that record none.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// The table in use.
+    pub fn table(&self) -> &PriceTable {
+        &self.table
+    }
+
+    /// The cost of one attempt's agent and judge usage, at `at` (else now).
+    pub fn cost(
+        &self,
+        agent: &[Value],
+        judge: &[Value],
+        at: Option<Timestamp>,
+    ) -> Result<Cost, CostError> {
+        price_attempt(&self.table, agent, judge, at.unwrap_or(self.now))
+    }
+}
+
+impl Pricer {
+    /// Tokens counted, every call unpriced: for usage whose time could not be read.
+    pub fn unpriced_cost(&self, agent: &[Value]) -> Result<Cost, CostError> {
+        price_attempt(&PriceTable::empty(), agent, &[], self.now)
+    }
+}
+
+/// The cost of an agent's usage with the default prices, at the current time.
+pub fn cost_of(usage: &[Value]) -> Result<Cost, CostError> {
+    static DEFAULT: OnceLock<PriceTable> = OnceLock::new();
+    let table = DEFAULT.get_or_init(PriceTable::builtin);
+    price_attempt(table, usage, &[], Timestamp::now())
+}
+
+/// Reads `--prices` files up front so that a bad one stops the command before any work.
+pub fn load_pricer(files: &[PathBuf]) -> anyhow::Result<Pricer> {
+    Pricer::load(files).context("cannot use --prices")
 }

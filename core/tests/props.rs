@@ -191,19 +191,24 @@ mod compare {
         .unwrap()
     }
 
-    /// 1..30 tasks, each with 1..=8 graded attempts and 0..=n passes.
-    fn suite() -> impl Strategy<Value = Vec<(u64, u64)>> {
-        prop::collection::vec((1u64..=8).prop_flat_map(|n| (Just(n), 0..=n)), 1..30)
+    /// (graded attempts, passes) of each task.
+    type Counts = Vec<(u64, u64)>;
+
+    /// One task: 1..=8 graded attempts and 0..=n passes.
+    fn task() -> impl Strategy<Value = (u64, u64)> {
+        (1u64..=8).prop_flat_map(|n| (Just(n), 0..=n))
     }
 
-    /// Two versions of one suite: same tasks, independent counts.
-    fn two_versions() -> impl Strategy<Value = (Vec<(u64, u64)>, Vec<(u64, u64)>)> {
+    /// 1..30 tasks.
+    fn suite() -> impl Strategy<Value = Counts> {
+        prop::collection::vec(task(), 1..30)
+    }
+
+    /// Two versions of one suite: same tasks, independent counts (and attempt numbers).
+    fn two_versions() -> impl Strategy<Value = (Counts, Counts)> {
         suite().prop_flat_map(|old| {
             let len = old.len();
-            (
-                Just(old),
-                prop::collection::vec((1u64..=8).prop_flat_map(|n| (Just(n), 0..=n)), len),
-            )
+            (Just(old), prop::collection::vec(task(), len))
         })
     }
 

@@ -1,6 +1,7 @@
 //! `proctor grade`: grade recorded outcomes offline, streaming.
 
 use crate::args::GradeArgs;
+use crate::commands::ledger::LedgerRows;
 use crate::outcome_log::{Item, OutcomeLog};
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
@@ -24,6 +25,11 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             task.source.display()
         );
     }
+    let pricer = usage_cost::load_pricer(&args.prices)?;
+    let mut ledger = match &args.ledger {
+        Some(path) => Some(LedgerRows::new(path, &args, &pricer)?),
+        None => None,
+    };
     let mut log = OutcomeLog::open(&args.outcomes, args.task_key.clone())?;
     let mut writer = args.out.as_deref().map(ResultWriter::create).transpose()?;
     let mut summary = SummaryBuilder::new();
@@ -63,7 +69,18 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         };
         let verdict = task.rubric.as_ref().map(|_| &not_judged);
         let graded = grade(task, &record.outcome, workdir, verdict);
-        let cost = match usage_cost::cost_of(&record.outcome.usage) {
+        let time = match &record.time {
+            Ok(time) => Ok(*time),
+            Err(e) => {
+                problems.report(format!("{log_name}:{}: usage not priced: {e}", record.line));
+                Err(())
+            }
+        };
+        let counted = match time {
+            Ok(time) => pricer.cost(&record.outcome.usage, &[], time),
+            Err(()) => pricer.unpriced_cost(&record.outcome.usage),
+        };
+        let cost = match counted {
             Ok(cost) => cost,
             Err(e) => {
                 problems.report(format!(
@@ -85,10 +102,16 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         if let Some(writer) = writer.as_mut() {
             writer.write(&line)?;
         }
+        if let Some(ledger) = ledger.as_mut() {
+            ledger.push(&line)?;
+        }
         summary.add(&line);
     }
     if let Some(writer) = writer {
         writer.finish()?;
+    }
+    if let Some(ledger) = ledger {
+        ledger.commit()?;
     }
     let summary = summary
         .finish(args.summary.k)

@@ -45,7 +45,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
     let flushed = out.flush();
     match (result, flushed) {
         (Ok(report), Ok(())) => {
-            std::fs::rename(&temporary, &args.out).map_err(|e| infrastructure(args.out.display(), e))?;
+            std::fs::rename(&temporary, &args.out)
+                .map_err(|e| infrastructure(args.out.display(), e))?;
             finish(&args, report)
         }
         (Err(error), _) => {
@@ -60,7 +61,10 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
 }
 
 fn temporary_path(out: &Path) -> PathBuf {
-    let mut name = out.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".partial");
     out.with_file_name(name)
 }
@@ -75,9 +79,14 @@ struct MergeReport {
     suite_tasks: Vec<String>,
 }
 
-fn merge_into(args: &MergeArgs, suite: Option<&Suite>, out: &mut impl Write) -> anyhow::Result<MergeReport> {
+fn merge_into(
+    args: &MergeArgs,
+    suite: Option<&Suite>,
+    out: &mut impl Write,
+) -> anyhow::Result<MergeReport> {
     let mut report = MergeReport::default();
-    let mut digest: Option<(String, PathBuf)> = suite.map(|s| (s.digest.clone(), args.tasks.clone().unwrap_or_default()));
+    let mut digest: Option<(String, PathBuf)> =
+        suite.map(|s| (s.digest.clone(), args.tasks.clone().unwrap_or_default()));
     let mut hashes: HashMap<Key, [u8; 32]> = HashMap::new();
     for_each_result(
         &args.results,
@@ -96,7 +105,11 @@ fn merge_into(args: &MergeArgs, suite: Option<&Suite>, out: &mut impl Write) -> 
             }
             let text = line.to_json();
             let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-            let key = (line.label.clone().unwrap_or_default(), line.task.clone(), line.attempt);
+            let key = (
+                line.label.clone().unwrap_or_default(),
+                line.task.clone(),
+                line.attempt,
+            );
             match hashes.get(&key) {
                 Some(existing) if *existing == hash => report.duplicates += 1,
                 Some(_) => report.conflicts.push(format!(
@@ -104,7 +117,11 @@ fn merge_into(args: &MergeArgs, suite: Option<&Suite>, out: &mut impl Write) -> 
                     path.display(),
                     key.1,
                     key.2,
-                    if key.0.is_empty() { String::new() } else { format!(" [{}]", key.0) }
+                    if key.0.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{}]", key.0)
+                    }
                 )),
                 None => {
                     writeln!(out, "{text}").map_err(|e| infrastructure("merged output", e))?;
@@ -121,7 +138,12 @@ fn merge_into(args: &MergeArgs, suite: Option<&Suite>, out: &mut impl Write) -> 
         },
         |bad| {
             report.bad_lines += 1;
-            eprintln!("proctor: skipped {}:{}: {}", bad.path.display(), bad.line, bad.message);
+            eprintln!(
+                "proctor: skipped {}:{}: {}",
+                bad.path.display(),
+                bad.line,
+                bad.message
+            );
         },
     )?;
     if let Some(suite) = suite {
@@ -148,8 +170,15 @@ fn finish(args: &MergeArgs, report: MergeReport) -> anyhow::Result<()> {
             .map(|a| a.to_string())
             .collect();
         if !absent.is_empty() {
-            let who = if label.is_empty() { String::new() } else { format!(" [{label}]") };
-            missing.push(format!("task `{task}`{who}: attempts {}", absent.join(", ")));
+            let who = if label.is_empty() {
+                String::new()
+            } else {
+                format!(" [{label}]")
+            };
+            missing.push(format!(
+                "task `{task}`{who}: attempts {}",
+                absent.join(", ")
+            ));
         }
     }
     for task in &report.suite_tasks {

@@ -2,8 +2,9 @@
 
 pub mod compare;
 mod grade;
-mod report;
+pub mod ledger;
 pub mod merge;
+mod report;
 pub mod run;
 
 use crate::args::Command;
@@ -15,5 +16,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Ledger(command) => ledger::run(command),
     }
 }

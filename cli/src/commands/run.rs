@@ -92,7 +92,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .map(|(i, _)| i)
         .collect();
     if tasks.is_empty() && args.shard.is_none() {
-        bail!("no task of {} matches --only {:?}", args.tasks.display(), args.only);
+        bail!(
+            "no task of {} matches --only {:?}",
+            args.tasks.display(),
+            args.only
+        );
     }
     if !args.no_judge
         && let Some(&i) = tasks.iter().find(|&&i| suite.tasks[i].rubric.is_some())
@@ -106,7 +110,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let jobs = args
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64)) as usize;
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
+        as usize;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -131,7 +136,9 @@ async fn execute(
 ) -> anyhow::Result<()> {
     let mut summary = SummaryBuilder::new();
     let done = match (&args.out, args.resume) {
-        (Some(out), true) if out.exists() => previous_results(out, &suite, &agents, &tasks, &mut summary)?,
+        (Some(out), true) if out.exists() => {
+            previous_results(out, &suite, &agents, &tasks, &mut summary)?
+        }
         _ => HashSet::new(),
     };
     let planned = plan(&tasks, agents.len(), args.attempts, &done);
@@ -181,7 +188,9 @@ async fn execute(
             }
             Err(error) => {
                 infrastructure_errors += 1;
-                progress.note(&format!("proctor: an attempt failed inside proctor: {error}"));
+                progress.note(&format!(
+                    "proctor: an attempt failed inside proctor: {error}"
+                ));
             }
         }
     }
@@ -202,7 +211,9 @@ async fn execute(
         ))
         .into());
     }
-    let summary = summary.finish(args.summary.k).context("cannot compute pass@k")?;
+    let summary = summary
+        .finish(args.summary.k)
+        .context("cannot compute pass@k")?;
     let title = format!("run {}", args.tasks.display());
     render::print_summary(args.summary.format, &title, &summary)?;
     if infrastructure_errors > 0 {
@@ -223,8 +234,15 @@ fn previous_results(
     tasks: &[usize],
     summary: &mut SummaryBuilder,
 ) -> anyhow::Result<HashSet<(usize, usize, u64)>> {
-    let agent_index: HashMap<&str, usize> = agents.iter().enumerate().map(|(i, a)| (a.name.as_str(), i)).collect();
-    let task_index: HashMap<&str, usize> = tasks.iter().map(|&i| (suite.tasks[i].id.as_str(), i)).collect();
+    let agent_index: HashMap<&str, usize> = agents
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.name.as_str(), i))
+        .collect();
+    let task_index: HashMap<&str, usize> = tasks
+        .iter()
+        .map(|&i| (suite.tasks[i].id.as_str(), i))
+        .collect();
     let mut done = HashSet::new();
     let mut bad = 0usize;
     for_each_result(

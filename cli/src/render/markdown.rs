@@ -50,12 +50,14 @@ pub fn render(title: &str, s: &Summary) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "**Pass rate {}** (95% CI {}), {} of {} graded attempts; cost per success {} ({} unpriced calls); aborted share {}.",
+        "**Pass rate {}** (95% CI {}), {} of {} graded attempts; cost per success {} (agent {}, judge {}; {} unpriced calls); aborted share {}.",
         rate(s.pass_rate),
         interval(s.pass_rate_ci),
         s.passed,
         s.passed + s.failed,
         usd(s.cost_per_success.usd),
+        usd(s.cost_per_success.agent_usd),
+        usd(s.cost_per_success.judge_usd),
         s.unpriced_calls,
         rate(s.aborted_share)
     );
@@ -116,6 +118,7 @@ pub fn render(title: &str, s: &Summary) -> String {
         vec![format!("pass@{k}"), rate(s.pass_at_k)],
         vec![format!("pass^{k}"), rate(s.pass_hat_k)],
         vec!["always pass".to_owned(), rate(s.always_pass)],
+        vec!["total cost".to_owned(), usd(s.total_cost.usd)],
         vec![
             "cost per success (tokens)".to_owned(),
             s.cost_per_success

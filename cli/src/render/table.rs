@@ -89,8 +89,10 @@ pub fn render(title: &str, s: &Summary) -> String {
         vec![
             "cost per success".to_owned(),
             format!(
-                "{} ({} unpriced calls), {tokens} tokens",
+                "{} (agent {}, judge {}; {} unpriced calls), {tokens} tokens",
                 usd(s.cost_per_success.usd),
+                usd(s.cost_per_success.agent_usd),
+                usd(s.cost_per_success.judge_usd),
                 s.unpriced_calls
             ),
         ],

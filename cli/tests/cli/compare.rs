@@ -506,6 +506,12 @@ fn ungraded_attempts_are_left_out_and_reported() {
         notes.contains("proctor: note: ungraded attempts left out"),
         "{notes}"
     );
+    // The pull-request comment carries the same notes.
+    let markdown = compare(&old, &new, &["--format", "markdown"]);
+    let tmp = dir.path().display().to_string();
+    insta::with_settings!({filters => vec![(tmp.as_str(), "[TMP]")]}, {
+        insta::assert_snapshot!("compare_markdown_with_notes", markdown.stdout);
+    });
 }
 
 #[test]

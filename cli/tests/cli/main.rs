@@ -1,5 +1,7 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
 mod common;
+mod compare;
 mod grade;
+mod ledger;
 mod run;

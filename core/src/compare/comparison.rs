@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use serde::Serialize;
 
-/// The default `--margin`: a drop of up to 5 points may hide behind "no regression".
+/// The default `--margin`: a drop of up to 5 percentage points may hide behind "no regression".
 pub const DEFAULT_MARGIN: f64 = 0.05;
 
 /// How far the two files may differ.
@@ -141,13 +141,6 @@ pub struct Comparison {
     pub mean_steps_success_delta: Option<f64>,
     /// Sorted by task id.
     pub per_task: Vec<PairedTask>,
-}
-
-impl Comparison {
-    /// The tasks with this change, in id order.
-    pub fn tasks_with(&self, change: Change) -> impl Iterator<Item = &PairedTask> {
-        self.per_task.iter().filter(move |t| t.change == change)
-    }
 }
 
 /// Compares two tallied files.

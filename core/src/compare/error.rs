@@ -7,30 +7,27 @@ use super::Side;
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub enum CompareError {
     /// Two agent versions in one file would be averaged into a version that never existed.
+    /// `first` and `second` name each label with the task and attempt where it was seen.
     #[error(
-        "{side} {file}: results of several versions in one file: label {first} (task `{first_task}` attempt {first_attempt}) and label {second} (task `{task}` attempt {attempt}); compare one version per file"
+        "{side} {file}: results of several versions in one file: {first} and {second}; compare one version per file"
     )]
     LabelMix {
         side: Side,
         file: String,
         first: String,
-        first_task: String,
-        first_attempt: u64,
         second: String,
-        task: String,
-        attempt: u64,
     },
     /// One file graded against two task files: its own numbers mean different things per task.
     #[error(
-        "{side} {file}: results from different task files in one file: {first} and {second} (task `{task}` attempt {attempt})"
+        "{side} {file}: results from different task files in one file: {first} and {second} ({at})"
     )]
     DigestMix {
         side: Side,
         file: String,
         first: String,
         second: String,
-        task: String,
-        attempt: u64,
+        /// The task and attempt of the first line with the second digest.
+        at: String,
     },
     /// A task with the same id may ask something else under another task file.
     #[error(

@@ -124,12 +124,8 @@ impl SideBuilder {
                 return Err(CompareError::LabelMix {
                     side: self.side,
                     file: self.file.clone(),
-                    first: show_label(&first.value),
-                    first_task: first.task.clone(),
-                    first_attempt: first.attempt,
-                    second: show_label(&line.label),
-                    task: line.task.clone(),
-                    attempt: line.attempt,
+                    first: seen(&first.value, &first.task, first.attempt),
+                    second: seen(&line.label, &line.task, line.attempt),
                 });
             }
             Some(_) => {}
@@ -149,8 +145,7 @@ impl SideBuilder {
                         file: self.file.clone(),
                         first: first.value.clone(),
                         second: line.task_digest.clone(),
-                        task: line.task.clone(),
-                        attempt: line.attempt,
+                        at: format!("task `{}` attempt {}", line.task, line.attempt),
                     });
                 }
                 Some(_) => {}
@@ -178,11 +173,13 @@ impl SideBuilder {
     }
 }
 
-fn show_label(label: &Option<String>) -> String {
-    match label {
+/// "label \"v1\" (task `a` attempt 0)", for a label-mix message.
+fn seen(label: &Option<String>, task: &str, attempt: u64) -> String {
+    let label = match label {
         Some(l) => format!("{l:?}"),
         None => "(none)".to_owned(),
-    }
+    };
+    format!("label {label} (task `{task}` attempt {attempt})")
 }
 
 #[cfg(test)]

@@ -92,15 +92,12 @@ fn one_attempt_uses_mcnemar_which_equals_the_sign_flip_p() {
 fn sign_flip_equals_mcnemar_for_every_small_k1_pattern() {
     for regressed in 0..=6u64 {
         for fixed in 0..=6u64 {
-            let n = (regressed + fixed + 2) as usize;
-            let mut old = vec![1u64; n];
-            let mut new = vec![1u64; n];
-            for i in 0..regressed as usize {
-                new[i] = 0;
-            }
-            for i in regressed as usize..(regressed + fixed) as usize {
-                old[i] = 0;
-            }
+            // `regressed` tasks 1 → 0, then `fixed` tasks 0 → 1, then two tied passes.
+            let (r, f) = (regressed as usize, fixed as usize);
+            let old: Vec<u64> = (0..r + f + 2)
+                .map(|i| u64::from(!(r..r + f).contains(&i)))
+                .collect();
+            let new: Vec<u64> = (0..r + f + 2).map(|i| u64::from(i >= r)).collect();
             let c = run(&old, &new, 1);
             let m = c.mcnemar.unwrap();
             assert!(

@@ -64,7 +64,7 @@ pub enum Rule {
 
 impl Rule {
     /// A short stable description used in reports, e.g.
-    /// `refund before check_eligibility (same args)`.
+    /// `refund only after check_eligibility (same args)`.
     #[must_use]
     pub fn describe(&self) -> String {
         match self {
@@ -73,10 +73,10 @@ impl Rule {
                 requires,
                 same,
             } => match same {
-                None => format!("{tool} before {requires}"),
-                Some(Same::Args) => format!("{tool} before {requires} (same args)"),
+                None => format!("{tool} only after {requires}"),
+                Some(Same::Args) => format!("{tool} only after {requires} (same args)"),
                 Some(Same::Keys(keys)) => {
-                    format!("{tool} before {requires} (same {})", keys.join(", "))
+                    format!("{tool} only after {requires} (same {})", keys.join(", "))
                 }
             },
             Rule::AtMost {
@@ -160,15 +160,15 @@ mod tests {
         let cases = [
             (
                 json!({"before": "refund", "requires": "check_eligibility", "same": "args"}),
-                "refund before check_eligibility (same args)",
+                "refund only after check_eligibility (same args)",
             ),
             (
                 json!({"before": "refund", "requires": "check", "same": ["order_id", "sku"]}),
-                "refund before check (same order_id, sku)",
+                "refund only after check (same order_id, sku)",
             ),
             (
                 json!({"before": "refund", "requires": "check"}),
-                "refund before check",
+                "refund only after check",
             ),
             (json!({"at_most": 2, "tool": "search"}), "at most 2 search"),
             (

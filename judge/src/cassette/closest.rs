@@ -1,6 +1,8 @@
 //! Finding the recorded request nearest to a missed one, and saying how they differ: a
 //! miss is usually one changed field (a new model, an edited template, a changed file in
-//! the bundle), and naming it saves a debugging session.
+//! the bundle), and naming it saves a debugging session. Fence names are masked before
+//! comparing: they derive from the whole content, so they differ whenever anything does,
+//! and would hide where the real change is.
 
 use super::{CanonicalRequest, Recording};
 use std::path::Path;
@@ -51,8 +53,9 @@ fn similarity(a: &CanonicalRequest, b: &CanonicalRequest) -> f64 {
             .iter()
             .zip(&b.messages)
             .map(|(x, y)| {
-                let common = common_prefix(&x.content, &y.content);
-                let longest = x.content.len().max(y.content.len()).max(1);
+                let (x_text, y_text) = (mask_fences(&x.content), mask_fences(&y.content));
+                let common = common_prefix(&x_text, &y_text);
+                let longest = x_text.len().max(y_text.len()).max(1);
                 same(x.role == y.role) * common as f64 / longest as f64
             })
             .sum::<f64>()
@@ -102,13 +105,19 @@ fn differences(wanted: &CanonicalRequest, found: &CanonicalRequest) -> Vec<Strin
         ));
     } else {
         for (index, (a, b)) in wanted.messages.iter().zip(&found.messages).enumerate() {
-            if a != b {
-                let at = common_prefix(&a.content, &b.content);
-                let line = a.content[..at].matches('\n').count() + 1;
+            if a.role != b.role {
+                out.push(format!("messages[{index}] role"));
+                continue;
+            }
+            // Fence names differ whenever anything does: not worth reporting on their own.
+            let (a_text, b_text) = (mask_fences(&a.content), mask_fences(&b.content));
+            if a_text != b_text {
+                let at = common_prefix(&a_text, &b_text);
+                let line = a_text[..at].matches('\n').count() + 1;
                 out.push(format!(
-                    "messages[{index}] from byte {at} (line {line}): wanted {:?}, recorded {:?}",
-                    snippet(&a.content, at),
-                    snippet(&b.content, at)
+                    "messages[{index}] at line {line}: wanted {:?}, recorded {:?}",
+                    snippet(&a_text, at),
+                    snippet(&b_text, at)
                 ));
             }
         }
@@ -116,6 +125,31 @@ fn differences(wanted: &CanonicalRequest, found: &CanonicalRequest) -> Vec<Strin
     if out.is_empty() {
         out.push("nothing (the file is named for another key)".to_owned());
     }
+    out
+}
+
+/// `DATA-` and 16 hex digits, the fence names of [`crate::prompt::choose_fence`],
+/// replaced by `DATA-*`.
+fn mask_fences(text: &str) -> String {
+    const PREFIX: &str = "DATA-";
+    const DIGITS: usize = 16;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PREFIX) {
+        let after = &rest[at + PREFIX.len()..];
+        let is_fence = after.len() >= DIGITS
+            && after.as_bytes()[..DIGITS]
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
+        out.push_str(&rest[..at + PREFIX.len()]);
+        if is_fence {
+            out.push('*');
+            rest = &after[DIGITS..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -136,6 +170,15 @@ fn snippet(text: &str, at: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn masks_fence_names_only() {
+        assert_eq!(
+            mask_fences("<<<DATA-0123456789abcdef\nx\nDATA-0123456789abcdef>>>"),
+            "<<<DATA-*\nx\nDATA-*>>>"
+        );
+        assert_eq!(mask_fences("DATA-xyz and DATA-0123"), "DATA-xyz and DATA-0123");
+    }
 
     #[test]
     fn common_prefix_respects_characters() {

@@ -117,7 +117,11 @@ pub fn append_rows(ledger: &Path, rows: &[LedgerRow]) -> Result<AppendReport, Le
 }
 
 fn tmp_error(e: std::io::Error) -> LedgerError {
-    LedgerError::io(Path::new("<temporary file>"), "cannot write pending ledger rows", e)
+    LedgerError::io(
+        Path::new("<temporary file>"),
+        "cannot write pending ledger rows",
+        e,
+    )
 }
 
 /// Remembers the last byte read, to know whether the file ends with a line end.
@@ -173,8 +177,7 @@ fn append_locked(file: &mut File, path: &Path, pending: File) -> Result<AppendRe
     if empty {
         write_header(&mut chunk).map_err(|e| write_error(path, e.into()))?;
     } else if needs_line_end {
-        file.write_all(b"\n")
-            .map_err(|e| write_error(path, e))?;
+        file.write_all(b"\n").map_err(|e| write_error(path, e))?;
     }
     let mut report = AppendReport::default();
     let mut rows = LedgerReader::new(Path::new("<pending rows>"), BufReader::new(pending))?;

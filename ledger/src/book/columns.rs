@@ -88,8 +88,7 @@ impl Columns {
     /// Maps a header; the error names the first missing required column.
     pub fn from_header<'h>(header: impl Iterator<Item = &'h [u8]>) -> Result<Columns, String> {
         let names: Vec<&[u8]> = header.collect();
-        let index: HashMap<&[u8], usize> =
-            names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let index: HashMap<&[u8], usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         let mut at = [None; 21];
         for (i, name) in LEDGER_COLUMNS.iter().enumerate() {
             at[i] = index.get(name.as_bytes()).copied();
@@ -120,7 +119,10 @@ mod tests {
 
     #[test]
     fn headers_map_by_name_in_any_order() {
-        let mut names: Vec<&[u8]> = LEDGER_COLUMNS[..REQUIRED].iter().map(|c| c.as_bytes()).collect();
+        let mut names: Vec<&[u8]> = LEDGER_COLUMNS[..REQUIRED]
+            .iter()
+            .map(|c| c.as_bytes())
+            .collect();
         names.reverse();
         let cols = Columns::from_header(names.into_iter()).unwrap();
         assert_eq!(cols.get(Col::RecordedAt), Some(16));
@@ -134,7 +136,11 @@ mod tests {
 
     #[test]
     fn a_missing_required_column_is_named() {
-        let err = Columns::from_header(LEDGER_COLUMNS[1..].iter().map(|c| c.as_bytes())).unwrap_err();
-        assert!(err.starts_with("the header has no column `recorded_at`"), "{err}");
+        let err =
+            Columns::from_header(LEDGER_COLUMNS[1..].iter().map(|c| c.as_bytes())).unwrap_err();
+        assert!(
+            err.starts_with("the header has no column `recorded_at`"),
+            "{err}"
+        );
     }
 }

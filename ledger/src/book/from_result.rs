@@ -27,12 +27,15 @@ pub struct RowContext<'a> {
 /// model and no calls, so that it counts as a run. A line written before costs were
 /// stored has its usage read again for the tokens, and stays unpriced.
 pub fn rows_of_result(line: &ResultLine, ctx: &RowContext<'_>) -> Vec<LedgerRow> {
-    let recorded_at = [line.cost.priced_at.as_deref(), line.timings.started_at.as_deref()]
-        .into_iter()
-        .flatten()
-        .find_map(parse_time_text)
-        .unwrap_or(ctx.fallback_time)
-        .to_string();
+    let recorded_at = [
+        line.cost.priced_at.as_deref(),
+        line.timings.started_at.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(parse_time_text)
+    .unwrap_or(ctx.fallback_time)
+    .to_string();
     let base = LedgerRow {
         recorded_at,
         run_id: ctx.run_id.to_owned(),

@@ -235,8 +235,12 @@ impl<'r> RawRow<'r> {
     /// `recorded_at` as a time.
     pub fn recorded_at(&self) -> Result<Timestamp, LedgerError> {
         let text = self.text(Col::RecordedAt)?;
-        parse_time_text(text)
-            .ok_or_else(|| self.error(Col::RecordedAt, format!("expected an RFC 3339 time, found {text:?}")))
+        parse_time_text(text).ok_or_else(|| {
+            self.error(
+                Col::RecordedAt,
+                format!("expected an RFC 3339 time, found {text:?}"),
+            )
+        })
     }
 
     /// The token columns, checked: the 1-hour writes may not exceed all writes.
@@ -304,9 +308,14 @@ impl<'r> RawRow<'r> {
             Some(v) if v <= FORMAT_VERSION => Ok(()),
             Some(_) => Err(self.error(
                 Col::Format,
-                format!("{text:?} is newer than this proctor reads ({LEDGER_FORMAT}); upgrade proctor"),
+                format!(
+                    "{text:?} is newer than this proctor reads ({LEDGER_FORMAT}); upgrade proctor"
+                ),
             )),
-            None => Err(self.error(Col::Format, format!("{text:?} is not a proctor ledger format"))),
+            None => Err(self.error(
+                Col::Format,
+                format!("{text:?} is not a proctor ledger format"),
+            )),
         }
     }
 }

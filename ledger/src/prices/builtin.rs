@@ -32,7 +32,13 @@ mod tests {
         let table = PriceTable::builtin();
         assert!(table.len() >= 20, "{} rows", table.len());
         for row in table.rows() {
-            assert!(row.source.as_deref().is_some_and(|s| s.starts_with("https://")), "{}", row.id);
+            assert!(
+                row.source
+                    .as_deref()
+                    .is_some_and(|s| s.starts_with("https://")),
+                "{}",
+                row.id
+            );
             assert!(row.checked.is_some(), "{}", row.id);
             assert!(row.effective.is_some(), "{}", row.id);
         }

@@ -23,7 +23,11 @@ use std::path::Path;
 const MILLION: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
 
 /// Service tiers and the suffix of their per-token prices.
-const TIERS: [(&str, &str); 3] = [("batch", "_batches"), ("flex", "_flex"), ("priority", "_priority")];
+const TIERS: [(&str, &str); 3] = [
+    ("batch", "_batches"),
+    ("flex", "_flex"),
+    ("priority", "_priority"),
+];
 
 /// Reads a LiteLLM price file; `path` names the file in messages.
 pub(crate) fn parse_litellm(text: &str, path: &Path) -> Result<Vec<PriceRow>, PriceError> {
@@ -97,9 +101,9 @@ impl Entry<'_> {
     fn per_million(&self, field: &str) -> Result<Option<Decimal>, PriceError> {
         let price = match self.entry.get(field) {
             None | Some(Value::Null) => return Ok(None),
-            Some(Value::Number(n)) => n.as_f64().and_then(|f| {
-                Price::parse(&format!("{f}")).filter(|_| f.is_finite())
-            }),
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .and_then(|f| Price::parse(&format!("{f}")).filter(|_| f.is_finite())),
             Some(Value::String(s)) => Price::parse(s),
             Some(_) => None,
         };
@@ -189,7 +193,10 @@ impl Entry<'_> {
                 let n = k
                     .strip_prefix("input_cost_per_token_above_")?
                     .strip_suffix("k_tokens")?;
-                Some((n.parse::<u64>().ok()? * 1000, &k["input_cost_per_token_above_".len()..]))
+                Some((
+                    n.parse::<u64>().ok()? * 1000,
+                    &k["input_cost_per_token_above_".len()..],
+                ))
             })
             .collect();
         thresholds.sort();
@@ -257,19 +264,34 @@ mod tests {
         let p = s.prices;
         let text = |d: Decimal| d.to_string();
         assert_eq!(
-            [p.input, p.cache_read, p.cache_write_5m, p.cache_write_1h, p.output].map(text),
+            [
+                p.input,
+                p.cache_read,
+                p.cache_write_5m,
+                p.cache_write_1h,
+                p.output
+            ]
+            .map(text),
             ["3", "0.3", "3.75", "6", "15"]
         );
         let long = s.long_context.unwrap();
         assert_eq!(long.above, 200_000);
         assert_eq!(
-            [long.prices.input, long.prices.cache_read, long.prices.output].map(text),
+            [
+                long.prices.input,
+                long.prices.cache_read,
+                long.prices.output
+            ]
+            .map(text),
             ["6", "0.6", "22.5"]
         );
         assert_eq!(s.service_tiers["batch"].to_string(), "0.5");
         assert_eq!(s.origin, "l.json:3");
         let g = &rows[1];
-        assert_eq!((g.provider.as_str(), g.model.as_str()), ("google", "gemini-2.5-flash"));
+        assert_eq!(
+            (g.provider.as_str(), g.model.as_str()),
+            ("google", "gemini-2.5-flash")
+        );
     }
 
     #[test]

@@ -16,7 +16,10 @@ pub fn canonical_provider(name: &str) -> String {
         | "google_ai_studio" | "googleai" => "google",
         "azure" | "azure.ai.openai" | "az.ai.openai" | "azure_openai" | "azure_ai" => "azure",
         "aws.bedrock" | "bedrock" | "bedrock_converse" => "bedrock",
-        "gcp.vertex_ai" | "vertex_ai" | "vertexai" | "vertex_ai-language-models"
+        "gcp.vertex_ai"
+        | "vertex_ai"
+        | "vertexai"
+        | "vertex_ai-language-models"
         | "vertex_ai-anthropic_models" => "vertex_ai",
         _ => return lower,
     };
@@ -96,11 +99,21 @@ mod tests {
             model_candidates("claude-sonnet-4-5-20250929"),
             ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5"]
         );
-        assert_eq!(model_candidates("gpt-4o-2024-08-06"), ["gpt-4o-2024-08-06", "gpt-4o"]);
-        assert_eq!(model_candidates("models/Gemini-2.5-Pro"), ["models/gemini-2.5-pro", "gemini-2.5-pro"]);
+        assert_eq!(
+            model_candidates("gpt-4o-2024-08-06"),
+            ["gpt-4o-2024-08-06", "gpt-4o"]
+        );
+        assert_eq!(
+            model_candidates("models/Gemini-2.5-Pro"),
+            ["models/gemini-2.5-pro", "gemini-2.5-pro"]
+        );
         assert_eq!(
             model_candidates("anthropic/claude-opus-4-1@20250805"),
-            ["anthropic/claude-opus-4-1@20250805", "claude-opus-4-1@20250805", "claude-opus-4-1"]
+            [
+                "anthropic/claude-opus-4-1@20250805",
+                "claude-opus-4-1@20250805",
+                "claude-opus-4-1"
+            ]
         );
         assert_eq!(model_candidates("gpt-5-mini"), ["gpt-5-mini"]);
         assert_eq!(model_candidates("my-org/finetune"), ["my-org/finetune"]);

@@ -58,7 +58,10 @@ impl fmt::Display for Unpriced {
                 provider: Some(p),
                 model,
             } => write!(f, "no price for model `{model}` of provider `{p}`"),
-            Unpriced::UnknownModel { provider: None, model } => {
+            Unpriced::UnknownModel {
+                provider: None,
+                model,
+            } => {
                 write!(f, "no price for model `{model}`")
             }
             Unpriced::AmbiguousProvider { model, providers } => write!(
@@ -70,7 +73,10 @@ impl fmt::Display for Unpriced {
                 write!(f, "the call is older than the first price row `{first}`")
             }
             Unpriced::UnknownServiceTier { price_id, tier } => {
-                write!(f, "row `{price_id}` has no multiplier for service tier `{tier}`")
+                write!(
+                    f,
+                    "row `{price_id}` has no multiplier for service tier `{tier}`"
+                )
             }
         }
     }

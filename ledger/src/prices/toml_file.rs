@@ -166,7 +166,10 @@ pub(crate) fn parse_toml(text: &str, path: &Path) -> Result<Vec<PriceRow>, Price
         };
         if let Some(line) = ids.insert(id.clone(), row_line) {
             let span = r.id.as_ref().map_or(span.clone(), Spanned::span);
-            return Err(at(span, format!("row id `{id}` is also used on line {line}")));
+            return Err(at(
+                span,
+                format!("row id `{id}` is also used on line {line}"),
+            ));
         }
         let mut aliases = Vec::with_capacity(r.aliases.len());
         for alias in &r.aliases {
@@ -252,7 +255,9 @@ fn check_format(format: &str) -> Result<(), String> {
     let version = format
         .strip_prefix(FORMAT_PREFIX)
         .and_then(|v| v.parse::<u32>().ok())
-        .ok_or_else(|| format!("format {format:?} is not a proctor price table ({PRICES_FORMAT})"))?;
+        .ok_or_else(|| {
+            format!("format {format:?} is not a proctor price table ({PRICES_FORMAT})")
+        })?;
     if version > FORMAT_VERSION {
         return Err(format!(
             "format {format:?} is newer than this proctor reads ({PRICES_FORMAT}); upgrade proctor"
@@ -292,12 +297,20 @@ long_context = { above = 200000, input = "6", output = "22.50" }
         assert_eq!(r.provider, "anthropic");
         assert_eq!(r.aliases, ["claude-sonnet-4-5-20250929"]);
         assert_eq!(r.prices.cache_read.to_string(), "0.3");
-        assert_eq!(r.prices.cache_write_1h.to_string(), "3.75", "1h defaults to 5m");
+        assert_eq!(
+            r.prices.cache_write_1h.to_string(),
+            "3.75",
+            "1h defaults to 5m"
+        );
         assert_eq!(r.prices.output.to_string(), "15");
         assert_eq!(r.service_tiers["batch"].to_string(), "0.5");
         let long = r.long_context.unwrap();
         assert_eq!(long.above, 200_000);
-        assert_eq!(long.prices.cache_read.to_string(), "6", "defaults to the long input");
+        assert_eq!(
+            long.prices.cache_read.to_string(),
+            "6",
+            "defaults to the long input"
+        );
         assert_eq!(r.origin, "p.toml:2");
     }
 
@@ -352,7 +365,10 @@ output = 2
         ];
         for (text, expected) in cases {
             let err = parse(text).unwrap_err();
-            assert!(err.starts_with(expected), "{err:?} should start with {expected:?}");
+            assert!(
+                err.starts_with(expected),
+                "{err:?} should start with {expected:?}"
+            );
         }
     }
 
@@ -372,9 +388,17 @@ output = 2
             parse(&twice).unwrap_err()
         );
         let ids = row("m", "2026-01-01", "id = \"x\"\n") + &row("n", "2026-01-01", "id = \"x\"\n");
-        assert!(parse(&ids).unwrap_err().contains("row id `x` is also used on line 1"));
+        assert!(
+            parse(&ids)
+                .unwrap_err()
+                .contains("row id `x` is also used on line 1")
+        );
         let aliases = row("m", "2026-01-01", "aliases = [\"z\"]\n")
             + &row("n", "2026-01-01", "aliases = [\"z\"]\n");
-        assert!(parse(&aliases).unwrap_err().contains("alias `z` names both `m` and `n`"));
+        assert!(
+            parse(&aliases)
+                .unwrap_err()
+                .contains("alias `z` names both `m` and `n`")
+        );
     }
 }

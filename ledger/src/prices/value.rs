@@ -56,7 +56,8 @@ impl<'de> de::Deserialize<'de> for Price {
                 Ok(Price(Decimal::from(v)))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Price, E> {
-                Price::from_f64(v).ok_or_else(|| E::custom(format!("expected {EXPECTED}, found {v}")))
+                Price::from_f64(v)
+                    .ok_or_else(|| E::custom(format!("expected {EXPECTED}, found {v}")))
             }
         }
         deserializer.deserialize_any(PriceVisitor)
@@ -78,7 +79,10 @@ mod tests {
         assert_eq!(text(Price::parse("3e-06")), Some("0.000003".into()));
         assert_eq!(text(Price::from_f64(3e-06)), Some("0.000003".into()));
         assert_eq!(text(Price::from_f64(1.25e-7)), Some("0.000000125".into()));
-        assert_eq!(text(Price::from_f64(0.1 + 0.2)), Some("0.30000000000000004".into()));
+        assert_eq!(
+            text(Price::from_f64(0.1 + 0.2)),
+            Some("0.30000000000000004".into())
+        );
         assert_eq!(text(Price::parse("0")), Some("0".into()));
         assert_eq!(text(Price::parse("-0")), Some("0".into()));
     }

@@ -15,7 +15,12 @@ pub(crate) fn utc_day(cell: &[u8]) -> Option<Date> {
 }
 
 fn fast_utc_day(b: &[u8]) -> Option<Date> {
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':'
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
     {
         return None;
     }
@@ -24,7 +29,9 @@ fn fast_utc_day(b: &[u8]) -> Option<Date> {
     }
     let fraction = &b[19..b.len() - 1];
     if !fraction.is_empty()
-        && (fraction[0] != b'.' || fraction.len() < 2 || !fraction[1..].iter().all(u8::is_ascii_digit))
+        && (fraction[0] != b'.'
+            || fraction.len() < 2
+            || !fraction[1..].iter().all(u8::is_ascii_digit))
     {
         return None;
     }
@@ -47,9 +54,15 @@ mod tests {
     #[test]
     fn fast_and_general_forms_agree() {
         assert_eq!(utc_day(b"2026-11-23T09:01:00Z"), Some(date(2026, 11, 23)));
-        assert_eq!(utc_day(b"2026-11-23T09:01:00.123Z"), Some(date(2026, 11, 23)));
+        assert_eq!(
+            utc_day(b"2026-11-23T09:01:00.123Z"),
+            Some(date(2026, 11, 23))
+        );
         assert_eq!(fast_utc_day(b"2026-12-31T23:30:00-02:00"), None);
-        assert_eq!(utc_day(b"2026-12-31T23:30:00-02:00"), Some(date(2027, 1, 1)));
+        assert_eq!(
+            utc_day(b"2026-12-31T23:30:00-02:00"),
+            Some(date(2027, 1, 1))
+        );
     }
 
     #[test]
@@ -65,6 +78,10 @@ mod tests {
             assert_eq!(fast_utc_day(bad), None, "{}", String::from_utf8_lossy(bad));
         }
         assert_eq!(utc_day(b"2026-02-30T00:00:00Z"), None);
-        assert_eq!(utc_day(b"2026-11-23"), Some(date(2026, 11, 23)), "a bare date is midnight UTC");
+        assert_eq!(
+            utc_day(b"2026-11-23"),
+            Some(date(2026, 11, 23)),
+            "a bare date is midnight UTC"
+        );
     }
 }

@@ -90,7 +90,12 @@ mod tests {
         let all: GroupBy = "suite, model,label".parse().unwrap();
         assert!(all.label && all.model && all.suite);
         assert_eq!("".parse::<GroupBy>().unwrap(), GroupBy::default());
-        assert!("agent".parse::<GroupBy>().unwrap_err().contains("\"agent\""));
+        assert!(
+            "agent"
+                .parse::<GroupBy>()
+                .unwrap_err()
+                .contains("\"agent\"")
+        );
     }
 
     #[test]

@@ -19,4 +19,6 @@ mod write;
 pub use group::{GroupBy, GroupKey};
 pub use period::Period;
 pub use rollup::{Report, ReportOptions, ReportRow, Totals, build_report};
-pub use write::{RATE_DECIMALS, USD_DECIMALS, report_cells, report_columns, rounded, write_report_csv};
+pub use write::{
+    RATE_DECIMALS, USD_DECIMALS, report_cells, report_columns, rounded, write_report_csv,
+};

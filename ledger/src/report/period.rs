@@ -1,7 +1,7 @@
 //! Report periods: UTC days, ISO weeks (`%G-W%V`, Monday to Sunday) and calendar months.
 
-use jiff::civil::{Date, ISOWeekDate, Weekday};
 use jiff::ToSpan;
+use jiff::civil::{Date, ISOWeekDate, Weekday};
 use std::fmt;
 use std::str::FromStr;
 
@@ -66,7 +66,9 @@ impl FromStr for Period {
             "day" => Ok(Period::Day),
             "week" => Ok(Period::Week),
             "month" => Ok(Period::Month),
-            other => Err(format!("unknown period {other:?} (expected day, week or month)")),
+            other => Err(format!(
+                "unknown period {other:?} (expected day, week or month)"
+            )),
         }
     }
 }
@@ -118,7 +120,11 @@ mod tests {
         let mut d = date(2023, 12, 20);
         while d < date(2028, 1, 10) {
             let start = Period::Week.start_of(d);
-            assert_eq!(Period::Week.name(start), d.strftime("%G-W%V").to_string(), "{d}");
+            assert_eq!(
+                Period::Week.name(start),
+                d.strftime("%G-W%V").to_string(),
+                "{d}"
+            );
             assert_eq!(start.weekday(), Weekday::Monday);
             assert!(start <= d && d <= Period::Week.end_of(start));
             d = d.tomorrow().unwrap();

@@ -102,7 +102,11 @@ pub fn build_report<R: Read>(
             continue;
         }
         group_bytes.clear();
-        for (on, col) in [(by.label, Col::Label), (by.model, Col::Model), (by.suite, Col::Suite)] {
+        for (on, col) in [
+            (by.label, Col::Label),
+            (by.model, Col::Model),
+            (by.suite, Col::Suite),
+        ] {
             if on {
                 group_bytes.extend_from_slice(row.bytes(col));
             }
@@ -112,7 +116,11 @@ pub fn build_report<R: Read>(
             Some(g) => *g,
             None => {
                 let text = |on: bool, col: Col| -> Result<String, LedgerError> {
-                    Ok(if on { row.text(col)?.to_owned() } else { String::new() })
+                    Ok(if on {
+                        row.text(col)?.to_owned()
+                    } else {
+                        String::new()
+                    })
                 };
                 keys.push(GroupKey {
                     label: text(by.label, Col::Label)?,

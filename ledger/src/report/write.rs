@@ -46,9 +46,12 @@ pub fn report_columns(report: &Report) -> Vec<&'static str> {
 /// A decimal rounded for output, without trailing zeros; empty when unknown.
 pub fn rounded(value: Option<Decimal>, decimals: u32) -> String {
     value.map_or_else(String::new, |v| {
-        v.round_dp_with_strategy(decimals, rust_decimal::RoundingStrategy::MidpointNearestEven)
-            .normalize()
-            .to_string()
+        v.round_dp_with_strategy(
+            decimals,
+            rust_decimal::RoundingStrategy::MidpointNearestEven,
+        )
+        .normalize()
+        .to_string()
     })
 }
 

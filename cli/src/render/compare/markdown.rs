@@ -2,7 +2,8 @@
 //! the full per-task table folds away under `<details>`.
 
 use super::{
-    attempts, counts, metric_rows, notes, ordered, side_name, signed, tests_line, verdict_line,
+    attempts, counts, metric_rows, notes, ordered, power_line, side_name, signed, tests_line,
+    verdict_line,
 };
 use proctor_core::compare::{Change, Comparison, PairedTask};
 use std::fmt::Write;
@@ -80,9 +81,10 @@ pub fn render(c: &Comparison) -> String {
     );
     let _ = writeln!(
         out,
-        "**Δ pass rate {}** ({ci}). Verdict: **{}**. {}.",
+        "**Δ pass rate {}** ({ci}). Verdict: **{}**. {}. {}.",
         signed(Some(c.delta.estimate)),
         verdict_line(c),
+        capitalise(&power_line(c)),
         capitalise(&tests_line(c))
     );
     let _ = writeln!(out);
@@ -104,15 +106,13 @@ pub fn render(c: &Comparison) -> String {
     }
     let _ = writeln!(out);
     out.push_str(&table(&metric_rows(c)));
-    let notes = notes(c);
+    let notes: Vec<String> = notes(c)
+        .iter()
+        .map(|n| format!("> {}\n", cell(n)))
+        .collect();
     if !notes.is_empty() {
         let _ = writeln!(out);
-        for note in notes {
-            let _ = writeln!(out, "> {}", cell(&note));
-            let _ = writeln!(out, ">");
-        }
-        // Drop the last quote separator.
-        out.truncate(out.len() - ">\n".len());
+        out.push_str(&notes.join(">\n"));
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "<details><summary>All {} tasks</summary>\n", c.tasks);

@@ -44,19 +44,22 @@ fn attempts(c: &Comparison) -> String {
     }
 }
 
-/// The verdict with the MDE beside it, so that "inconclusive" says how blind the suite is.
+/// The verdict and its margin.
 fn verdict_line(c: &Comparison) -> String {
-    let mut text = format!("{} (margin {})", c.verdict, c.margin);
-    if let Some(mde) = c.mde {
+    format!("{} (margin {})", c.verdict, c.margin)
+}
+
+/// The MDE, printed beside the verdict so that "inconclusive" says how blind the suite is.
+fn power_line(c: &Comparison) -> String {
+    let Some(mde) = c.mde else {
+        return "no minimum detectable effect without a spread between tasks".to_owned();
+    };
+    let mut text = format!("minimum detectable effect {mde:.4} (a drop seen with 80% power)");
+    if let Some(n) = c.tasks_for_margin.filter(|_| mde > c.margin) {
         text.push_str(&format!(
-            "; detects a drop of {mde:.4} or more with 80% power"
+            "; about {n} tasks at this spread would bring it to the margin {}",
+            c.margin
         ));
-        if let Some(n) = c.tasks_for_margin.filter(|_| mde > c.margin) {
-            text.push_str(&format!(
-                "; about {n} tasks at this spread would detect {}",
-                c.margin
-            ));
-        }
     }
     text
 }

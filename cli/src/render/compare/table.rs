@@ -1,8 +1,8 @@
 //! `--format table`: aligned plain text for a terminal.
 
 use super::{
-    attempts, counts, metric_rows, names, notes, ordered, side_name, signed, tests_line,
-    verdict_line,
+    attempts, counts, metric_rows, names, notes, ordered, power_line, side_name, signed,
+    tests_line, verdict_line,
 };
 use crate::render::table::columns;
 use proctor_core::compare::Comparison;
@@ -61,6 +61,7 @@ pub fn render(c: &Comparison) -> String {
     let _ = writeln!(out);
     out.push_str(&columns(&[
         vec!["verdict".to_owned(), verdict_line(c)],
+        vec!["power".to_owned(), power_line(c)],
         vec!["tests".to_owned(), tests_line(c)],
     ]));
     let notes = notes(c);

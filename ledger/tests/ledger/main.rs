@@ -1,4 +1,11 @@
-//! End to end through the public API: usage objects as agents report them, priced.
+//! End to end through the public API: usage objects as agents report them, priced; price
+//! files; the ledger file; reports, charts and re-pricing.
+
+mod book;
+mod common;
+mod prices;
+mod pricing;
+mod report;
 
 use std::str::FromStr;
 

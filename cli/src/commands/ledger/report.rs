@@ -1,0 +1,60 @@
+//! `proctor ledger report --ledger L.csv --period week ... --out R.csv [--chart R.svg]`.
+
+use super::ReportArgs;
+use super::add::ledger_error;
+use crate::exit::infrastructure;
+use proctor_ledger::book::LedgerReader;
+use proctor_ledger::chart::render_chart;
+use proctor_ledger::report::{ReportOptions, build_report, write_report_csv};
+use std::io::Write;
+
+pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    if let (Some(since), Some(until)) = (args.since, args.until)
+        && since > until
+    {
+        anyhow::bail!("--since {since} is after --until {until}");
+    }
+    let file = std::fs::File::open(&args.ledger)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read ledger: {e}", args.ledger.display()))?;
+    // A shared lock: an append in progress finishes before the report reads.
+    file.lock_shared()
+        .map_err(|e| infrastructure(args.ledger.display(), e))?;
+    let mut reader = LedgerReader::new(&args.ledger, &file).map_err(ledger_error)?;
+    let report = build_report(
+        &mut reader,
+        ReportOptions {
+            period: args.period,
+            by: args.by,
+            since: args.since,
+            until: args.until,
+        },
+    )
+    .map_err(ledger_error)?;
+    drop(reader);
+    let _ = file.unlock();
+    match &args.out {
+        Some(path) => {
+            let mut text = Vec::new();
+            write_report_csv(&report, &mut text).expect("writing to memory");
+            write_file(path, &text)?;
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a non-zero exit.
+            let _ = write_report_csv(&report, &mut out);
+            let _ = out.flush();
+        }
+    }
+    if let Some(path) = &args.chart {
+        write_file(path, render_chart(&report).as_bytes())?;
+    }
+    Ok(())
+}
+
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| infrastructure(path.display(), e))
+}
