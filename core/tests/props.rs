@@ -306,3 +306,130 @@ mod compare {
         }
     }
 }
+
+/// Calibration statistics (DESIGN 6.1): agreement measures on any confusion matrix, the
+/// corrected pass rate, Krippendorff's α and the label split.
+mod calibrate {
+    use proctor_core::calibrate::{
+        Confusion, JudgeAccuracy, Rates, cohen_kappa, gwet_ac1, krippendorff_alpha, lee_interval,
+        pabak, rogan_gladen, split_labels,
+    };
+    use proctor_core::stats::Z95;
+    use proptest::prelude::*;
+
+    const EPS: f64 = 1e-12;
+
+    fn matrix() -> impl Strategy<Value = Confusion> {
+        (0u64..60, 0u64..60, 0u64..60, 0u64..60)
+            .prop_map(|(tp, fn_, fp, tn)| Confusion::new(tp, fn_, fp, tn))
+    }
+
+    fn close(a: Option<f64>, b: Option<f64>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn kappa_is_one_for_perfect_agreement(tp in 1u64..500, tn in 1u64..500) {
+            let c = Confusion::new(tp, 0, 0, tn);
+            prop_assert_eq!(cohen_kappa(&c), Some(1.0));
+            prop_assert_eq!(pabak(&c), Some(1.0));
+            prop_assert!((gwet_ac1(&c).unwrap() - 1.0).abs() < EPS);
+        }
+
+        #[test]
+        fn agreement_is_symmetric_in_raters_and_in_classes(c in matrix()) {
+            for other in [c.transposed(), c.flipped()] {
+                prop_assert!(close(cohen_kappa(&c), cohen_kappa(&other)));
+                prop_assert!(close(pabak(&c), pabak(&other)));
+                prop_assert!(close(gwet_ac1(&c), gwet_ac1(&other)));
+            }
+            // Swapping the raters swaps TPR with precision for PASS; swapping the classes swaps
+            // TPR with TNR. Accuracy, balanced accuracy and J survive the class swap.
+            let (r, t, f) = (Rates::of(&c, Z95), Rates::of(&c.transposed(), Z95), Rates::of(&c.flipped(), Z95));
+            prop_assert!(close(r.tpr, t.precision_pass));
+            prop_assert!(close(r.tpr, f.tnr));
+            prop_assert!(close(r.f1_pass, f.f1_fail));
+            prop_assert!(close(r.accuracy, f.accuracy));
+            prop_assert!(close(r.youden_j, f.youden_j));
+        }
+
+        #[test]
+        fn agreement_measures_stay_in_range(c in matrix()) {
+            if let Some(k) = cohen_kappa(&c) {
+                prop_assert!((-1.0 - EPS..=1.0 + EPS).contains(&k), "{k}");
+                // κ is 1 exactly when judge and humans never disagree.
+                prop_assert_eq!((k - 1.0).abs() < EPS, c.fn_ + c.fp == 0);
+            }
+            for v in [pabak(&c), gwet_ac1(&c)].into_iter().flatten() {
+                prop_assert!((-1.0 - EPS..=1.0 + EPS).contains(&v), "{v}");
+            }
+        }
+
+        #[test]
+        fn the_corrected_rate_equals_the_raw_rate_for_a_perfect_judge(
+            passed in 0u64..=1000, extra in 0u64..=1000, m1 in 1.0f64..500.0, m0 in 1.0f64..500.0,
+        ) {
+            let n = passed + extra;
+            prop_assume!(n > 0);
+            let p = passed as f64 / n as f64;
+            let perfect = JudgeAccuracy { q1: 1.0, m1, q0: 1.0, m0 };
+            prop_assert!((rogan_gladen(p, &perfect).unwrap() - p).abs() < EPS);
+        }
+
+        #[test]
+        fn the_corrected_rate_inverts_the_judges_errors(
+            theta in 0.0f64..=1.0, q1 in 0.55f64..=1.0, q0 in 0.55f64..=1.0,
+        ) {
+            // The judge's expected pass rate for true rate θ, corrected back.
+            let judge = JudgeAccuracy { q1, m1: 100.0, q0, m0: 100.0 };
+            let p = theta * q1 + (1.0 - theta) * (1.0 - q0);
+            prop_assert!((rogan_gladen(p, &judge).unwrap() - theta).abs() < 1e-9);
+        }
+
+        #[test]
+        fn the_lee_interval_is_ordered_inside_the_unit_interval(
+            p in 0.0f64..=1.0, n in 1u64..5000, q1 in 0.0f64..=1.0, q0 in 0.0f64..=1.0,
+            m1 in 1u64..300, m0 in 1u64..300,
+        ) {
+            let judge = JudgeAccuracy { q1, m1: m1 as f64, q0, m0: m0 as f64 };
+            let ci = lee_interval(p, n, &judge, Z95);
+            // Not identifiable at J ≤ 0; defined otherwise unless the small-sample adjustment
+            // of the Lee interval pulls J below 0 as well.
+            if q0 + q1 <= 1.0 {
+                prop_assert!(ci.is_none());
+            }
+            if let Some(ci) = ci {
+                prop_assert!(0.0 <= ci.low && ci.low <= ci.high && ci.high <= 1.0, "{ci:?}");
+            }
+        }
+
+        #[test]
+        fn the_label_split_spends_exactly_the_budget(
+            p in 0.0f64..=1.0, q1 in 0.6f64..=1.0, q0 in 0.6f64..=1.0,
+            m1 in 1u64..300, m0 in 1u64..300, budget in 0u64..1000,
+        ) {
+            let judge = JudgeAccuracy { q1, m1: m1 as f64, q0, m0: m0 as f64 };
+            let split = split_labels(p, 500, &judge, Some(budget), Z95).unwrap();
+            prop_assert_eq!(split.pass_labels.unwrap() + split.fail_labels.unwrap(), budget);
+            prop_assert!((0.0..=1.0).contains(&split.optimal_pass_share));
+            prop_assert!(split.projected_half_width.unwrap() <= split.half_width + EPS);
+        }
+
+        #[test]
+        fn alpha_is_one_for_unanimous_units_and_ignores_order(
+            units in prop::collection::vec(prop::collection::vec(any::<bool>(), 1..5), 1..30),
+        ) {
+            let unanimous: Vec<Vec<bool>> = units.iter().map(|u| vec![u[0]; u.len() + 1]).collect();
+            let both = unanimous.iter().any(|u| u[0]) && unanimous.iter().any(|u| !u[0]);
+            prop_assert_eq!(krippendorff_alpha(&unanimous), both.then_some(1.0));
+            let mut shuffled: Vec<Vec<bool>> = units.iter().rev().map(|u| u.iter().rev().copied().collect()).collect();
+            shuffled.rotate_left(units.len() / 2);
+            prop_assert!(close(krippendorff_alpha(&units), krippendorff_alpha(&shuffled)));
+        }
+    }
+}

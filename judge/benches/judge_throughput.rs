@@ -63,14 +63,32 @@ fn make_sandbox(dir: &Path) -> Seed {
     std::fs::create_dir_all(dir.join("invoices")).unwrap();
     for order in orders.iter().take(8) {
         let invoice = json!({"order": order, "total": 42.5, "lines": ["blender", "warranty"]});
-        std::fs::write(dir.join(format!("invoices/{order}.json")), invoice.to_string()).unwrap();
+        std::fs::write(
+            dir.join(format!("invoices/{order}.json")),
+            invoice.to_string(),
+        )
+        .unwrap();
     }
     let log: String = (0..30)
-        .map(|i| format!("2026-11-0{} O{:04}: invoice not found\n", 1 + i % 9, 1000 + i))
+        .map(|i| {
+            format!(
+                "2026-11-0{} O{:04}: invoice not found\n",
+                1 + i % 9,
+                1000 + i
+            )
+        })
         .collect();
     std::fs::write(dir.join("refund_errors.log"), log).unwrap();
-    std::fs::write(dir.join("refunds.json"), json!({"refunded": orders[..10]}).to_string()).unwrap();
-    std::fs::write(dir.join("chart.png"), [0x89u8, b'P', b'N', b'G', 0, 0, 0, 13]).unwrap();
+    std::fs::write(
+        dir.join("refunds.json"),
+        json!({"refunded": orders[..10]}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("chart.png"),
+        [0x89u8, b'P', b'N', b'G', 0, 0, 0, 13],
+    )
+    .unwrap();
     Seed::from_contents([("orders.json", "[]")])
 }
 
@@ -99,7 +117,11 @@ async fn mock_server(latency: Duration) -> MockServer {
     });
     Mock::given(method("POST"))
         .and(path("/v1/messages"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(answer).set_delay(latency))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(answer)
+                .set_delay(latency),
+        )
         .mount(&server)
         .await;
     server
@@ -210,7 +232,11 @@ async fn bench(options: Options) {
     );
     println!(
         "fraction of ideal: {fraction:.3} (target {TARGET}) {}",
-        if fraction >= TARGET { "ok" } else { "BELOW TARGET" }
+        if fraction >= TARGET {
+            "ok"
+        } else {
+            "BELOW TARGET"
+        }
     );
 }
 

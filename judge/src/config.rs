@@ -50,10 +50,4 @@ impl JudgeConfig {
             limits: BundleLimits::default(),
         }
     }
-
-    /// True when some call may have to reach the model: no cassette, or a mode that
-    /// records.
-    pub fn may_call_model(&self) -> bool {
-        self.cassette.is_none() || self.mode != CassetteMode::Replay
-    }
 }

@@ -14,6 +14,7 @@ use crate::provenance::{Provenance, tagged_usage};
 use crate::request::JudgeRequest;
 use crate::verdict::parse_verdict;
 use std::sync::Arc;
+use tokio::sync::Semaphore;
 
 /// The judge. Cheap to clone; clones share the bound on calls in flight, so one judge
 /// serves a whole evaluation.
@@ -32,6 +33,9 @@ struct Inner {
     samples: u32,
     max_tokens: u32,
     limits: BundleLimits,
+    /// Bounds prompts being built (sandbox reads) to the CPUs, so that many runs judged
+    /// at once do not fill the blocking pool with hundreds of threads.
+    builders: Semaphore,
 }
 
 impl Judge {
@@ -60,7 +64,9 @@ impl Judge {
         client: Arc<dyn ModelClient>,
     ) -> Result<Judge, JudgeError> {
         if config.samples == 0 {
-            return Err(JudgeError::Config("judge samples must be at least 1".into()));
+            return Err(JudgeError::Config(
+                "judge samples must be at least 1".into(),
+            ));
         }
         if config.model.trim().is_empty() {
             return Err(JudgeError::Config("no judge model given".into()));
@@ -79,6 +85,9 @@ impl Judge {
                 samples: config.samples,
                 max_tokens: config.max_tokens,
                 limits: config.limits,
+                builders: Semaphore::new(
+                    std::thread::available_parallelism().map_or(2, |n| n.get()),
+                ),
             }),
         })
     }
@@ -107,12 +116,17 @@ impl Judge {
 
     /// Judges one run. `Ok` with an undecided outcome when the judge's answers gave no
     /// verdict (the run is then ungraded); `Err` when judging itself failed (see
-    /// [`JudgeError::is_infrastructure`]).
+    /// [`JudgeError::is_infrastructure`]). Needs a tokio runtime: the sandbox is read on
+    /// its blocking pool and samples run as tasks.
     pub async fn judge(&self, request: JudgeRequest) -> Result<JudgeOutcome, JudgeError> {
         let judge = self.clone();
-        let prompt = tokio::task::spawn_blocking(move || judge.prompt(&request))
-            .await
-            .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
+        let prompt = {
+            // The semaphore is never closed, so acquiring cannot fail.
+            let _permit = self.inner.builders.acquire().await.ok();
+            tokio::task::spawn_blocking(move || judge.prompt(&request))
+                .await
+                .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?
+        };
         let prompt = Arc::new(prompt);
         let samples = if self.inner.samples == 1 {
             vec![sample(self.inner.clone(), prompt, 0).await?]

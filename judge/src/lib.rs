@@ -18,7 +18,7 @@
 //! - **Retries**: 429, 408, 5xx, timeouts and connection failures; 5 attempts, backoff
 //!   from 0.5 s doubling to 20 s with jitter; `retry-after-ms` or `retry-after`
 //!   (seconds) is honoured up to 60 s. `judge_jobs` bounds requests in flight, not
-//!   waits.
+//!   waits; prompts (sandbox reads) are built at most one per CPU at a time.
 //! - **Bundle**: `judge_files` globs match whole relative paths and `*` crosses `/`.
 //!   Symlinks are listed with their target, never followed; FIFOs and devices are never
 //!   opened. The text budget goes to added and modified files before unchanged ones.
@@ -29,7 +29,11 @@
 //!   and replay stays deterministic. File names are JSON-quoted.
 //! - **Cassette keys**: SHA-256 of the compact JSON of [`cassette::CanonicalRequest`]
 //!   (provider, model, template version, sample, parameters, messages, in that order).
-//!   A user's template is versioned by its content hash.
+//!   A user's template is versioned by its content hash. Answers that are not in the
+//!   API's shape are never recorded; answers without a verdict are, so replay
+//!   reproduces the ungraded run.
+//! - **Keys**: only read from `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`, sent in one
+//!   header, redacted from `Debug` and from error bodies, and never recorded.
 
 mod config;
 mod error;

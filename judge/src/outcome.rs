@@ -116,7 +116,9 @@ mod tests {
     fn sample(index: u32, verdict: Option<Decision>, reasoning: &str) -> SampleVerdict {
         SampleVerdict {
             verdict,
-            error: verdict.is_none().then(|| "the judge's answer is empty".to_owned()),
+            error: verdict
+                .is_none()
+                .then(|| "the judge's answer is empty".to_owned()),
             reasoning: reasoning.to_owned(),
             provenance: Provenance {
                 provider: "anthropic".into(),
@@ -171,7 +173,9 @@ mod tests {
         ]);
         assert_eq!(
             outcome.error.as_deref(),
-            Some("no majority of 2 samples: 1 PASS, 0 FAIL, 1 undecided; first: the judge's answer is empty")
+            Some(
+                "no majority of 2 samples: 1 PASS, 0 FAIL, 1 undecided; first: the judge's answer is empty"
+            )
         );
     }
 }

@@ -276,7 +276,11 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
                 ));
             }
             check_no_escaping_links(&resolved).map_err(|m| field_error("files_dir", m))?;
-            Some(resolved)
+            // Absolute, so sandboxes can be filled whatever the working directory.
+            let absolute = resolved.canonicalize().map_err(|e| {
+                field_error("files_dir", format!("{}: {e}", resolved.display()))
+            })?;
+            Some(absolute)
         }
     };
     let mut forbidden_tools = raw.forbidden_tools.unwrap_or_default();

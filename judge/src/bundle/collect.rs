@@ -169,7 +169,10 @@ fn read_entry(
                 .map(|t| t.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let sha = crate::hash::sha256_hex(target.as_bytes());
-            (entry(target.len() as u64, sha, Content::Symlink { target }), None)
+            (
+                entry(target.len() as u64, sha, Content::Symlink { target }),
+                None,
+            )
         }
         Some(Kind::Special) => (entry(0, String::new(), Content::Special), None),
         Some(Kind::File) => match hash_with_prefix(&full, per_file) {

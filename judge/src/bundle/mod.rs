@@ -10,8 +10,8 @@ mod seed;
 
 pub use collect::{collect, validate_globs};
 pub use error::BundleError;
-pub use render::render;
 pub(crate) use render::fenced;
+pub use render::render;
 pub use seed::{Seed, SeedFile};
 
 use std::fmt;

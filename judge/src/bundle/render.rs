@@ -20,10 +20,7 @@ pub fn render(bundle: &Bundle, fence: &str) -> String {
         let sha = &entry.sha256;
         // Writing to a String cannot fail.
         let _ = match &entry.content {
-            Content::Gone => writeln!(
-                out,
-                "\n{path}: {status} (was {size} bytes, sha256 {sha})"
-            ),
+            Content::Gone => writeln!(out, "\n{path}: {status} (was {size} bytes, sha256 {sha})"),
             Content::Binary => writeln!(
                 out,
                 "\n{path}: {status}, {size} bytes, sha256 {sha}, binary: not shown"
@@ -33,15 +30,10 @@ pub fn render(bundle: &Bundle, fence: &str) -> String {
                 "\n{path}: {status}, symlink to {}: not followed",
                 quote(target)
             ),
-            Content::Special => writeln!(
-                out,
-                "\n{path}: {status}, not a regular file: not read"
-            ),
-            Content::Unreadable(why) => writeln!(
-                out,
-                "\n{path}: {status}, unreadable: {}",
-                quote(why)
-            ),
+            Content::Special => writeln!(out, "\n{path}: {status}, not a regular file: not read"),
+            Content::Unreadable(why) => {
+                writeln!(out, "\n{path}: {status}, unreadable: {}", quote(why))
+            }
             Content::OverBudget => writeln!(
                 out,
                 "\n{path}: {status}, {size} bytes, sha256 {sha}, text: not shown (the total limit of {} bytes was reached)",

@@ -145,8 +145,12 @@ mod tests {
     #[test]
     fn a_missing_folder_names_the_path() {
         let mut files = BTreeMap::new();
-        let err = read_dir_into(Path::new("/no/such/seed"), Path::new("/no/such/seed"), &mut files)
-            .unwrap_err();
+        let err = read_dir_into(
+            Path::new("/no/such/seed"),
+            Path::new("/no/such/seed"),
+            &mut files,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("/no/such/seed"), "{err}");
     }
 }

@@ -74,20 +74,36 @@ fn similarity(a: &CanonicalRequest, b: &CanonicalRequest) -> f64 {
 /// What differs, field by field; for messages, where the text first differs.
 fn differences(wanted: &CanonicalRequest, found: &CanonicalRequest) -> Vec<String> {
     let mut out = Vec::new();
-    let mut field = |name: &str, a: &dyn std::fmt::Display, b: &dyn std::fmt::Display, equal: bool| {
-        if !equal {
-            out.push(format!("{name} (wanted {a}, recorded {b})"));
-        }
-    };
-    field("provider", &wanted.provider, &found.provider, wanted.provider == found.provider);
-    field("model", &wanted.model, &found.model, wanted.model == found.model);
+    let mut field =
+        |name: &str, a: &dyn std::fmt::Display, b: &dyn std::fmt::Display, equal: bool| {
+            if !equal {
+                out.push(format!("{name} (wanted {a}, recorded {b})"));
+            }
+        };
+    field(
+        "provider",
+        &wanted.provider,
+        &found.provider,
+        wanted.provider == found.provider,
+    );
+    field(
+        "model",
+        &wanted.model,
+        &found.model,
+        wanted.model == found.model,
+    );
     field(
         "template_version",
         &wanted.template_version,
         &found.template_version,
         wanted.template_version == found.template_version,
     );
-    field("sample", &wanted.sample, &found.sample, wanted.sample == found.sample);
+    field(
+        "sample",
+        &wanted.sample,
+        &found.sample,
+        wanted.sample == found.sample,
+    );
     if wanted.parameters != found.parameters {
         out.push(format!(
             "parameters (wanted temperature {} max_tokens {}, recorded temperature {} max_tokens {})",
@@ -177,7 +193,10 @@ mod tests {
             mask_fences("<<<DATA-0123456789abcdef\nx\nDATA-0123456789abcdef>>>"),
             "<<<DATA-*\nx\nDATA-*>>>"
         );
-        assert_eq!(mask_fences("DATA-xyz and DATA-0123"), "DATA-xyz and DATA-0123");
+        assert_eq!(
+            mask_fences("DATA-xyz and DATA-0123"),
+            "DATA-xyz and DATA-0123"
+        );
     }
 
     #[test]

@@ -58,7 +58,9 @@ impl FromStr for CassetteMode {
 /// A cassette failure; messages name the key or file.
 #[derive(Debug, thiserror::Error)]
 pub enum CassetteError {
-    #[error("cassette miss in {dir}: no recording for key {key} ({summary}); {closest}; record it with --cassette-mode record or auto")]
+    #[error(
+        "cassette miss in {dir}: no recording for key {key} ({summary}); {closest}; record it with --cassette-mode record or auto"
+    )]
     Miss {
         dir: PathBuf,
         key: String,
@@ -68,7 +70,9 @@ pub enum CassetteError {
     },
     #[error("cassette file {path} is unreadable: {detail}")]
     Corrupt { path: PathBuf, detail: String },
-    #[error("cassette file {path} holds a different request than its key {key} names (edited by hand?)")]
+    #[error(
+        "cassette file {path} holds a different request than its key {key} names (edited by hand?)"
+    )]
     Mismatch { path: PathBuf, key: String },
     #[error("cannot write cassette file {path}: {source}")]
     Write {
@@ -86,6 +90,11 @@ mod tests {
         assert_eq!(CassetteMode::default(), CassetteMode::Replay);
         assert_eq!("record".parse(), Ok(CassetteMode::Record));
         assert_eq!("AUTO".parse(), Ok(CassetteMode::Auto));
-        assert!("rewind".parse::<CassetteMode>().unwrap_err().contains("\"rewind\""));
+        assert!(
+            "rewind"
+                .parse::<CassetteMode>()
+                .unwrap_err()
+                .contains("\"rewind\"")
+        );
     }
 }

@@ -106,7 +106,10 @@ fn parse_answer(answer: &Value) -> Result<ChatResponse, String> {
         .collect();
     Ok(ChatResponse {
         text: text.join(""),
-        model: answer.get("model").and_then(Value::as_str).map(str::to_owned),
+        model: answer
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         usage: answer.get("usage").cloned().unwrap_or(Value::Null),
     })
 }
@@ -135,7 +138,10 @@ mod tests {
         };
         let body = AnthropicClient::body(&request);
         assert_eq!(body["system"], "be strict");
-        assert_eq!(body["messages"], json!([{"role": "user", "content": "grade"}]));
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": "grade"}])
+        );
         assert_eq!(body["temperature"], 0.0);
     }
 

@@ -10,7 +10,9 @@ pub enum ClientError {
         provider: String,
         variable: &'static str,
     },
-    #[error("{provider}: authentication failed (HTTP {status}) at {url}; set {variable} to a valid key")]
+    #[error(
+        "{provider}: authentication failed (HTTP {status}) at {url}; set {variable} to a valid key"
+    )]
     Auth {
         provider: String,
         status: u16,

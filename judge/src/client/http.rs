@@ -20,7 +20,10 @@ pub(crate) fn endpoint(base: &str, path: &str) -> String {
 }
 
 /// Builds the reqwest client with the per-request timeout.
-pub(crate) fn http_client(provider: &str, timeout: Duration) -> Result<reqwest::Client, ClientError> {
+pub(crate) fn http_client(
+    provider: &str,
+    timeout: Duration,
+) -> Result<reqwest::Client, ClientError> {
     reqwest::Client::builder()
         .timeout(timeout)
         .build()

@@ -92,7 +92,10 @@ fn parse_answer(answer: &Value) -> Result<ChatResponse, String> {
     };
     Ok(ChatResponse {
         text,
-        model: answer.get("model").and_then(Value::as_str).map(str::to_owned),
+        model: answer
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         usage: answer.get("usage").cloned().unwrap_or(Value::Null),
     })
 }
@@ -103,7 +106,8 @@ mod tests {
 
     #[test]
     fn reads_string_and_part_contents() {
-        let plain = json!({"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": 1}});
+        let plain =
+            json!({"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": 1}});
         let parsed = parse_answer(&plain).unwrap();
         assert_eq!(parsed.text, "hi");
         assert_eq!(parsed.usage["prompt_tokens"], 1);

@@ -124,7 +124,11 @@ mod tests {
             .collect();
         assert_eq!(full, [100, 200, 400, 700, 700]);
         assert_eq!(policy.delay(2, None, 0.5).as_millis(), 100);
-        assert_eq!(policy.delay(2, None, 0.0).as_millis(), 100, "jitter is clamped");
+        assert_eq!(
+            policy.delay(2, None, 0.0).as_millis(),
+            100,
+            "jitter is clamped"
+        );
     }
 
     #[test]

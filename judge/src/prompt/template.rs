@@ -53,7 +53,9 @@ pub enum TemplateError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{origin}, line {line}: unknown template variable {{{{{name}}}}}; known: rubric, input, answer, files, fence")]
+    #[error(
+        "{origin}, line {line}: unknown template variable {{{{{name}}}}}; known: rubric, input, answer, files, fence"
+    )]
     UnknownVariable {
         origin: String,
         line: usize,
@@ -136,7 +138,11 @@ impl Template {
                 }
             }
             for (name, first_line, body) in sections {
-                let slot = if name == "system" { &mut system } else { &mut user };
+                let slot = if name == "system" {
+                    &mut system
+                } else {
+                    &mut user
+                };
                 if slot.is_some() {
                     return Err(TemplateError::DuplicateSection {
                         origin: origin.to_owned(),
@@ -280,9 +286,15 @@ mod tests {
         let unclosed = Template::parse("{{rubric}} {{answer", "t", "v").unwrap_err();
         assert!(matches!(unclosed, TemplateError::Unclosed { line: 1, .. }));
         let twice = Template::parse("[user]\n{{rubric}}\n[user]\n", "t", "v").unwrap_err();
-        assert!(matches!(twice, TemplateError::DuplicateSection { line: 3, .. }));
+        assert!(matches!(
+            twice,
+            TemplateError::DuplicateSection { line: 3, .. }
+        ));
         let no_rubric = Template::parse("{{answer}}", "t", "v").unwrap_err();
-        assert_eq!(no_rubric.to_string(), "t: the template never uses {{rubric}}");
+        assert_eq!(
+            no_rubric.to_string(),
+            "t: the template never uses {{rubric}}"
+        );
     }
 
     #[test]

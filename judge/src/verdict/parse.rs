@@ -18,7 +18,9 @@ pub enum VerdictError {
     Empty,
     #[error("the judge's JSON answer is invalid: {0}")]
     BadJson(String),
-    #[error("the judge's answer has no JSON verdict and does not end with a VERDICT: PASS|FAIL line: {excerpt:?}")]
+    #[error(
+        "the judge's answer has no JSON verdict and does not end with a VERDICT: PASS|FAIL line: {excerpt:?}"
+    )]
     NoVerdict { excerpt: String },
 }
 
@@ -35,8 +37,7 @@ pub fn parse_verdict(answer: &str) -> Result<ParsedVerdict, VerdictError> {
     if trimmed.is_empty() {
         return Err(VerdictError::Empty);
     }
-    if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(unwrap_code_block(trimmed))
-    {
+    if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(unwrap_code_block(trimmed)) {
         return from_json(&object);
     }
     from_last_line(trimmed)
@@ -158,24 +159,37 @@ mod tests {
     #[test]
     fn only_the_last_line_decides() {
         // A verdict line quoted from an agent's file, then the judge's own.
-        let quoted = "refund_errors.log says:\nVERDICT: PASS\nbut O1001 was never refunded.\nVERDICT: FAIL";
+        let quoted =
+            "refund_errors.log says:\nVERDICT: PASS\nbut O1001 was never refunded.\nVERDICT: FAIL";
         assert_eq!(decision(quoted), Ok(Decision::Fail));
         // A quoted verdict line followed by no verdict of the judge's own decides nothing.
         let trailing = "The file claims\nVERDICT: PASS\nI cannot tell whether that holds.";
-        assert!(matches!(decision(trailing), Err(VerdictError::NoVerdict { .. })));
+        assert!(matches!(
+            decision(trailing),
+            Err(VerdictError::NoVerdict { .. })
+        ));
     }
 
     #[test]
     fn anything_else_is_an_error() {
         assert_eq!(decision("  \n"), Err(VerdictError::Empty));
-        assert!(matches!(decision("PASS"), Err(VerdictError::NoVerdict { .. })));
+        assert!(matches!(
+            decision("PASS"),
+            Err(VerdictError::NoVerdict { .. })
+        ));
         assert!(matches!(
             decision("VERDICT: PASS, mostly"),
             Err(VerdictError::NoVerdict { .. })
         ));
-        assert!(matches!(decision("verdict: pass"), Err(VerdictError::NoVerdict { .. })));
+        assert!(matches!(
+            decision("verdict: pass"),
+            Err(VerdictError::NoVerdict { .. })
+        ));
         let json_then_text = "{\"reasoning\": \"r\", \"verdict\": \"PASS\"} trust me";
-        assert!(matches!(decision(json_then_text), Err(VerdictError::NoVerdict { .. })));
+        assert!(matches!(
+            decision(json_then_text),
+            Err(VerdictError::NoVerdict { .. })
+        ));
     }
 
     #[test]

@@ -73,10 +73,21 @@ mod tests {
     #[test]
     fn strict_majority_of_all_samples() {
         assert_eq!(majority(&[Some(Pass)]).verdict(), Ok(Pass));
-        assert_eq!(majority(&[Some(Pass), Some(Fail), Some(Fail)]).verdict(), Ok(Fail));
-        assert_eq!(majority(&[Some(Pass), Some(Pass), None]).verdict(), Ok(Pass));
-        let split = majority(&[Some(Pass), Some(Fail), None]).verdict().unwrap_err();
-        assert_eq!(split, "no majority of 3 samples: 1 PASS, 1 FAIL, 1 undecided");
+        assert_eq!(
+            majority(&[Some(Pass), Some(Fail), Some(Fail)]).verdict(),
+            Ok(Fail)
+        );
+        assert_eq!(
+            majority(&[Some(Pass), Some(Pass), None]).verdict(),
+            Ok(Pass)
+        );
+        let split = majority(&[Some(Pass), Some(Fail), None])
+            .verdict()
+            .unwrap_err();
+        assert_eq!(
+            split,
+            "no majority of 3 samples: 1 PASS, 1 FAIL, 1 undecided"
+        );
         assert!(majority(&[Some(Pass), None]).verdict().is_err());
         assert!(majority(&[None]).verdict().is_err());
     }

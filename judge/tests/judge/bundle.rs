@@ -26,7 +26,11 @@ fn sandbox() -> tempfile::TempDir {
             ("a/deep/z.txt", "z"),
         ],
     );
-    std::fs::write(dir.path().join("logo.png"), [0x89, b'P', b'N', b'G', 0, 0, 1, 2]).unwrap();
+    std::fs::write(
+        dir.path().join("logo.png"),
+        [0x89, b'P', b'N', b'G', 0, 0, 1, 2],
+    )
+    .unwrap();
     dir
 }
 
@@ -74,7 +78,15 @@ fn judge_files_select_by_glob_including_deleted_files() {
     let bundle = collect(Some(dir.path()), &seed(), &globs, BundleLimits::default()).unwrap();
     let paths: Vec<&str> = bundle.entries.iter().map(|e| e.path.as_str()).collect();
     // `*` crosses folders: a/deep/z.txt matches *.txt.
-    assert_eq!(paths, ["a/deep/z.txt", "notes.txt", "refund_errors.log", "removed.txt"]);
+    assert_eq!(
+        paths,
+        [
+            "a/deep/z.txt",
+            "notes.txt",
+            "refund_errors.log",
+            "removed.txt"
+        ]
+    );
     let text = proctor_judge::bundle::render(&bundle, "F");
     assert!(text.starts_with("4 files matching judge_files [\"*.log\", \"*.txt\"]: 2 added, 1 modified, 0 unchanged, 1 deleted"), "{text}");
 }
@@ -100,7 +112,10 @@ fn per_file_limit_truncates_with_a_marker_outside_the_fence() {
     assert_eq!(bundle.entries[0].sha256, sha256_hex(long.as_bytes()));
     let text = proctor_judge::bundle::render(&bundle, "F");
     assert!(
-        text.contains(&format!("{}\nF>>>\n[truncated: only the first 100 of 300 bytes are shown; 200 bytes cut]\n", &long[..100])),
+        text.contains(&format!(
+            "{}\nF>>>\n[truncated: only the first 100 of 300 bytes are shown; 200 bytes cut]\n",
+            &long[..100]
+        )),
         "{text}"
     );
 }
@@ -111,7 +126,11 @@ fn total_limit_goes_to_changed_files_first_then_marks_the_rest() {
     let seeded = "s".repeat(50);
     write_files(
         dir.path(),
-        &[("a_seed.txt", &seeded), ("b_new.txt", &"n".repeat(50)), ("c_new.txt", &"m".repeat(50))],
+        &[
+            ("a_seed.txt", &seeded),
+            ("b_new.txt", &"n".repeat(50)),
+            ("c_new.txt", &"m".repeat(50)),
+        ],
     );
     let seed = Seed::from_contents([("a_seed.txt", seeded.as_str())]);
     let limits = BundleLimits {
@@ -137,8 +156,14 @@ fn total_limit_goes_to_changed_files_first_then_marks_the_rest() {
         ]
     );
     let text = proctor_judge::bundle::render(&bundle, "F");
-    assert!(text.contains("\"a_seed.txt\": unchanged, 50 bytes, sha256 "), "{text}");
-    assert!(text.contains("text: not shown (the total limit of 80 bytes was reached)"), "{text}");
+    assert!(
+        text.contains("\"a_seed.txt\": unchanged, 50 bytes, sha256 "),
+        "{text}"
+    );
+    assert!(
+        text.contains("text: not shown (the total limit of 80 bytes was reached)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -166,7 +191,13 @@ fn symlinks_are_listed_never_followed() {
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("leak.txt")).unwrap();
     std::os::unix::fs::symlink(outside.path(), dir.path().join("outside_dir")).unwrap();
-    let bundle = collect(Some(dir.path()), &Seed::default(), &[], BundleLimits::default()).unwrap();
+    let bundle = collect(
+        Some(dir.path()),
+        &Seed::default(),
+        &[],
+        BundleLimits::default(),
+    )
+    .unwrap();
     let text = proctor_judge::bundle::render(&bundle, "F");
     assert!(!text.contains("TOP-SECRET-CONTENT"), "{text}");
     assert!(text.contains("\"leak.txt\": added, symlink to "), "{text}");
@@ -190,7 +221,10 @@ async fn the_prompt_carries_the_bundle_and_its_hash() {
     let dir = sandbox();
     let client = Arc::new(Scripted::always("VERDICT: PASS"));
     let judge = Judge::with_client(config("m"), client.clone()).unwrap();
-    let outcome = judge.judge(request(Some(dir.path()), seed())).await.unwrap();
+    let outcome = judge
+        .judge(request(Some(dir.path()), seed()))
+        .await
+        .unwrap();
     let sent = client.last.lock().unwrap().clone().unwrap();
     let user = &sent.messages[1].content;
     let log_at = user.find("\"refund_errors.log\": added, 25 bytes").unwrap();
@@ -200,7 +234,10 @@ async fn the_prompt_carries_the_bundle_and_its_hash() {
     let provenance = &outcome.samples[0].provenance;
     let again = judge.prompt(&request(Some(dir.path()), seed())).unwrap();
     assert_eq!(provenance.bundle_sha256, again.bundle_sha256);
-    assert_eq!(provenance.rubric_sha256, sha256_hex(request(None, Seed::default()).rubric.as_bytes()));
+    assert_eq!(
+        provenance.rubric_sha256,
+        sha256_hex(request(None, Seed::default()).rubric.as_bytes())
+    );
     // A changed file changes the bundle hash.
     write_files(dir.path(), &[("refund_errors.log", "nothing")]);
     let changed = judge.prompt(&request(Some(dir.path()), seed())).unwrap();
@@ -210,7 +247,13 @@ async fn the_prompt_carries_the_bundle_and_its_hash() {
 #[test]
 fn seed_from_a_task_reads_files_dir_and_inline_files() {
     let dir = tempfile::tempdir().unwrap();
-    write_files(dir.path(), &[("seeds/recovery/orders.json", "[1]"), ("seeds/recovery/x.txt", "folder")]);
+    write_files(
+        dir.path(),
+        &[
+            ("seeds/recovery/orders.json", "[1]"),
+            ("seeds/recovery/x.txt", "folder"),
+        ],
+    );
     let task_file = dir.path().join("tasks.yaml");
     std::fs::write(
         &task_file,
@@ -222,6 +265,7 @@ fn seed_from_a_task_reads_files_dir_and_inline_files() {
     let paths: Vec<&str> = seed.iter().map(|(p, _)| p).collect();
     assert_eq!(paths, ["orders.json", "x.txt"]);
     assert_eq!(seed.get("x.txt").unwrap().sha256, sha256_hex(b"inline"));
-    let request = proctor_judge::JudgeRequest::for_task(&tasks[0], Some("done"), None, seed).unwrap();
+    let request =
+        proctor_judge::JudgeRequest::for_task(&tasks[0], Some("done"), None, seed).unwrap();
     assert_eq!(request.rubric, "PASS if x.txt says inline");
 }

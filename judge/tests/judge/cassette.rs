@@ -33,7 +33,8 @@ fn files_in(dir: &Path) -> Vec<String> {
 /// Records one PASS verdict for the standard request into `dir` and returns its key.
 async fn record_one(dir: &Path, model: &str) -> String {
     let client = Arc::new(Scripted::always(&verdict("PASS", "recorded")));
-    let judge = Judge::with_client(with_cassette(dir, CassetteMode::Record, model), client).unwrap();
+    let judge =
+        Judge::with_client(with_cassette(dir, CassetteMode::Record, model), client).unwrap();
     let outcome = judge.judge(request(None, Seed::default())).await.unwrap();
     outcome.samples[0].provenance.cassette_key.clone()
 }
@@ -80,12 +81,17 @@ async fn a_recording_never_contains_the_api_key_and_keys_ignore_it() {
     const SECRET: &str = "sk-ant-api03-SECRET-NEVER-WRITTEN";
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(anthropic_answer(&verdict("PASS", "ok"))))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(anthropic_answer(&verdict("PASS", "ok"))),
+        )
         .mount(&server)
         .await;
     let mut keys = Vec::new();
     let mut dirs = Vec::new();
-    for (key, base) in [(SECRET, server.uri()), ("another-key", format!("{}/v1", server.uri()))] {
+    for (key, base) in [
+        (SECRET, server.uri()),
+        ("another-key", format!("{}/v1", server.uri())),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let client = AnthropicClient::new(ClientOptions {
             base_url: Some(base),
@@ -99,13 +105,23 @@ async fn a_recording_never_contains_the_api_key_and_keys_ignore_it() {
         keys.push(outcome.samples[0].provenance.cassette_key.clone());
         dirs.push(dir);
     }
-    assert_eq!(keys[0], keys[1], "neither the key nor the URL is part of the cassette key");
+    assert_eq!(
+        keys[0], keys[1],
+        "neither the key nor the URL is part of the cassette key"
+    );
     let names = files_in(dirs[0].path());
-    assert_eq!(names, [format!("{}.json", keys[0])], "one file per key, no temporary left");
+    assert_eq!(
+        names,
+        [format!("{}.json", keys[0])],
+        "one file per key, no temporary left"
+    );
     let text = std::fs::read_to_string(dirs[0].path().join(&names[0])).unwrap();
     assert!(!text.contains(SECRET));
     assert!(!text.contains("x-api-key"));
-    assert!(text.starts_with("{\n  \"format\": \"proctor.cassette/1\",\n  \"key\": "), "pretty-printed: {text}");
+    assert!(
+        text.starts_with("{\n  \"format\": \"proctor.cassette/1\",\n  \"key\": "),
+        "pretty-printed: {text}"
+    );
     let recorded: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(recorded["request"]["model"], "claude-test");
     assert_eq!(recorded["response"]["text"], verdict("PASS", "ok"));
@@ -117,7 +133,11 @@ async fn replay_answers_from_the_cassette_without_calling() {
     let dir = tempfile::tempdir().unwrap();
     let key = record_one(dir.path(), "m").await;
     let client = Arc::new(Scripted::always(&verdict("FAIL", "live")));
-    let judge = Judge::with_client(with_cassette(dir.path(), CassetteMode::Replay, "m"), client.clone()).unwrap();
+    let judge = Judge::with_client(
+        with_cassette(dir.path(), CassetteMode::Replay, "m"),
+        client.clone(),
+    )
+    .unwrap();
     let outcome = judge.judge(request(None, Seed::default())).await.unwrap();
     assert_eq!(client.calls(), 0);
     assert_eq!(outcome.verdict, Some(Decision::Pass));
@@ -132,35 +152,54 @@ async fn a_replay_miss_names_the_key_and_the_closest_recording() {
     let dir = tempfile::tempdir().unwrap();
     let recorded = record_one(dir.path(), "model-a").await;
     let client = Arc::new(Scripted::always("unused"));
-    let judge = Judge::with_client(with_cassette(dir.path(), CassetteMode::Replay, "model-b"), client.clone()).unwrap();
-    let err = judge.judge(request(None, Seed::default())).await.unwrap_err();
+    let judge = Judge::with_client(
+        with_cassette(dir.path(), CassetteMode::Replay, "model-b"),
+        client.clone(),
+    )
+    .unwrap();
+    let err = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
     assert_eq!(client.calls(), 0);
     assert!(err.is_infrastructure());
     let JudgeError::Cassette(CassetteError::Miss { key, .. }) = &err else {
         panic!("expected a miss, got {err:?}");
     };
     let message = err.to_string();
-    assert!(message.contains(&format!("no recording for key {key}")), "{message}");
+    assert!(
+        message.contains(&format!("no recording for key {key}")),
+        "{message}"
+    );
     assert!(
         message.contains(&format!(
             "closest recorded request: {recorded}, which differs in model (wanted model-b, recorded model-a)"
         )),
         "{message}"
     );
-    assert!(message.ends_with("record it with --cassette-mode record or auto"), "{message}");
+    assert!(
+        message.ends_with("record it with --cassette-mode record or auto"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
 async fn a_miss_after_a_file_changed_points_at_the_message() {
     let dir = tempfile::tempdir().unwrap();
     let sandbox = tempfile::tempdir().unwrap();
-    write_files(sandbox.path(), &[("refund_errors.log", "O1002: invoice not found\n")]);
+    write_files(
+        sandbox.path(),
+        &[("refund_errors.log", "O1002: invoice not found\n")],
+    );
     let record = Judge::with_client(
         with_cassette(dir.path(), CassetteMode::Record, "m"),
         Arc::new(Scripted::always(&verdict("PASS", "ok"))),
     )
     .unwrap();
-    record.judge(request(Some(sandbox.path()), Seed::default())).await.unwrap();
+    record
+        .judge(request(Some(sandbox.path()), Seed::default()))
+        .await
+        .unwrap();
     write_files(sandbox.path(), &[("refund_errors.log", "nothing to see\n")]);
     let replay = Judge::with_client(
         with_cassette(dir.path(), CassetteMode::Replay, "m"),
@@ -172,7 +211,10 @@ async fn a_miss_after_a_file_changed_points_at_the_message() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(message.contains("which differs in messages[1] at line 22: wanted \"15 bytes"), "{message}");
+    assert!(
+        message.contains("which differs in messages[1] at line 22: wanted \"15 bytes"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -183,15 +225,26 @@ async fn misses_in_empty_and_missing_cassettes_say_so() {
         Arc::new(Scripted::always("unused")),
     )
     .unwrap();
-    let empty = judge.judge(request(None, Seed::default())).await.unwrap_err();
-    assert!(empty.to_string().contains("the cassette holds no recordings"), "{empty}");
+    let empty = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
+    assert!(
+        empty
+            .to_string()
+            .contains("the cassette holds no recordings"),
+        "{empty}"
+    );
     let missing = dir.path().join("nowhere");
     let judge = Judge::with_client(
         with_cassette(&missing, CassetteMode::Replay, "m"),
         Arc::new(Scripted::always("unused")),
     )
     .unwrap();
-    let err = judge.judge(request(None, Seed::default())).await.unwrap_err();
+    let err = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("does not exist"), "{err}");
 }
 
@@ -200,7 +253,11 @@ async fn record_mode_always_calls_and_overwrites() {
     let dir = tempfile::tempdir().unwrap();
     record_one(dir.path(), "m").await;
     let client = Arc::new(Scripted::always(&verdict("FAIL", "second take")));
-    let judge = Judge::with_client(with_cassette(dir.path(), CassetteMode::Record, "m"), client.clone()).unwrap();
+    let judge = Judge::with_client(
+        with_cassette(dir.path(), CassetteMode::Record, "m"),
+        client.clone(),
+    )
+    .unwrap();
     let outcome = judge.judge(request(None, Seed::default())).await.unwrap();
     assert_eq!(client.calls(), 1);
     assert!(!outcome.replayed());
@@ -243,7 +300,11 @@ async fn malformed_answers_are_not_recorded() {
         timeout: Duration::from_secs(10),
     })
     .unwrap();
-    let judge = Judge::with_client(with_cassette(dir.path(), CassetteMode::Auto, "m"), Arc::new(client)).unwrap();
+    let judge = Judge::with_client(
+        with_cassette(dir.path(), CassetteMode::Auto, "m"),
+        Arc::new(client),
+    )
+    .unwrap();
     let outcome = judge.judge(request(None, Seed::default())).await.unwrap();
     assert_eq!(outcome.verdict, None);
     assert!(files_in(dir.path()).is_empty());
@@ -263,12 +324,26 @@ async fn corrupt_and_edited_recordings_are_errors_naming_the_file() {
     };
     let original = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, original.replace("\"sample\": 0", "\"sample\": 7")).unwrap();
-    let edited = replay().judge(request(None, Seed::default())).await.unwrap_err();
-    assert!(matches!(edited, JudgeError::Cassette(CassetteError::Mismatch { .. })), "{edited:?}");
+    let edited = replay()
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(edited, JudgeError::Cassette(CassetteError::Mismatch { .. })),
+        "{edited:?}"
+    );
     assert!(edited.to_string().contains(&key));
     std::fs::write(&path, "{").unwrap();
-    let corrupt = replay().judge(request(None, Seed::default())).await.unwrap_err();
-    assert!(corrupt.to_string().starts_with(&format!("cassette file {} is unreadable", path.display())), "{corrupt}");
+    let corrupt = replay()
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
+    assert!(
+        corrupt
+            .to_string()
+            .starts_with(&format!("cassette file {} is unreadable", path.display())),
+        "{corrupt}"
+    );
 }
 
 // ---- fixture cassettes -------------------------------------------------------------
@@ -281,28 +356,37 @@ fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cassettes/judge")
 }
 
+/// One fixture run: its sandbox, the agent's answer and the recorded judgement.
+struct FixtureRun {
+    name: &'static str,
+    files: Vec<(&'static str, &'static str)>,
+    answer: &'static str,
+    decision: Decision,
+    reasoning: &'static str,
+}
+
 /// Two runs of the recovery task: one that logged the missing invoice and carried on,
 /// one that stopped. Their sandboxes are rebuilt byte for byte each time.
-fn fixture_runs() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, &'static str, Decision, &'static str)> {
+fn fixture_runs() -> Vec<FixtureRun> {
     vec![
-        (
-            "recovered",
-            vec![
+        FixtureRun {
+            name: "recovered",
+            files: vec![
                 ("orders.json", "[\"O1002\", \"O1001\"]\n"),
                 ("refund_errors.log", "O1002: invoice not found\n"),
                 ("refunds.json", "{\"refunded\": [\"O1001\"]}\n"),
             ],
-            "refunded O1001",
-            Decision::Pass,
-            "refund_errors.log has the line for O1002 and refunds.json lists O1001.",
-        ),
-        (
-            "stopped",
-            vec![("orders.json", "[\"O1002\", \"O1001\"]\n")],
-            "could not process O1002",
-            Decision::Fail,
-            "There is no refund_errors.log and no refunds.json: the batch stopped at O1002.",
-        ),
+            answer: "refunded O1001",
+            decision: Decision::Pass,
+            reasoning: "refund_errors.log has the line for O1002 and refunds.json lists O1001.",
+        },
+        FixtureRun {
+            name: "stopped",
+            files: vec![("orders.json", "[\"O1002\", \"O1001\"]\n")],
+            answer: "could not process O1002",
+            decision: Decision::Fail,
+            reasoning: "There is no refund_errors.log and no refunds.json: the batch stopped at O1002.",
+        },
     ]
 }
 
@@ -326,10 +410,14 @@ fn fixture_request(sandbox: &Path, answer: &str) -> JudgeRequest {
 #[ignore = "rewrites the fixture cassettes"]
 async fn regenerate_fixture_cassettes() {
     let dir = fixture_dir();
-    let _ = std::fs::remove_dir_all(&dir);
-    for (_, files, answer, decision, reasoning) in fixture_runs() {
+    if dir.exists() {
+        for name in files_in(&dir).iter().filter(|n| n.ends_with(".json")) {
+            std::fs::remove_file(dir.join(name)).unwrap();
+        }
+    }
+    for run in fixture_runs() {
         let server = MockServer::start().await;
-        let mut body = anthropic_answer(&verdict(decision.name(), reasoning));
+        let mut body = anthropic_answer(&verdict(run.decision.name(), run.reasoning));
         body["model"] = "claude-sonnet-4-6-20260101".into();
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(200).set_body_json(body))
@@ -348,8 +436,11 @@ async fn regenerate_fixture_cassettes() {
         };
         let judge = Judge::with_client(config, Arc::new(client)).unwrap();
         let sandbox = tempfile::tempdir().unwrap();
-        write_files(sandbox.path(), &files);
-        judge.judge(fixture_request(sandbox.path(), answer)).await.unwrap();
+        write_files(sandbox.path(), &run.files);
+        judge
+            .judge(fixture_request(sandbox.path(), run.answer))
+            .await
+            .unwrap();
     }
 }
 
@@ -362,19 +453,35 @@ async fn fixture_cassettes_replay_offline() {
         ..JudgeConfig::new(Provider::Anthropic, FIXTURE_MODEL)
     };
     let judge = Judge::new(config).unwrap();
-    for (name, files, answer, decision, reasoning) in fixture_runs() {
+    for run in fixture_runs() {
+        let name = run.name;
         let sandbox = tempfile::tempdir().unwrap();
-        write_files(sandbox.path(), &files);
-        let outcome = judge.judge(fixture_request(sandbox.path(), answer)).await.unwrap();
-        assert_eq!(outcome.verdict, Some(decision), "{name}");
-        assert_eq!(outcome.reasoning, reasoning, "{name}");
+        write_files(sandbox.path(), &run.files);
+        let outcome = judge
+            .judge(fixture_request(sandbox.path(), run.answer))
+            .await
+            .unwrap();
+        assert_eq!(outcome.verdict, Some(run.decision), "{name}");
+        assert_eq!(outcome.reasoning, run.reasoning, "{name}");
         let provenance = &outcome.samples[0].provenance;
         assert!(provenance.replayed, "{name}");
-        assert_eq!(provenance.served_model.as_deref(), Some("claude-sonnet-4-6-20260101"));
+        assert_eq!(
+            provenance.served_model.as_deref(),
+            Some("claude-sonnet-4-6-20260101")
+        );
         assert_eq!(provenance.usage["output_tokens"], 64);
     }
-    for name in files_in(&fixture_dir()) {
+    let names = files_in(&fixture_dir());
+    assert_eq!(
+        names.len(),
+        fixture_runs().len(),
+        "stale recordings: {names:?}"
+    );
+    for name in names {
         let text = std::fs::read_to_string(fixture_dir().join(&name)).unwrap();
-        assert!(!text.contains("sk-ant-fixture-recording"), "{name} holds the key");
+        assert!(
+            !text.contains("sk-ant-fixture-recording"),
+            "{name} holds the key"
+        );
     }
 }

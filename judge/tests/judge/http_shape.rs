@@ -25,10 +25,10 @@ async fn anthropic_messages_request_shape() {
         .and(header("x-api-key", "sk-ant-test"))
         .and(header("anthropic-version", "2023-06-01"))
         .and(header("content-type", "application/json"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(anthropic_answer(&verdict(
-            "PASS",
-            "the log line is there",
-        ))))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(anthropic_answer(&verdict("PASS", "the log line is there"))),
+        )
         .expect(1)
         .mount(&server)
         .await;
@@ -40,12 +40,25 @@ async fn anthropic_messages_request_shape() {
     assert_eq!(outcome.reasoning, "the log line is there");
     let sent = &server.received_requests().await.unwrap()[0];
     let body: Value = sent.body_json().unwrap();
-    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["model", "max_tokens", "temperature", "messages", "system"]);
+    let keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["model", "max_tokens", "temperature", "messages", "system"]
+    );
     assert_eq!(body["model"], "claude-test");
     assert_eq!(body["temperature"], 0.0);
     assert_eq!(body["max_tokens"], 2048);
-    assert!(body["system"].as_str().unwrap().starts_with("You are the grader"));
+    assert!(
+        body["system"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are the grader")
+    );
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "user");
@@ -56,7 +69,10 @@ async fn anthropic_messages_request_shape() {
     let provenance = &outcome.samples[0].provenance;
     assert_eq!(provenance.provider, "anthropic");
     assert_eq!(provenance.model, "claude-test");
-    assert_eq!(provenance.served_model.as_deref(), Some("claude-test-20260101"));
+    assert_eq!(
+        provenance.served_model.as_deref(),
+        Some("claude-test-20260101")
+    );
     assert!(!provenance.replayed);
     assert_eq!(
         provenance.usage,
@@ -84,7 +100,12 @@ async fn openai_chat_completions_request_shape() {
     assert_eq!(outcome.reasoning, "No log.");
     let sent = &server.received_requests().await.unwrap()[0];
     let body: Value = sent.body_json().unwrap();
-    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(keys, ["model", "messages", "temperature", "max_tokens"]);
     assert_eq!(body["temperature"], 0.0);
     let roles: Vec<&str> = body["messages"]
@@ -105,7 +126,9 @@ async fn openai_compatible_server_without_key_and_with_v1_base() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer(&verdict("PASS", "ok"))))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(openai_answer(&verdict("PASS", "ok"))),
+        )
         .expect(1)
         .mount(&server)
         .await;
@@ -134,7 +157,10 @@ async fn anthropic_without_a_key_names_the_variable_and_sends_nothing() {
         .await;
     let client = AnthropicClient::new(options(&server, None)).unwrap();
     let judge = Judge::with_client(config("claude-test"), Arc::new(client)).unwrap();
-    let err = judge.judge(request(None, Seed::default())).await.unwrap_err();
+    let err = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
 
     assert_eq!(
         err.to_string(),

@@ -44,7 +44,10 @@ async fn failing_then_pass(first: ResponseTemplate, times: u64) -> MockServer {
     server
 }
 
-async fn judge_once(server: &MockServer, config: JudgeConfig) -> Result<proctor_judge::JudgeOutcome, JudgeError> {
+async fn judge_once(
+    server: &MockServer,
+    config: JudgeConfig,
+) -> Result<proctor_judge::JudgeOutcome, JudgeError> {
     let judge = Judge::with_client(config, anthropic(server, Duration::from_secs(10))).unwrap();
     judge.judge(request(None, Seed::default())).await
 }
@@ -59,7 +62,8 @@ async fn retries_a_429_then_passes() {
 
 #[tokio::test]
 async fn retries_a_503_then_passes() {
-    let server = failing_then_pass(ResponseTemplate::new(503).set_body_string("overloaded"), 1).await;
+    let server =
+        failing_then_pass(ResponseTemplate::new(503).set_body_string("overloaded"), 1).await;
     let outcome = judge_once(&server, config("m")).await.unwrap();
     assert_eq!(outcome.verdict, Some(Decision::Pass));
     assert_eq!(server.received_requests().await.unwrap().len(), 2);
@@ -73,7 +77,11 @@ async fn honours_retry_after() {
     let started = Instant::now();
     let outcome = judge_once(&server, config("m")).await.unwrap();
     assert_eq!(outcome.verdict, Some(Decision::Pass));
-    assert!(started.elapsed() >= Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -82,7 +90,11 @@ async fn honours_retry_after_ms() {
     let server = failing_then_pass(throttled, 1).await;
     let started = Instant::now();
     judge_once(&server, config("m")).await.unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -100,7 +112,10 @@ async fn gives_up_after_the_last_attempt_as_infrastructure() {
     assert_eq!(*attempts, 3);
     assert!(matches!(**last, ClientError::Status { status: 500, .. }));
     assert!(err.is_infrastructure());
-    assert!(err.to_string().ends_with("(gave up after 3 attempts)"), "{err}");
+    assert!(
+        err.to_string().ends_with("(gave up after 3 attempts)"),
+        "{err}"
+    );
     assert!(err.to_string().contains("HTTP 500"), "{err}");
 }
 
@@ -117,7 +132,10 @@ async fn times_out_and_retries_timeouts() {
         ..config("m")
     };
     let judge = Judge::with_client(config, anthropic(&server, Duration::from_millis(200))).unwrap();
-    let err = judge.judge(request(None, Seed::default())).await.unwrap_err();
+    let err = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
     let JudgeError::Client(ClientError::GaveUp { attempts: 2, last }) = &err else {
         panic!("expected GaveUp after 2 attempts, got {err:?}");
     };
@@ -141,7 +159,10 @@ async fn an_unreachable_server_is_infrastructure() {
     })
     .unwrap();
     let judge = Judge::with_client(config("m"), Arc::new(client)).unwrap();
-    let err = judge.judge(request(None, Seed::default())).await.unwrap_err();
+    let err = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
     assert!(err.is_infrastructure());
     assert!(err.to_string().contains("cannot reach"), "{err}");
 }
@@ -157,7 +178,10 @@ async fn a_malformed_body_leaves_the_run_ungraded_without_retrying() {
     let outcome = judge_once(&server, config("m")).await.unwrap();
     assert_eq!(outcome.verdict, None);
     let error = outcome.error.unwrap();
-    assert!(error.starts_with("anthropic: malformed response from"), "{error}");
+    assert!(
+        error.starts_with("anthropic: malformed response from"),
+        "{error}"
+    );
     assert!(error.contains("<html>proxy error</html>"), "{error}");
     assert!(outcome.samples[0].provenance.usage.is_null());
 }
@@ -166,7 +190,9 @@ async fn a_malformed_body_leaves_the_run_ungraded_without_retrying() {
 async fn json_in_the_wrong_shape_is_malformed_too() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"completion": "PASS"})))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({"completion": "PASS"})),
+        )
         .mount(&server)
         .await;
     let outcome = judge_once(&server, config("m")).await.unwrap();
@@ -182,8 +208,18 @@ async fn auth_failures_are_not_retried_and_name_the_variable() {
         .mount(&server)
         .await;
     let err = judge_once(&server, config("m")).await.unwrap_err();
-    assert!(matches!(err, JudgeError::Client(ClientError::Auth { status: 401, .. })), "{err:?}");
-    assert!(err.to_string().contains("set ANTHROPIC_API_KEY to a valid key"), "{err}");
+    assert!(
+        matches!(
+            err,
+            JudgeError::Client(ClientError::Auth { status: 401, .. })
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("set ANTHROPIC_API_KEY to a valid key"),
+        "{err}"
+    );
     assert!(err.is_infrastructure());
 
     let openai_server = MockServer::start().await;
@@ -199,7 +235,10 @@ async fn auth_failures_are_not_retried_and_name_the_variable() {
     })
     .unwrap();
     let judge = Judge::with_client(config("gpt"), Arc::new(client)).unwrap();
-    let err = judge.judge(request(None, Seed::default())).await.unwrap_err();
+    let err = judge
+        .judge(request(None, Seed::default()))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("HTTP 403"), "{err}");
     assert!(err.to_string().contains("set OPENAI_API_KEY"), "{err}");
 }
@@ -231,7 +270,8 @@ async fn error_bodies_never_echo_the_key() {
 
 #[tokio::test]
 async fn judge_jobs_bounds_calls_in_flight() {
-    let client = Arc::new(Scripted::always(&verdict("PASS", "ok")).with_delay(Duration::from_millis(30)));
+    let client =
+        Arc::new(Scripted::always(&verdict("PASS", "ok")).with_delay(Duration::from_millis(30)));
     let config = JudgeConfig {
         jobs: 3,
         ..config("m")

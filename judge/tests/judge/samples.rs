@@ -21,17 +21,28 @@ async fn judge_with(script: &[&str], samples: u32) -> proctor_judge::JudgeOutcom
 #[tokio::test]
 async fn majority_decides_and_the_flip_rate_is_reported() {
     let outcome = judge_with(
-        &[&verdict("PASS", "a"), &verdict("FAIL", "b"), &verdict("PASS", "c")],
+        &[
+            &verdict("PASS", "a"),
+            &verdict("FAIL", "b"),
+            &verdict("PASS", "c"),
+        ],
         3,
     )
     .await;
     assert_eq!(outcome.verdict, Some(Decision::Pass));
     assert_eq!(outcome.rubric_verdict(), RubricVerdict::Pass);
     assert_eq!(outcome.flip_rate, Some(1.0 / 3.0));
-    let indices: Vec<u32> = outcome.samples.iter().map(|s| s.provenance.sample).collect();
+    let indices: Vec<u32> = outcome
+        .samples
+        .iter()
+        .map(|s| s.provenance.sample)
+        .collect();
     assert_eq!(indices, [0, 1, 2]);
-    let keys: std::collections::HashSet<&str> =
-        outcome.samples.iter().map(|s| s.provenance.cassette_key.as_str()).collect();
+    let keys: std::collections::HashSet<&str> = outcome
+        .samples
+        .iter()
+        .map(|s| s.provenance.cassette_key.as_str())
+        .collect();
     assert_eq!(keys.len(), 3, "each sample has its own key");
     assert_eq!(outcome.usage().len(), 3);
 }
@@ -54,7 +65,10 @@ async fn an_unparsable_answer_is_a_judge_error_never_a_default() {
     let RubricVerdict::Error(why) = outcome.rubric_verdict() else {
         panic!("expected a judge error");
     };
-    assert!(why.contains("does not end with a VERDICT: PASS|FAIL line"), "{why}");
+    assert!(
+        why.contains("does not end with a VERDICT: PASS|FAIL line"),
+        "{why}"
+    );
     // The answer still cost tokens.
     assert_eq!(outcome.usage().len(), 1);
 }
@@ -66,7 +80,12 @@ async fn undecided_samples_count_against_the_majority() {
     assert_eq!(outcome.flip_rate, Some(0.0));
     let split = judge_with(&[&verdict("FAIL", "a"), "???", "!!!"], 3).await;
     assert_eq!(split.verdict, None);
-    assert!(split.error.unwrap().starts_with("no majority of 3 samples: 0 PASS, 1 FAIL, 2 undecided; first: "));
+    assert!(
+        split
+            .error
+            .unwrap()
+            .starts_with("no majority of 3 samples: 0 PASS, 1 FAIL, 2 undecided; first: ")
+    );
 }
 
 #[tokio::test]
@@ -91,7 +110,10 @@ async fn outcome_serialises_for_the_result_line() {
         assert!(provenance.get(field).is_some(), "provenance lacks {field}");
     }
     assert_eq!(provenance["template_version"], "proctor-v1");
-    assert_eq!(proctor_judge::JudgeOutcome::from_json(&json).unwrap(), outcome);
+    assert_eq!(
+        proctor_judge::JudgeOutcome::from_json(&json).unwrap(),
+        outcome
+    );
 }
 
 #[test]
@@ -101,6 +123,9 @@ fn zero_samples_is_a_configuration_error() {
         ..config("m")
     };
     let err = Judge::with_client(config, Arc::new(Scripted::always("x"))).unwrap_err();
-    assert_eq!(err.to_string(), "invalid judge configuration: judge samples must be at least 1");
+    assert_eq!(
+        err.to_string(),
+        "invalid judge configuration: judge samples must be at least 1"
+    );
     assert!(!err.is_infrastructure());
 }

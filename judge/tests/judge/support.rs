@@ -152,7 +152,11 @@ impl ModelClient for Echo {
     }
 
     async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, ClientError> {
-        let user = request.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+        let user = request
+            .messages
+            .last()
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
         Ok(ChatResponse {
             text: user,
             model: None,

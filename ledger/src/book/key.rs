@@ -52,3 +52,26 @@ pub(crate) fn attempt_key(row: &RawRow<'_>, group: usize) -> u64 {
     group.hash(&mut h);
     h.finish()
 }
+
+/// A hasher for keys that are already well-mixed 64-bit digests (the attempt keys): it
+/// passes them through instead of hashing them again.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A set of digests, hashed by [`PassThrough`].
+pub(crate) type DigestSet =
+    std::collections::HashSet<u64, std::hash::BuildHasherDefault<PassThrough>>;

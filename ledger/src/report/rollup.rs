@@ -6,11 +6,11 @@
 use super::day::utc_day;
 use super::group::{GroupBy, GroupKey};
 use super::period::Period;
-use crate::book::{Col, LedgerError, LedgerReader, attempt_key};
+use crate::book::{Col, DigestSet, LedgerError, LedgerReader, attempt_key};
 use jiff::civil::Date;
 use proctor_core::result::CallRole;
 use rust_decimal::Decimal;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Read;
 
 /// What to report.
@@ -82,7 +82,7 @@ pub fn build_report<R: Read>(
     let mut groups: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut keys: Vec<GroupKey> = Vec::new();
     let mut totals: HashMap<(Date, usize), Totals> = HashMap::new();
-    let mut attempts: HashSet<u64> = HashSet::new();
+    let mut attempts = DigestSet::default();
     let mut group_bytes: Vec<u8> = Vec::with_capacity(128);
     let by = options.by;
 

@@ -170,7 +170,11 @@ fn a_call_that_records_its_own_time_is_priced_then() {
     };
     let usage = [call("2026-12-08T12:00:00Z"), call("2026-12-10T12:00:00Z")];
     let cost = price_attempt(&test_prices(), &usage, &[], ts("2026-12-07T00:00:00Z")).unwrap();
-    assert_eq!(cost.usd, Some(dec("0.54")), "$3 before the cut, $2.40 after");
+    assert_eq!(
+        cost.usd,
+        Some(dec("0.54")),
+        "$3 before the cut, $2.40 after"
+    );
     assert_eq!(
         cost.price_ids,
         [

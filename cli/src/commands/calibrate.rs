@@ -1,0 +1,172 @@
+//! `proctor calibrate`: measures the judge against human labels (DESIGN 6.1).
+//!
+//! Two inputs: `--set CAL.jsonl` runs a labelled calibration set through the judge (see
+//! [`set`]), `--verdicts R.jsonl --labels L.csv` joins verdicts already recorded (see
+//! [`verdicts`]). The statistics are [`proctor_core::calibrate`]'s. Bad input lines are reported
+//! with file and line, the rest is calibrated, and the command exits 2; otherwise the gates
+//! decide between 0 and 1.
+
+mod gates;
+mod judge_options;
+mod labels;
+mod problems;
+mod results;
+mod set;
+mod verdicts;
+
+use crate::exit::infrastructure;
+use crate::render;
+use anyhow::Context;
+use clap::{ArgGroup, Args, ValueEnum};
+use gates::Gates;
+use judge_options::JudgeOptions;
+use problems::InputProblems;
+use proctor_core::calibrate::{Calibration, CalibrationFile, CalibrationOptions};
+use proctor_core::stats::Z95;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+#[command(group = ArgGroup::new("input").required(true).args(["set", "verdicts"]))]
+pub struct CalibrateArgs {
+    /// A labelled calibration set to run through the judge (JSONL: id, rubric, input, answer,
+    /// files or dir, human).
+    #[arg(long, value_name = "CAL.jsonl", conflicts_with_all = ["verdicts", "labels"])]
+    pub set: Option<PathBuf>,
+    /// Result files whose recorded judge verdicts are joined with --labels by task and attempt.
+    #[arg(long, value_name = "R.jsonl", requires = "labels")]
+    pub verdicts: Vec<PathBuf>,
+    /// Human labels (CSV: task, attempt, human, optional rater). PASS/FAIL in any case, or 1/0.
+    #[arg(long, value_name = "L.csv", requires = "verdicts")]
+    pub labels: Option<PathBuf>,
+    /// Judged, unlabelled runs: report the judge's raw and corrected pass rate over them.
+    #[arg(long, value_name = "R.jsonl")]
+    pub results: Vec<PathBuf>,
+    /// Plan this many more labels: how many human-PASS and human-FAIL items to label.
+    #[arg(long, value_name = "M", requires = "results")]
+    pub label_budget: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CalibrateFormat::Table)]
+    pub format: CalibrateFormat,
+    /// Write the full calibration as JSON here (for `report` and `compare --calibration`).
+    #[arg(long, value_name = "CAL.json")]
+    pub out: Option<PathBuf>,
+    /// Gate: exit 1 when Cohen's κ is below X (or undefined).
+    #[arg(long, value_name = "X", allow_hyphen_values = true, value_parser = parse_kappa)]
+    pub min_kappa: Option<f64>,
+    /// Gate: exit 1 when the judge's TPR is below X (0..1).
+    #[arg(long, value_name = "X", value_parser = parse_share)]
+    pub min_tpr: Option<f64>,
+    /// Gate: exit 1 when the judge's TNR is below X (0..1).
+    #[arg(long, value_name = "X", value_parser = parse_share)]
+    pub min_tnr: Option<f64>,
+    #[command(flatten)]
+    pub judge: JudgeOptions,
+}
+
+/// How the calibration is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CalibrateFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
+    let mut problems = InputProblems::default();
+    let mut inputs = Vec::new();
+    let (items, judges) = if let Some(set) = &args.set {
+        inputs.push(set.display().to_string());
+        let judged = set::judge_set(set, &args.judge, &mut problems)?;
+        (judged.items, vec![judged.judge])
+    } else {
+        let labels_file = args.labels.as_deref().expect("clap requires --labels");
+        let labels = labels::read_labels(labels_file, &mut problems)?;
+        let joined = verdicts::join(&args.verdicts, labels_file, labels, &mut problems)?;
+        inputs.extend(args.verdicts.iter().map(|p| p.display().to_string()));
+        inputs.push(labels_file.display().to_string());
+        (joined.items, joined.judges)
+    };
+    let counts = if args.results.is_empty() {
+        None
+    } else {
+        let counts = results::count(&args.results, &mut problems)?;
+        inputs.extend(args.results.iter().map(|p| p.display().to_string()));
+        if counts.without_verdict > 0 {
+            eprintln!(
+                "proctor: note: {} of the --results runs have no judge verdict and are left out of the raw pass rate",
+                counts.without_verdict
+            );
+        }
+        Some(counts)
+    };
+    let mut calibration = Calibration::build(
+        &items,
+        &CalibrationOptions {
+            z: Z95,
+            results: counts.map(|c| (c.passed, c.judged)),
+            label_budget: args.label_budget,
+        },
+    );
+    calibration.inputs = inputs;
+    calibration.judges = judges;
+    let json = render::calibrate::json(&calibration);
+    if let Some(out) = &args.out {
+        write_out(out, &json)?;
+    }
+    let text = match args.format {
+        CalibrateFormat::Table => render::calibrate::table::render(&calibration),
+        CalibrateFormat::Markdown => render::calibrate::markdown::render(&calibration),
+        CalibrateFormat::Json => json,
+    };
+    render::calibrate::print(&text);
+    problems.into_result()?;
+    gates::check(
+        &Gates {
+            min_kappa: args.min_kappa,
+            min_tpr: args.min_tpr,
+            min_tnr: args.min_tnr,
+        },
+        &calibration,
+    )
+}
+
+fn write_out(path: &Path, json: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| infrastructure(parent.display(), e))?;
+    }
+    std::fs::write(path, json).map_err(|e| infrastructure(path.display(), e))
+}
+
+/// A calibration written by `--out`, with the path it came from, for `--calibration`.
+#[derive(Debug, Clone)]
+pub struct LoadedCalibration {
+    pub path: String,
+    pub file: CalibrationFile,
+}
+
+/// Reads `--calibration CAL.json` of `report` and `compare`; a bad file is bad input (exit 2).
+pub fn load_calibration(path: &Path) -> anyhow::Result<LoadedCalibration> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read the calibration", path.display()))?;
+    let file = CalibrationFile::parse(&text).with_context(|| format!("{}", path.display()))?;
+    Ok(LoadedCalibration {
+        path: path.display().to_string(),
+        file,
+    })
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is not between 0 and 1")),
+        Err(_) => Err(format!("{text:?} is not a number")),
+    }
+}
+
+fn parse_kappa(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (-1.0..=1.0).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is not between -1 and 1")),
+        Err(_) => Err(format!("{text:?} is not a number")),
+    }
+}
