@@ -18,6 +18,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare two versions of an agent: regressed and fixed tasks, Δ with a verdict.
     Compare(crate::commands::compare::CompareArgs),
+    /// Measure the judge against human labels: TPR, TNR, κ, disagreements, corrected pass rates.
+    Calibrate(crate::commands::calibrate::CalibrateArgs),
     /// Run agents on tasks in fresh sandboxes and grade every attempt.
     Run(crate::commands::run::RunArgs),
     /// Join the result files of shards into one.
@@ -91,6 +93,9 @@ pub struct ReportArgs {
     /// Result files (proctor.result/1 JSONL).
     #[arg(required = true, value_name = "R.jsonl")]
     pub results: Vec<PathBuf>,
+    /// Show the pass rate corrected for the judge's errors, from `proctor calibrate --out`.
+    #[arg(long, value_name = "CAL.json")]
+    pub calibration: Option<PathBuf>,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }

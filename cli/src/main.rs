@@ -4,6 +4,7 @@ mod args;
 mod commands;
 mod exit;
 mod gate;
+mod judging;
 mod outcome_log;
 mod problems;
 mod render;

@@ -13,7 +13,6 @@ use proctor_ledger::prices::{PriceTable, load_price_file};
 use proctor_ledger::pricing::{CostError, price_attempt};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 /// The price table of one command, and the time it started.
 #[derive(Debug)]
@@ -62,13 +61,6 @@ impl Pricer {
     pub fn unpriced_cost(&self, agent: &[Value]) -> Result<Cost, CostError> {
         price_attempt(&PriceTable::empty(), agent, &[], self.now)
     }
-}
-
-/// The cost of an agent's usage with the default prices, at the current time.
-pub fn cost_of(usage: &[Value]) -> Result<Cost, CostError> {
-    static DEFAULT: OnceLock<PriceTable> = OnceLock::new();
-    let table = DEFAULT.get_or_init(PriceTable::builtin);
-    price_attempt(table, usage, &[], Timestamp::now())
 }
 
 /// Reads `--prices` files up front so that a bad one stops the command before any work.

@@ -15,13 +15,16 @@ mod set;
 mod verdicts;
 
 use crate::exit::infrastructure;
+use crate::judging::JudgeArgs;
 use crate::render;
+use crate::results_file::for_each_result;
 use anyhow::Context;
 use clap::{ArgGroup, Args, ValueEnum};
 use gates::Gates;
-use judge_options::JudgeOptions;
 use problems::InputProblems;
-use proctor_core::calibrate::{Calibration, CalibrationFile, CalibrationOptions};
+use proctor_core::calibrate::{
+    Calibration, CalibrationFile, CalibrationOptions, CorrectedSuite, SuiteCorrection,
+};
 use proctor_core::stats::Z95;
 use std::path::{Path, PathBuf};
 
@@ -60,7 +63,7 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "X", value_parser = parse_share)]
     pub min_tnr: Option<f64>,
     #[command(flatten)]
-    pub judge: JudgeOptions,
+    pub judge: JudgeArgs,
 }
 
 /// How the calibration is printed.
@@ -144,6 +147,16 @@ pub struct LoadedCalibration {
     pub file: CalibrationFile,
 }
 
+impl LoadedCalibration {
+    /// How renderers name it.
+    pub fn source(&self) -> render::calibrate::corrected::Source<'_> {
+        render::calibrate::corrected::Source {
+            path: &self.path,
+            file: &self.file,
+        }
+    }
+}
+
 /// Reads `--calibration CAL.json` of `report` and `compare`; a bad file is bad input (exit 2).
 pub fn load_calibration(path: &Path) -> anyhow::Result<LoadedCalibration> {
     let text = std::fs::read_to_string(path)
@@ -153,6 +166,24 @@ pub fn load_calibration(path: &Path) -> anyhow::Result<LoadedCalibration> {
         path: path.display().to_string(),
         file,
     })
+}
+
+/// The suite pass rate of `paths` with the judge's part corrected by `calibration`: a second
+/// streaming pass (bad lines were already reported by the command's own pass).
+pub fn correct_results(
+    paths: &[PathBuf],
+    calibration: &LoadedCalibration,
+) -> anyhow::Result<CorrectedSuite> {
+    let mut suite = SuiteCorrection::new();
+    for_each_result(
+        paths,
+        |_, line| {
+            suite.add(&line);
+            Ok(())
+        },
+        |_| {},
+    )?;
+    Ok(suite.finish(&calibration.file.confusion_matrix, Z95))
 }
 
 fn parse_share(text: &str) -> Result<f64, String> {

@@ -4,6 +4,7 @@
 //! [`proctor_core::compare`], prints the comparison and applies `--fail-on`. The statistics and
 //! the choices behind them are documented there.
 
+use crate::commands::calibrate::{correct_results, load_calibration};
 use crate::exit::Failure;
 use crate::problems::Problems;
 use crate::render;
@@ -34,6 +35,9 @@ pub struct CompareArgs {
     /// Compare results graded against different task files, on the task ids they share.
     #[arg(long)]
     pub allow_different_tasks: bool,
+    /// Show each side's pass rate corrected for the judge's errors, from `proctor calibrate --out`.
+    #[arg(long, value_name = "CAL.json")]
+    pub calibration: Option<PathBuf>,
 }
 
 /// How the comparison is printed (JUnit has no place for a comparison).
@@ -54,6 +58,11 @@ pub enum FailOn {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    let calibration = args
+        .calibration
+        .as_deref()
+        .map(load_calibration)
+        .transpose()?;
     let mut problems = Problems::default();
     let mut skipped = 0usize;
     let old = read_side(Side::Old, &args.old, &mut problems, &mut skipped)?;
@@ -73,6 +82,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         CompareFormat::Table => render::compare::table::render(&comparison),
         CompareFormat::Markdown => render::compare::markdown::render(&comparison),
         CompareFormat::Json => render::compare::json::render(&comparison),
+    };
+    let text = match &calibration {
+        Some(cal) => {
+            let old = correct_results(std::slice::from_ref(&args.old), cal)?;
+            let new = correct_results(std::slice::from_ref(&args.new), cal)?;
+            let shape = args.format.into();
+            render::calibrate::corrected::compare(text, shape, &old, &new, cal.source())
+        }
+        None => text,
     };
     render::compare::print(&text);
     if skipped > 0 {

@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+pub mod calibrate;
 pub mod compare;
 mod grade;
 pub mod ledger;
@@ -14,6 +15,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Grade(args) => grade::run(args),
         Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Ledger(command) => ledger::run(command),

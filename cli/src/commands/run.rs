@@ -9,7 +9,10 @@ use crate::run::attempt::{Finished, RunContext, run_attempt};
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
+use crate::judging::{JudgeArgs, check_globs};
+use crate::usage_cost::load_pricer;
 use crate::{gate, render};
+use proctor_judge::Seed;
 use anyhow::{Context, bail};
 use clap::Args;
 use proctor_core::summary::SummaryBuilder;
@@ -61,9 +64,11 @@ pub struct RunArgs {
     /// Only tasks whose id or a tag matches one of these globs.
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,
-    /// Run tasks with a rubric without a judge: their runs are ungraded.
-    #[arg(long)]
-    pub no_judge: bool,
+    /// Price tables (proctor TOML or LiteLLM JSON) over the built-in one, in order.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Vec<PathBuf>,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }
@@ -98,16 +103,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             args.only
         );
     }
-    if !args.no_judge
-        && let Some(&i) = tasks.iter().find(|&&i| suite.tasks[i].rubric.is_some())
-    {
-        let task = &suite.tasks[i];
-        bail!(
-            "task `{}` ({}) has a rubric, and no judge is configured; pass --no-judge to report rubrics as not judged (those runs are then ungraded)",
-            task.id,
-            task.source.display()
-        );
+    let in_scope = || tasks.iter().map(|&i| &suite.tasks[i]);
+    check_globs(in_scope())?;
+    let judge = args.judge.build(in_scope())?;
+    let mut seeds = HashMap::new();
+    if judge.is_some() {
+        for &i in &tasks {
+            let task = &suite.tasks[i];
+            if task.rubric.is_some() {
+                let seed = Seed::from_task(task)
+                    .map_err(|e| anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id))?;
+                seeds.insert(i, seed);
+            }
+        }
     }
+    let pricer = load_pricer(&args.prices)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
@@ -116,7 +126,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(execute(args, suite, agents, tasks, jobs))
+    let judging = Judging { judge, seeds, pricer };
+    runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
 }
 
 fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
@@ -127,12 +138,20 @@ fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
     Ok(builder.build()?)
 }
 
+/// The judge and prices an attempt needs besides its agent.
+struct Judging {
+    judge: Option<proctor_judge::Judge>,
+    seeds: HashMap<usize, Seed>,
+    pricer: crate::usage_cost::Pricer,
+}
+
 async fn execute(
     args: RunArgs,
     suite: Suite,
     agents: Vec<AgentSpec>,
     tasks: Vec<usize>,
     jobs: usize,
+    judging: Judging,
 ) -> anyhow::Result<()> {
     let mut summary = SummaryBuilder::new();
     let done = match (&args.out, args.resume) {
@@ -158,6 +177,9 @@ async fn execute(
             .prefix("proctor-run-")
             .tempdir()
             .map_err(|e| crate::exit::infrastructure("temporary folder", e))?,
+        judge: judging.judge,
+        seeds: judging.seeds,
+        pricer: judging.pricer,
     });
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
     let mut progress = Progress::new(planned.len() as u64);
@@ -165,8 +187,9 @@ async fn execute(
     let mut running = JoinSet::new();
     let mut infrastructure_errors = 0usize;
     let mut interrupted = false;
+    let mut judge_failure: Option<String> = None;
     loop {
-        while running.len() < jobs && !*cancel.borrow() {
+        while running.len() < jobs && !*cancel.borrow() && judge_failure.is_none() {
             let Some(next) = queue.next() else { break };
             running.spawn(run_attempt(context.clone(), next, cancel.clone()));
         }
@@ -182,6 +205,13 @@ async fn execute(
                 summary.add(&line);
             }
             Ok(Ok(Finished::Cancelled)) => interrupted = true,
+            Ok(Ok(Finished::JudgeFailed(message))) => {
+                // Stop scheduling; attempts already running finish and are kept.
+                if judge_failure.is_none() {
+                    progress.note(&format!("proctor: judge failed, stopping: {message}"));
+                    judge_failure = Some(message);
+                }
+            }
             Ok(Err(error)) => {
                 infrastructure_errors += 1;
                 progress.note(&format!("proctor: an attempt could not run: {error:#}"));
@@ -216,6 +246,16 @@ async fn execute(
         .context("cannot compute pass@k")?;
     let title = format!("run {}", args.tasks.display());
     render::print_summary(args.summary.format, &title, &summary)?;
+    if let Some(message) = judge_failure {
+        let kept = match &args.out {
+            Some(out) => format!(
+                "finished results are in {}; --resume completes the run",
+                out.display()
+            ),
+            None => "no --out was given".to_owned(),
+        };
+        return Err(Failure::Infrastructure(format!("judge: {message}; {kept}")).into());
+    }
     if infrastructure_errors > 0 {
         return Err(Failure::Infrastructure(format!(
             "{infrastructure_errors} attempts could not run (see above); every other result was written"

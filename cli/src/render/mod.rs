@@ -1,6 +1,7 @@
 //! Summary renderers: one per format, behind one function, kept apart from the engine
 //! so that on-disk formats and terminal output can change independently.
 
+pub mod calibrate;
 pub mod compare;
 pub mod json;
 pub mod junit;

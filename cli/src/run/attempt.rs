@@ -5,11 +5,14 @@ use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
 use super::sandbox;
-use crate::usage_cost;
-use proctor_core::grade::{RubricVerdict, Workdir, grade};
+use crate::judging::{Judged, judge_run};
+use crate::usage_cost::Pricer;
+use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use proctor_core::result::{ProcessInfo, ResultLine, Timings};
 use proctor_core::task::{Suite, Task};
+use proctor_judge::{Judge, Seed};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +31,11 @@ pub struct RunContext {
     /// Where agents write their outcome files: outside every sandbox, so an outcome
     /// file is never mistaken for part of the end state.
     pub control: tempfile::TempDir,
+    /// The judge, when some task has a rubric and one is configured.
+    pub judge: Option<Judge>,
+    /// The seed files of each task with a rubric, for the judge's added/modified status.
+    pub seeds: HashMap<usize, Seed>,
+    pub pricer: Pricer,
 }
 
 /// How an attempt ended.
@@ -36,6 +44,9 @@ pub enum Finished {
     Result(Box<ResultLine>),
     /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
     Cancelled,
+    /// The judge could not be reached (after retries) or its cassette missed: an
+    /// infrastructure failure that stops the run; nothing is recorded.
+    JudgeFailed(String),
 }
 
 /// Runs one attempt. Errors are infrastructure failures (a sandbox that cannot be
@@ -123,20 +134,49 @@ pub async fn run_attempt(
         ),
     };
 
+    let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
+    let seed_files = context.seeds.get(&planned.task).cloned().unwrap_or_default();
+    let judged = match judge_run(
+        context.judge.as_ref(),
+        task,
+        &seed_files,
+        outcome.answer.as_deref(),
+        crashed,
+        Some(&sandbox.dir),
+    )
+    .await
+    {
+        Ok(judged) => judged,
+        Err(error) if error.is_infrastructure() => {
+            return Ok(Finished::JudgeFailed(format!("task `{}` attempt {}: {error}", task.id, planned.attempt)));
+        }
+        // Something about this run alone (an unreadable sandbox): it stays ungraded.
+        Err(error) => Some(Judged {
+            verdict: proctor_core::grade::RubricVerdict::Error(error.to_string()),
+            record: None,
+            usage: Vec::new(),
+        }),
+    };
     let graded = {
         let context = context.clone();
         let dir = sandbox.dir.clone();
         let outcome = outcome.clone();
+        let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
             let task = &context.suite.tasks[planned.task];
-            let not_judged = RubricVerdict::Error("not judged (--no-judge)".to_owned());
-            let verdict = task.rubric.as_ref().map(|_| &not_judged);
-            grade(task, &outcome, Workdir::Dir(&dir), verdict)
+            grade(task, &outcome, Workdir::Dir(&dir), verdict.as_ref())
         })
         .await?
     };
-    let cost = usage_cost::cost_of(&outcome.usage).unwrap_or_default();
+    let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
+    let priced_at: jiff::Timestamp = started_at;
+    let cost = context
+        .pricer
+        .cost(&outcome.usage, &judge_usage, Some(priced_at))
+        .or_else(|_| context.pricer.unpriced_cost(&outcome.usage))
+        .unwrap_or_default();
     let mut line = ResultLine::new(&task.id, planned.attempt, Some(agent.name.clone()), outcome, graded);
+    line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
     line.task_digest = context.suite.digest.clone();
     line.seed = Some(seed);

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
+mod calibrate;
 mod common;
 mod compare;
 mod grade;

@@ -8,6 +8,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// The judge for the fixture rubrics, answered from the recorded cassettes (offline).
+const JUDGE: [&str; 4] = ["--judge-model", "claude-sonnet-4-6", "--cassette", "fixtures/cassettes/run"];
+
 fn agent(name: &str) -> String {
     root().join("fixtures/agents").join(name).display().to_string()
 }
@@ -36,7 +39,9 @@ fn refund_suite_end_to_end() {
     let out = dir.path().join("r.jsonl");
     let output = run(proctor()
         .args(["run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "3", "--seed", "7"])
-        .args(["--agent", "python3 fixtures/agents/refund_agent.py", "--label", "v1", "--out"])
+        .args(["--agent", "python3 fixtures/agents/refund_agent.py", "--label", "v1"])
+        .args(JUDGE)
+        .arg("--out")
         .arg(&out));
     assert_eq!(output.code, 0, "{}", output.stderr);
     insta::assert_snapshot!(output.stdout);
@@ -54,7 +59,8 @@ fn refund_suite_end_to_end() {
 fn the_guard_flag_removes_wrong_refunds() {
     let output = run(proctor()
         .args(["run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "3", "--format", "json"])
-        .args(["--agent", "python3 fixtures/agents/refund_agent.py --guard"]));
+        .args(["--agent", "python3 fixtures/agents/refund_agent.py --guard"])
+        .args(JUDGE));
     assert_eq!(output.code, 0, "{}", output.stderr);
     let summary: Value = serde_json::from_str(&output.stdout).unwrap();
     assert_eq!(summary["pass_rate"], 1.0, "{}", output.stdout);
@@ -64,13 +70,15 @@ fn the_guard_flag_removes_wrong_refunds() {
 fn recovery_and_abort_variants() {
     let ok = run(proctor()
         .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--format", "json"])
-        .args(["--agent", "python3 fixtures/agents/file_agent.py"]));
+        .args(["--agent", "python3 fixtures/agents/file_agent.py"])
+        .args(JUDGE));
     assert_eq!(ok.code, 0, "{}", ok.stderr);
     let s: Value = serde_json::from_str(&ok.stdout).unwrap();
     assert_eq!(s["pass_rate"], 1.0, "{}", ok.stdout);
     let abort = run(proctor()
         .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--format", "json"])
-        .args(["--agent", "python3 fixtures/agents/file_agent.py --abort-on-missing"]));
+        .args(["--agent", "python3 fixtures/agents/file_agent.py --abort-on-missing"])
+        .args(JUDGE));
     assert_eq!(abort.code, 0, "failed tasks are results, not errors: {}", abort.stderr);
     let s: Value = serde_json::from_str(&abort.stdout).unwrap();
     let reasons: Vec<String> = s["per_task"]
@@ -214,7 +222,11 @@ fn essence(lines: &[Value]) -> BTreeSet<String> {
 #[test]
 fn three_shards_merged_equal_one_run() {
     let dir = tempfile::tempdir().unwrap();
-    let base = ["run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "2", "--seed", "3", "--agent", "python3 fixtures/agents/refund_agent.py"];
+    let base = [
+        "run", "--tasks", "fixtures/run/refunds.yaml", "--attempts", "2", "--seed", "3",
+        "--agent", "python3 fixtures/agents/refund_agent.py",
+        "--judge-model", "claude-sonnet-4-6", "--cassette", "fixtures/cassettes/run",
+    ];
     let whole = dir.path().join("whole.jsonl");
     assert_eq!(run(proctor().args(base).arg("--out").arg(&whole)).code, 0);
     let mut shards = Vec::new();
@@ -296,4 +308,61 @@ fn several_agents_get_a_grid() {
         rates,
         vec![("broken".into(), 0.0), ("python".into(), 1.0), ("shell".into(), 1.0)]
     );
+}
+
+#[test]
+fn rubric_runs_are_judged_from_the_cassette() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--only", "recovery_missing_invoice"])
+        .args(["--agent", "python3 fixtures/agents/file_agent.py"])
+        .args(JUDGE)
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let line = &results(&out)[0];
+    assert_eq!(line["passed"], true, "{line}");
+    let judge = &line["judge"];
+    assert_eq!(judge["verdict"], "PASS", "{judge}");
+    let provenance = &judge["samples"][0]["provenance"];
+    assert_eq!(provenance["provider"], "anthropic");
+    assert_eq!(provenance["replayed"], true);
+    assert!(line["cost"]["models"].to_string().contains("judge"), "judge usage is costed: {}", line["cost"]);
+}
+
+#[test]
+fn rubric_tasks_need_a_judge_before_any_agent_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    let cmd = format!("sh -c 'touch {}; echo ok'", marker.display());
+    let o = run(proctor().args(["run", "--tasks", "fixtures/run/recovery.yaml", "--agent", &cmd]));
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("has a rubric") && o.stderr.contains("--no-judge"), "{}", o.stderr);
+    assert!(!marker.exists(), "an agent started");
+    let o = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--agent", &cmd, "--no-judge", "--format", "json"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let s: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(s["ungraded"], 1, "the rubric task is not judged, so never a pass: {}", o.stdout);
+    assert!(o.stdout.contains("judge error: not judged (--no-judge)"), "{}", o.stdout);
+}
+
+#[test]
+fn a_cassette_miss_exits_3_and_keeps_finished_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("cassette");
+    std::fs::create_dir(&empty).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--jobs", "1"])
+        .args(["--agent", "python3 fixtures/agents/file_agent.py"])
+        .args(["--judge-model", "claude-sonnet-4-6", "--cassette"])
+        .arg(&empty)
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stderr.contains("judge"), "{}", o.stderr);
+    let kept: Vec<String> = results(&out).iter().map(|l| l["task"].as_str().unwrap().to_owned()).collect();
+    assert!(!kept.contains(&"recovery_missing_invoice".to_owned()), "an unjudged run is not recorded");
 }

@@ -1,12 +1,13 @@
 //! Rolling ledger rows up into periods and groups, streaming.
 //!
 //! Memory holds one accumulator per period and group, and one 64-bit digest per attempt
-//! (to count each attempt once however many rows it has, in whatever order they come).
+//! (to count each attempt once however many rows it has, in whatever order they come),
+//! kept per period.
 
 use super::day::utc_day;
 use super::group::{GroupBy, GroupKey};
 use super::period::Period;
-use crate::book::{Col, DigestSet, LedgerError, LedgerReader, attempt_key};
+use crate::book::{Col, DigestSet, FastBuild, LedgerError, LedgerReader, attempt_key};
 use jiff::civil::Date;
 use proctor_core::result::CallRole;
 use rust_decimal::Decimal;
@@ -79,10 +80,12 @@ pub fn build_report<R: Read>(
     reader: &mut LedgerReader<R>,
     options: ReportOptions,
 ) -> Result<Report, LedgerError> {
-    let mut groups: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut groups: HashMap<Vec<u8>, usize, FastBuild> = HashMap::default();
     let mut keys: Vec<GroupKey> = Vec::new();
-    let mut totals: HashMap<(Date, usize), Totals> = HashMap::new();
-    let mut attempts = DigestSet::default();
+    let mut totals: HashMap<(Date, usize), Totals, FastBuild> = HashMap::default();
+    // Attempts seen, per period: an attempt's rows share one time, so one period; small
+    // sets stay in cache where one set of every attempt would not.
+    let mut attempts: HashMap<Date, DigestSet, FastBuild> = HashMap::default();
     let mut group_bytes: Vec<u8> = Vec::with_capacity(128);
     let by = options.by;
 
@@ -133,7 +136,11 @@ pub fn build_report<R: Read>(
         };
         let start = options.period.start_of(day);
         let t = totals.entry((start, group)).or_default();
-        if attempts.insert(attempt_key(&row, group)) {
+        if attempts
+            .entry(start)
+            .or_default()
+            .insert(attempt_key(&row, group))
+        {
             t.runs += 1;
             if passed == Some(true) {
                 t.successes += 1;

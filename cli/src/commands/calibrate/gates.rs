@@ -38,7 +38,9 @@ pub fn check(gates: &Gates, c: &Calibration) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proctor_core::calibrate::{CalibrationOptions, HumanLabel, JudgeVerdict, Label, LabelledItem};
+    use proctor_core::calibrate::{
+        CalibrationOptions, HumanLabel, JudgeVerdict, Label, LabelledItem,
+    };
     use proctor_core::stats::Z95;
 
     fn calibration(pairs: &[(Label, Label)]) -> Calibration {
@@ -48,30 +50,61 @@ mod tests {
             .map(|(i, (human, judge))| LabelledItem {
                 item: i.to_string(),
                 attempt: None,
-                humans: vec![HumanLabel { rater: None, label: *human }],
-                judge: JudgeVerdict::Decided { label: *judge, reasoning: String::new() },
+                humans: vec![HumanLabel {
+                    rater: None,
+                    label: *human,
+                }],
+                judge: JudgeVerdict::Decided {
+                    label: *judge,
+                    reasoning: String::new(),
+                },
             })
             .collect();
-        Calibration::build(&items, &CalibrationOptions { z: Z95, results: None, label_budget: None })
+        Calibration::build(
+            &items,
+            &CalibrationOptions {
+                z: Z95,
+                results: None,
+                label_budget: None,
+            },
+        )
     }
 
     #[test]
     fn passes_at_the_threshold_and_names_every_failure() {
         use Label::{Fail, Pass};
         let c = calibration(&[(Pass, Pass), (Pass, Fail), (Fail, Fail), (Fail, Fail)]);
-        let at = Gates { min_tpr: Some(0.5), min_tnr: Some(1.0), min_kappa: None };
+        let at = Gates {
+            min_tpr: Some(0.5),
+            min_tnr: Some(1.0),
+            min_kappa: None,
+        };
         assert!(check(&at, &c).is_ok());
-        let above = Gates { min_tpr: Some(0.6), min_tnr: Some(1.0), min_kappa: Some(0.9) };
+        let above = Gates {
+            min_tpr: Some(0.6),
+            min_tnr: Some(1.0),
+            min_kappa: Some(0.9),
+        };
         let err = check(&above, &c).unwrap_err().to_string();
         assert!(err.contains("TPR 0.5000 is below --min-tpr 0.6"), "{err}");
-        assert!(err.contains("Cohen's κ 0.5000 is below --min-kappa 0.9"), "{err}");
+        assert!(
+            err.contains("Cohen's κ 0.5000 is below --min-kappa 0.9"),
+            "{err}"
+        );
         assert!(!err.contains("TNR"), "{err}");
     }
 
     #[test]
     fn an_undefined_number_fails_its_gate() {
         let c = calibration(&[(Label::Pass, Label::Pass)]);
-        let err = check(&Gates { min_kappa: Some(0.0), ..Gates::default() }, &c).unwrap_err();
+        let err = check(
+            &Gates {
+                min_kappa: Some(0.0),
+                ..Gates::default()
+            },
+            &c,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("Cohen's κ is undefined"), "{err}");
     }
 }

@@ -7,9 +7,10 @@
 //! for the labeller. Unknown fields are errors, as in task files: a typo must not silently drop
 //! a file from what the judge sees. The judge sees the files as added (there is no seed).
 
-use super::judge_options::JudgeOptions;
+use super::judge_options;
 use super::problems::InputProblems;
 use crate::exit::Failure;
+use crate::judging::JudgeArgs;
 use anyhow::{Context, anyhow};
 use proctor_core::calibrate::{HumanLabel, JudgeVerdict, Label, LabelledItem};
 use proctor_judge::{Decision, Judge, JudgeError, JudgeOutcome, JudgeRequest, Seed};
@@ -60,10 +61,10 @@ pub struct Judged {
 /// Reads the set and judges every usable item.
 pub fn judge_set(
     path: &Path,
-    options: &JudgeOptions,
+    options: &JudgeArgs,
     problems: &mut InputProblems,
 ) -> anyhow::Result<Judged> {
-    let config = options.config()?;
+    let config = judge_options::config(options)?;
     let prepared = read_set(path, problems)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -88,7 +89,9 @@ pub fn judge_set(
             let (index, result) = joined.context("a judge call failed inside proctor")?;
             let item = &prepared[index];
             // Dropping the set on return aborts the calls still running.
-            outcomes[index] = Some(result.map_err(|e| failure(&format!("{} (item {})", item.place, item.id), e))?);
+            outcomes[index] = Some(
+                result.map_err(|e| failure(&format!("{} (item {})", item.place, item.id), e))?,
+            );
         }
         let items = prepared
             .into_iter()
@@ -176,7 +179,12 @@ fn read_set(path: &Path, problems: &mut InputProblems) -> anyhow::Result<Vec<Pre
 fn prepare(item: SetItem, base: &Path, place: String) -> Result<Prepared, String> {
     let humans = humans(&item.human)?;
     let (sandbox, kept) = match (&item.files, &item.dir) {
-        (Some(_), Some(_)) => return Err(format!("item {:?} has both `files` and `dir`; give one", item.id)),
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "item {:?} has both `files` and `dir`; give one",
+                item.id
+            ));
+        }
         (Some(files), None) => {
             let dir = write_files(files).map_err(|e| format!("item {:?}: {e}", item.id))?;
             (Some(dir.path().to_owned()), Some(dir))
@@ -184,7 +192,11 @@ fn prepare(item: SetItem, base: &Path, place: String) -> Result<Prepared, String
         (None, Some(dir)) => {
             let dir = base.join(dir);
             if !dir.is_dir() {
-                return Err(format!("item {:?}: `dir` {} is not a folder", item.id, dir.display()));
+                return Err(format!(
+                    "item {:?}: `dir` {} is not a folder",
+                    item.id,
+                    dir.display()
+                ));
             }
             (Some(dir), None)
         }
@@ -212,13 +224,13 @@ fn humans(value: &Value) -> Result<Vec<HumanLabel>, String> {
         match v {
             Value::String(text) => text.parse().map_err(|e| format!("`human`: {e}")),
             Value::Number(n) => n.to_string().parse().map_err(|e| format!("`human`: {e}")),
-            other => Err(format!("`human`: {other} is not a label; expected PASS or FAIL (any case), or 1 or 0")),
+            other => Err(format!(
+                "`human`: {other} is not a label; expected PASS or FAIL (any case), or 1 or 0"
+            )),
         }
     };
     match value {
-        Value::Object(by_rater) if by_rater.is_empty() => {
-            Err("`human` has no labels".to_owned())
-        }
+        Value::Object(by_rater) if by_rater.is_empty() => Err("`human` has no labels".to_owned()),
         Value::Object(by_rater) => by_rater
             .iter()
             .map(|(rater, v)| {
@@ -247,7 +259,9 @@ fn write_files(files: &BTreeMap<String, String>) -> Result<tempfile::TempDir, St
                 .components()
                 .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
         if !inside {
-            return Err(format!("file path {relative:?} must be relative and stay inside the folder"));
+            return Err(format!(
+                "file path {relative:?} must be relative and stay inside the folder"
+            ));
         }
         let path = dir.path().join(relative);
         if let Some(parent) = path.parent() {
@@ -270,8 +284,16 @@ mod tests {
         let raters = humans(&json!({"ann": "PASS", "bo": "fail"})).unwrap();
         assert_eq!(raters.len(), 2);
         assert_eq!(raters[1].rater.as_deref(), Some("bo"));
-        assert!(humans(&json!("maybe")).unwrap_err().contains("\"maybe\" is not a label"));
-        assert!(humans(&json!({"ann": true})).unwrap_err().contains("rater ann"));
+        assert!(
+            humans(&json!("maybe"))
+                .unwrap_err()
+                .contains("\"maybe\" is not a label")
+        );
+        assert!(
+            humans(&json!({"ann": true}))
+                .unwrap_err()
+                .contains("rater ann")
+        );
         assert!(humans(&json!({})).is_err());
     }
 
@@ -279,7 +301,10 @@ mod tests {
     fn files_may_not_leave_their_folder() {
         let ok = BTreeMap::from([("logs/a.log".to_owned(), "x".to_owned())]);
         let dir = write_files(&ok).unwrap();
-        assert_eq!(std::fs::read_to_string(dir.path().join("logs/a.log")).unwrap(), "x");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("logs/a.log")).unwrap(),
+            "x"
+        );
         for bad in ["../escape", "/etc/passwd", ""] {
             let files = BTreeMap::from([(bad.to_owned(), String::new())]);
             assert!(write_files(&files).is_err(), "{bad:?}");

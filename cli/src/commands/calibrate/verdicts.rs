@@ -73,7 +73,13 @@ pub fn join(
                 return;
             }
             judges.extend(judge_name(&line));
-            found.insert(key, Found { place, verdict: verdict_of(&line) });
+            found.insert(
+                key,
+                Found {
+                    place,
+                    verdict: verdict_of(&line),
+                },
+            );
         })?;
     }
     let files = verdict_files
@@ -87,7 +93,11 @@ pub fn join(
         let Some(found) = found.remove(&key) else {
             let more = match rows.len() {
                 1 => String::new(),
-                n => format!(" (and {} more label{})", n - 1, if n == 2 { "" } else { "s" }),
+                n => format!(
+                    " (and {} more label{})",
+                    n - 1,
+                    if n == 2 { "" } else { "s" }
+                ),
             };
             problems.report(format!(
                 "{}:{}: no result line for task {} attempt {} in {files}; the label{more} is skipped",
@@ -136,7 +146,12 @@ fn verdict_of(line: &ResultLine) -> JudgeVerdict {
 
 /// `provider/model (template)` of the judge's first sample, when recorded.
 fn judge_name(line: &ResultLine) -> Option<String> {
-    let provenance = line.judge.as_ref()?.get("samples")?.get(0)?.get("provenance")?;
+    let provenance = line
+        .judge
+        .as_ref()?
+        .get("samples")?
+        .get(0)?
+        .get("provenance")?;
     let field = |name: &str| provenance.get(name).and_then(Value::as_str);
     let mut text = format!("{}/{}", field("provider")?, field("model")?);
     if let Some(template) = field("template_version") {
@@ -167,6 +182,9 @@ fn read_lines(
         if buffer.trim().is_empty() {
             continue;
         }
-        each(number, ResultLine::parse(buffer.trim()).map_err(|e| e.to_string()));
+        each(
+            number,
+            ResultLine::parse(buffer.trim()).map_err(|e| e.to_string()),
+        );
     }
 }

@@ -56,16 +56,30 @@ pub fn render(c: &Calibration) -> String {
     let _ = writeln!(out);
     out.push_str(&table(&[
         vec![String::new(), "judge PASS".into(), "judge FAIL".into()],
-        vec!["**human PASS**".into(), format!("{} (TP)", m.tp), format!("{} (FN)", m.fn_)],
-        vec!["**human FAIL**".into(), format!("{} (FP)", m.fp), format!("{} (TN)", m.tn)],
+        vec![
+            "**human PASS**".into(),
+            format!("{} (TP)", m.tp),
+            format!("{} (FN)", m.fn_),
+        ],
+        vec![
+            "**human FAIL**".into(),
+            format!("{} (FP)", m.fp),
+            format!("{} (TN)", m.tn),
+        ],
     ]));
     let _ = writeln!(out);
     out.push_str(&table(&[
         vec!["metric".into(), "value".into()],
         vec!["accuracy".into(), rate(r.accuracy)],
         vec!["balanced accuracy".into(), rate(r.balanced_accuracy)],
-        vec!["precision PASS / F1 PASS".into(), format!("{} / {}", rate(r.precision_pass), rate(r.f1_pass))],
-        vec!["precision FAIL / F1 FAIL".into(), format!("{} / {}", rate(r.precision_fail), rate(r.f1_fail))],
+        vec![
+            "precision PASS / F1 PASS".into(),
+            format!("{} / {}", rate(r.precision_pass), rate(r.f1_pass)),
+        ],
+        vec![
+            "precision FAIL / F1 FAIL".into(),
+            format!("{} / {}", rate(r.precision_fail), rate(r.f1_fail)),
+        ],
         vec!["Cohen's κ".into(), rate(c.cohen_kappa)],
         vec!["PABAK".into(), rate(c.pabak)],
         vec!["Gwet's AC1".into(), rate(c.gwet_ac1)],
@@ -134,7 +148,11 @@ pub fn render(c: &Calibration) -> String {
         let _ = writeln!(
             out,
             "#### {} (false passes first)",
-            count(c.disagreements.len() as u64, "disagreement", "disagreements")
+            count(
+                c.disagreements.len() as u64,
+                "disagreement",
+                "disagreements"
+            )
         );
         let _ = writeln!(out);
         for d in &c.disagreements {

@@ -31,20 +31,36 @@ pub fn render(c: &Calibration) -> String {
             "TPR".to_owned(),
             rate(r.tpr),
             format!("95% CI {}", interval(r.tpr_ci)),
-            format!("the judge passes {} of {} items humans passed", m.tp, m.human_pass()),
+            format!(
+                "the judge passes {} of {} items humans passed",
+                m.tp,
+                m.human_pass()
+            ),
         ],
         vec![
             "TNR".to_owned(),
             rate(r.tnr),
             format!("95% CI {}", interval(r.tnr_ci)),
-            format!("the judge fails {} of {} items humans failed", m.tn, m.human_fail()),
+            format!(
+                "the judge fails {} of {} items humans failed",
+                m.tn,
+                m.human_fail()
+            ),
         ],
     ]));
     let _ = writeln!(out);
     out.push_str(&columns(&[
         vec![String::new(), "judge PASS".into(), "judge FAIL".into()],
-        vec!["human PASS".into(), format!("{} (TP)", m.tp), format!("{} (FN)", m.fn_)],
-        vec!["human FAIL".into(), format!("{} (FP)", m.fp), format!("{} (TN)", m.tn)],
+        vec![
+            "human PASS".into(),
+            format!("{} (TP)", m.tp),
+            format!("{} (FN)", m.fn_),
+        ],
+        vec![
+            "human FAIL".into(),
+            format!("{} (FP)", m.fp),
+            format!("{} (TN)", m.tn),
+        ],
     ]));
     let _ = writeln!(out);
     out.push_str(&columns(&[
@@ -156,7 +172,11 @@ pub fn render(c: &Calibration) -> String {
         let _ = writeln!(
             out,
             "{} (false passes first, clearest first):",
-            count(c.disagreements.len() as u64, "disagreement", "disagreements")
+            count(
+                c.disagreements.len() as u64,
+                "disagreement",
+                "disagreements"
+            )
         );
         for d in &c.disagreements {
             let direction = match d.direction {

@@ -1,0 +1,149 @@
+//! The judge as the commands use it: options, the refusal to run rubric tasks without
+//! a judge, and judging one run.
+
+use crate::exit::Failure;
+use clap::Args;
+use proctor_core::grade::RubricVerdict;
+use proctor_core::task::Task;
+use proctor_judge::{CassetteMode, Judge, JudgeConfig, JudgeError, JudgeRequest, Provider, Seed};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Judge options shared by `run`, `grade`, `judge` and `calibrate`.
+#[derive(Debug, Clone, Args)]
+pub struct JudgeArgs {
+    /// The judge's API: anthropic, or openai (also any OpenAI-compatible server).
+    #[arg(long, value_name = "P", default_value = "anthropic")]
+    pub judge_provider: Provider,
+    /// The judge model, e.g. claude-sonnet-4-6.
+    #[arg(long, value_name = "M")]
+    pub judge_model: Option<String>,
+    /// Base URL of an OpenAI-compatible server (vLLM, Ollama, LM Studio, OpenRouter).
+    #[arg(long, value_name = "URL")]
+    pub judge_base_url: Option<String>,
+    /// Folder of recorded judge answers.
+    #[arg(long, value_name = "DIR")]
+    pub cassette: Option<PathBuf>,
+    /// replay (only recorded answers), record (always call, record), auto (call on a miss).
+    #[arg(long, value_name = "MODE", default_value = "replay")]
+    pub cassette_mode: CassetteMode,
+    /// Independent verdicts per run; the majority decides and the flip rate is reported.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub judge_samples: u32,
+    /// Judge calls in flight at most.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
+    pub judge_jobs: u64,
+    /// Seconds one judge request may take.
+    #[arg(long, value_name = "S", default_value_t = 120)]
+    pub judge_timeout: u64,
+    /// Your own prompt template (see judge/src/prompt/template_v1.txt).
+    #[arg(long, value_name = "FILE")]
+    pub judge_template: Option<PathBuf>,
+    /// Do not judge: runs of tasks with a rubric are reported ungraded.
+    #[arg(long)]
+    pub no_judge: bool,
+}
+
+/// Errors from the judge, mapped to exit 3 (infrastructure) or 2 (bad input).
+pub fn judge_failure(error: JudgeError) -> anyhow::Error {
+    if error.is_infrastructure() {
+        Failure::Infrastructure(format!("judge: {error}")).into()
+    } else {
+        anyhow::anyhow!("judge: {error}")
+    }
+}
+
+impl JudgeArgs {
+    /// The judge for these tasks: `None` when none has a rubric or `--no-judge`; an
+    /// error when a task has a rubric and no judge is configured.
+    pub fn build<'a>(&self, mut tasks: impl Iterator<Item = &'a Task>) -> anyhow::Result<Option<Judge>> {
+        let Some(first) = tasks.find(|t| t.rubric.is_some()) else {
+            return Ok(None);
+        };
+        if self.no_judge {
+            return Ok(None);
+        }
+        let Some(model) = &self.judge_model else {
+            anyhow::bail!(
+                "task `{}` ({}) has a rubric, and no judge is configured: pass --judge-model (with --cassette DIR for recorded answers), or --no-judge to report rubrics as not judged (those runs are then ungraded)",
+                first.id,
+                first.source.display()
+            );
+        };
+        let mut config = JudgeConfig::new(self.judge_provider, model.clone());
+        config.base_url = self.judge_base_url.clone();
+        config.cassette = self.cassette.clone();
+        config.mode = self.cassette_mode;
+        config.samples = self.judge_samples;
+        config.jobs = self.judge_jobs as usize;
+        config.timeout = Duration::from_secs(self.judge_timeout.max(1));
+        config.template = self.judge_template.clone();
+        Judge::new(config).map(Some).map_err(judge_failure)
+    }
+}
+
+/// Checks every rubric task's `judge_files` globs, before any agent starts.
+pub fn check_globs<'a>(tasks: impl Iterator<Item = &'a Task>) -> anyhow::Result<()> {
+    for task in tasks.filter(|t| t.rubric.is_some()) {
+        proctor_judge::bundle::validate_globs(&task.judge_files).map_err(|e| {
+            anyhow::anyhow!("{}: task `{}`: field `judge_files`: {e}", task.source.display(), task.id)
+        })?;
+    }
+    Ok(())
+}
+
+/// What judging one run gives grading and the result line.
+#[derive(Debug)]
+pub struct Judged {
+    pub verdict: RubricVerdict,
+    /// The verdict with provenance, for the result line's `judge` field.
+    pub record: Option<Value>,
+    /// The judge's token usage, priced under role `judge`.
+    pub usage: Vec<Value>,
+}
+
+impl Judged {
+    /// A rubric nobody judged: the run is ungraded.
+    pub fn not_judged() -> Judged {
+        Judged {
+            verdict: RubricVerdict::Error("not judged (--no-judge)".to_owned()),
+            record: None,
+            usage: Vec::new(),
+        }
+    }
+}
+
+/// Judges one run of a task with a rubric. A run that crashed is not judged: its
+/// `error:` reason replaces every other, so a verdict would change nothing.
+pub async fn judge_run(
+    judge: Option<&Judge>,
+    task: &Task,
+    seed: &Seed,
+    answer: Option<&str>,
+    crashed: bool,
+    sandbox: Option<&Path>,
+) -> Result<Option<Judged>, JudgeError> {
+    if task.rubric.is_none() {
+        return Ok(None);
+    }
+    let Some(judge) = judge else {
+        return Ok(Some(Judged::not_judged()));
+    };
+    if crashed {
+        return Ok(Some(Judged {
+            verdict: RubricVerdict::Error("not judged (the agent crashed)".to_owned()),
+            record: None,
+            usage: Vec::new(),
+        }));
+    }
+    let Some(request) = JudgeRequest::for_task(task, answer, sandbox, seed.clone()) else {
+        return Ok(None);
+    };
+    let outcome = judge.judge(request).await?;
+    Ok(Some(Judged {
+        verdict: outcome.rubric_verdict(),
+        record: Some(outcome.to_json()),
+        usage: outcome.usage(),
+    }))
+}
