@@ -22,6 +22,8 @@ pub enum Command {
     Calibrate(crate::commands::calibrate::CalibrateArgs),
     /// Run agents on tasks in fresh sandboxes and grade every attempt.
     Run(crate::commands::run::RunArgs),
+    /// Judge kept sandboxes again without running the agents, and rewrite the results.
+    Judge(crate::commands::judge::JudgeCommandArgs),
     /// Join the result files of shards into one.
     Merge(crate::commands::merge::MergeArgs),
     /// The cost ledger: add results, report cost per success over time, re-price.

@@ -261,6 +261,30 @@ impl ResultLine {
         serde_json::to_string(self).expect("a result line always serialises")
     }
 
+    /// The agent's outcome as recorded on this line, for grading it again.
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            status: self.status,
+            answer: self.answer.clone(),
+            tool_calls: self.tool_calls,
+            tools_used: self.tools_used.clone(),
+            trajectory: self.trajectory.clone(),
+            usage: self.usage.clone(),
+            steps: self.steps,
+            error: self.error.clone(),
+        }
+    }
+
+    /// Replaces the grade, keeping the outcome, cost and timings.
+    pub fn set_grade(&mut self, grade: Grade) {
+        self.passed = grade.passed;
+        self.reasons = grade.reasons;
+        self.diagnosis = grade.diagnosis;
+        self.checks = grade.checks;
+        self.step_efficiency = grade.step_efficiency;
+        self.tool_correctness = grade.tool_correctness;
+    }
+
     /// True when the status was not `final`.
     pub fn aborted(&self) -> bool {
         self.status != Some(Status::Final)

@@ -4,6 +4,7 @@ pub mod calibrate;
 pub mod compare;
 mod grade;
 pub mod ledger;
+pub mod judge;
 pub mod merge;
 mod report;
 pub mod run;
@@ -18,6 +19,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Judge(args) => judge::run(args),
         Command::Ledger(command) => ledger::run(command),
     }
 }

@@ -520,6 +520,28 @@ fn report_refuses_a_file_that_is_not_a_calibration() {
     );
 }
 
+#[test]
+fn compare_shows_both_sides_corrected() {
+    let dir = tempfile::tempdir().unwrap();
+    let cal = calibration_file(dir.path());
+    let args = ["compare", VERDICTS, RESULTS, "--calibration", &cal];
+    let out = run(proctor().args(args));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let tail = &out.stdout[out
+        .stdout
+        .find("corrected pass rate")
+        .expect("the corrected rates")..];
+    insta::assert_snapshot!(tail.replace(&cal, "CAL.json"));
+    let c = json(&run(proctor().args(args).args(["--format", "json"])));
+    // OLD is the calibration set itself: corrected, its pass rate is the humans' 20 of 42.
+    assert_eq!(
+        round4(&c["calibration"]["old"]["corrected_pass_rate"]),
+        round4(&Value::from(20.0 / 42.0))
+    );
+    assert_eq!(c["calibration"]["new"]["judged_runs"], 200);
+    assert!(c["verdict"].is_string(), "the comparison's own fields stay");
+}
+
 // ---- fixtures ---------------------------------------------------------------------
 
 /// Regenerates fixtures/calibration/verdicts.jsonl: every item of the calibration set judged

@@ -366,3 +366,36 @@ fn a_cassette_miss_exits_3_and_keeps_finished_results() {
     let kept: Vec<String> = results(&out).iter().map(|l| l["task"].as_str().unwrap().to_owned()).collect();
     assert!(!kept.contains(&"recovery_missing_invoice".to_owned()), "an unjudged run is not recorded");
 }
+
+#[test]
+fn judge_rejudges_kept_sandboxes_without_running_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let keep = dir.path().join("keep");
+    let first = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--no-judge"])
+        .args(["--agent", "python3 fixtures/agents/file_agent.py", "--keep"])
+        .arg(&keep)
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let before = results(&out);
+    let missing = before.iter().find(|l| l["task"] == "recovery_missing_invoice").unwrap();
+    assert_eq!(missing["passed"], Value::Null, "not judged yet");
+    let judged = run(proctor()
+        .args(["judge", "--tasks", "fixtures/run/recovery.yaml", "--results"])
+        .arg(&out)
+        .arg("--keep")
+        .arg(&keep)
+        .args(JUDGE)
+        .args(["--format", "json"]));
+    assert_eq!(judged.code, 0, "{}", judged.stderr);
+    let after = results(&out);
+    assert_eq!(after.len(), before.len());
+    let missing = after.iter().find(|l| l["task"] == "recovery_missing_invoice").unwrap();
+    assert_eq!(missing["passed"], true, "{missing}");
+    assert_eq!(missing["judge"]["verdict"], "PASS");
+    let other = after.iter().find(|l| l["task"] == "recovery_all_present").unwrap();
+    let other_before = before.iter().find(|l| l["task"] == "recovery_all_present").unwrap();
+    assert_eq!(other, other_before, "lines without a rubric are copied unchanged");
+}

@@ -69,7 +69,7 @@ mod tests {
 
     #[test]
     fn false_passes_then_clear_cases_then_by_item_and_attempt() {
-        let mut list = vec![
+        let mut list = [
             d("b", 10, Direction::FalseFail, 1, 1),
             d("b", 2, Direction::FalseFail, 1, 1),
             d("a", 0, Direction::FalsePass, 2, 3),

@@ -1,0 +1,177 @@
+//! `proctor judge`: judge kept sandboxes again without running the agents, and rewrite
+//! the results. Useful after a rubric, judge model or prompt template changes.
+//!
+//! Each result of a task with a rubric is judged against its sandbox under `--keep DIR`
+//! (`DIR/<task>/<attempt>/`, or `DIR/<label>/<task>/<attempt>/` as `run` keeps them for
+//! several agents) and graded again, end-state checks included. Other lines are copied
+//! unchanged. The file is replaced only when every judgement went through: a judge that
+//! cannot be reached leaves the results as they were (exit 3).
+
+use crate::judging::{JudgeArgs, Judged, check_globs, judge_failure, judge_run};
+use crate::problems::Problems;
+use crate::results_file::{ResultWriter, for_each_result};
+use crate::run::sandbox::path_component;
+use crate::usage_cost::load_pricer;
+use crate::{gate, render};
+use anyhow::Context;
+use clap::Args;
+use proctor_core::grade::{RubricVerdict, Workdir, grade};
+use proctor_core::result::ResultLine;
+use proctor_core::summary::SummaryBuilder;
+use proctor_core::task::Suite;
+use proctor_judge::Seed;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct JudgeCommandArgs {
+    /// Task file or folder of task files the results were run on.
+    #[arg(long, value_name = "T")]
+    pub tasks: PathBuf,
+    /// The result file to judge again; it is rewritten in place.
+    #[arg(long, value_name = "R.jsonl")]
+    pub results: PathBuf,
+    /// The folder `proctor run --keep DIR` kept the sandboxes in.
+    #[arg(long, value_name = "DIR")]
+    pub keep: PathBuf,
+    /// Price tables over the built-in one, for the judge's usage.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Vec<PathBuf>,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    #[command(flatten)]
+    pub summary: crate::args::SummaryArgs,
+}
+
+pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
+    let suite = Suite::load(&args.tasks)?;
+    check_globs(suite.tasks.iter())?;
+    if args.judge.no_judge {
+        anyhow::bail!("proctor judge exists to judge: --no-judge makes no sense here");
+    }
+    let judge = args.judge.build(suite.tasks.iter())?;
+    let pricer = load_pricer(&args.prices)?;
+    let mut lines = Vec::new();
+    let mut problems = Problems::default();
+    for_each_result(
+        std::slice::from_ref(&args.results),
+        |_, line| {
+            lines.push(line);
+            Ok(())
+        },
+        |bad| problems.report(format!("{}:{}: {}", bad.path.display(), bad.line, bad.message)),
+    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let mut seeds: HashMap<String, Seed> = HashMap::new();
+    let mut rejudged = 0usize;
+    for line in &mut lines {
+        let Some(task) = suite.get(&line.task) else {
+            problems.report(format!(
+                "{}: task `{}` attempt {} is not in {}; left as it was",
+                args.results.display(),
+                line.task,
+                line.attempt,
+                args.tasks.display()
+            ));
+            continue;
+        };
+        if task.rubric.is_none() {
+            continue;
+        }
+        if !line.task_digest.is_empty() && line.task_digest != suite.digest {
+            anyhow::bail!(
+                "{}: results of other task files ({}, not {}); judge them with the task files they were run on",
+                args.results.display(),
+                line.task_digest,
+                suite.digest
+            );
+        }
+        let seed = match seeds.get(&task.id) {
+            Some(seed) => seed.clone(),
+            None => {
+                let seed = Seed::from_task(task)
+                    .map_err(|e| anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id))?;
+                seeds.insert(task.id.clone(), seed.clone());
+                seed
+            }
+        };
+        let sandbox = kept_sandbox(&args.keep, line);
+        let outcome = line.outcome();
+        let crashed = outcome.error.is_some();
+        let judged = match &sandbox {
+            Some(dir) => runtime
+                .block_on(judge_run(judge.as_ref(), task, &seed, outcome.answer.as_deref(), crashed, Some(dir)))
+                .map_err(judge_failure)?,
+            None => {
+                problems.report(format!(
+                    "task `{}` attempt {}: no kept sandbox under {}; left ungraded",
+                    line.task,
+                    line.attempt,
+                    args.keep.display()
+                ));
+                Some(Judged {
+                    verdict: RubricVerdict::Error("kept sandbox not found".to_owned()),
+                    record: None,
+                    usage: Vec::new(),
+                })
+            }
+        };
+        let Some(judged) = judged else { continue };
+        let workdir = match &sandbox {
+            Some(dir) => Workdir::Dir(dir),
+            None => Workdir::Missing,
+        };
+        line.set_grade(grade(task, &outcome, workdir, Some(&judged.verdict)));
+        line.judge = judged.record;
+        let at = line
+            .timings
+            .started_at
+            .as_deref()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok());
+        if let Ok(cost) = pricer.cost(&line.usage, &judged.usage, at) {
+            line.cost = cost;
+        }
+        rejudged += 1;
+    }
+    // Every judgement went through: replace the file whole.
+    let partial = partial_path(&args.results);
+    let mut writer = ResultWriter::create(&partial)?;
+    let mut summary = SummaryBuilder::new();
+    for line in &lines {
+        writer.write(line)?;
+        summary.add(line);
+    }
+    writer.finish()?;
+    std::fs::rename(&partial, &args.results)
+        .map_err(|e| crate::exit::infrastructure(args.results.display(), e))?;
+    eprintln!(
+        "proctor: judged {rejudged} results again and rewrote {}",
+        args.results.display()
+    );
+    let summary = summary.finish(args.summary.k).context("cannot compute pass@k")?;
+    let title = format!("judge {}", args.results.display());
+    render::print_summary(args.summary.format, &title, &summary)?;
+    problems.into_result("results")?;
+    gate::check(&args.summary, &summary)
+}
+
+/// Where `run --keep` put this attempt's sandbox, if it is there.
+fn kept_sandbox(keep: &Path, line: &ResultLine) -> Option<PathBuf> {
+    let task = path_component(&line.task);
+    let attempt = line.attempt.to_string();
+    let mut candidates = Vec::new();
+    if let Some(label) = &line.label {
+        candidates.push(keep.join(path_component(label)).join(&task).join(&attempt));
+    }
+    candidates.push(keep.join(&task).join(&attempt));
+    candidates.into_iter().find(|dir| dir.is_dir())
+}
+
+fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".partial");
+    path.with_file_name(name)
+}
