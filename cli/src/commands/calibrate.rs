@@ -7,7 +7,7 @@
 //! decide between 0 and 1.
 
 mod gates;
-mod judge_options;
+mod judge_config;
 mod labels;
 mod problems;
 mod results;
@@ -77,6 +77,19 @@ pub enum CalibrateFormat {
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let mut problems = InputProblems::default();
     let mut inputs = Vec::new();
+    // Read before the judge runs, so that a bad --results file costs no judge calls.
+    let counts = if args.results.is_empty() {
+        None
+    } else {
+        let counts = results::count(&args.results, &mut problems)?;
+        if counts.without_verdict > 0 {
+            eprintln!(
+                "proctor: note: {} of the --results runs have no judge verdict and are left out of the raw pass rate",
+                counts.without_verdict
+            );
+        }
+        Some(counts)
+    };
     let (items, judges) = if let Some(set) = &args.set {
         inputs.push(set.display().to_string());
         let judged = set::judge_set(set, &args.judge, &mut problems)?;
@@ -89,19 +102,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         inputs.push(labels_file.display().to_string());
         (joined.items, joined.judges)
     };
-    let counts = if args.results.is_empty() {
-        None
-    } else {
-        let counts = results::count(&args.results, &mut problems)?;
-        inputs.extend(args.results.iter().map(|p| p.display().to_string()));
-        if counts.without_verdict > 0 {
-            eprintln!(
-                "proctor: note: {} of the --results runs have no judge verdict and are left out of the raw pass rate",
-                counts.without_verdict
-            );
-        }
-        Some(counts)
-    };
+    inputs.extend(args.results.iter().map(|p| p.display().to_string()));
     let mut calibration = Calibration::build(
         &items,
         &CalibrationOptions {

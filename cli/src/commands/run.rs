@@ -9,6 +9,8 @@ use crate::run::attempt::{Finished, RunContext, run_attempt};
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
+use crate::commands::ledger::LedgerRows;
+use crate::commands::ledger::suite_name;
 use crate::judging::{JudgeArgs, check_globs};
 use crate::usage_cost::load_pricer;
 use crate::{gate, render};
@@ -67,6 +69,12 @@ pub struct RunArgs {
     /// Price tables (proctor TOML or LiteLLM JSON) over the built-in one, in order.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
+    /// Append one ledger row per attempt, role and model to this CSV file.
+    #[arg(long, value_name = "L.csv")]
+    pub ledger: Option<PathBuf>,
+    /// The suite name on ledger rows (default: named after --tasks).
+    #[arg(long, value_name = "NAME", requires = "ledger")]
+    pub suite: Option<String>,
     #[command(flatten)]
     pub judge: JudgeArgs,
     #[command(flatten)]
@@ -181,6 +189,16 @@ async fn execute(
         seeds: judging.seeds,
         pricer: judging.pricer,
     });
+    let mut ledger = match &args.ledger {
+        Some(path) => {
+            let suite = args
+                .suite
+                .clone()
+                .unwrap_or_else(|| suite_name(&args.tasks));
+            Some(LedgerRows::for_suite(path, suite, context.pricer.now())?)
+        }
+        None => None,
+    };
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
     let mut progress = Progress::new(planned.len() as u64);
     let mut queue = planned.into_iter();
@@ -200,6 +218,9 @@ async fn execute(
             Ok(Ok(Finished::Result(line))) => {
                 if let Some(writer) = writer.as_mut() {
                     writer.write_now(&line)?;
+                }
+                if let Some(ledger) = ledger.as_mut() {
+                    ledger.push(&line)?;
                 }
                 progress.finished(&line);
                 summary.add(&line);
@@ -227,6 +248,10 @@ async fn execute(
     progress.finish();
     if let Some(writer) = writer {
         writer.finish()?;
+    }
+    // Rows of every finished attempt, also when interrupted or the judge failed.
+    if let Some(ledger) = ledger {
+        ledger.commit()?;
     }
     if interrupted || *cancel.borrow() {
         let kept = match &args.out {

@@ -402,7 +402,7 @@ fn bad_set_items_are_named_and_skipped() {
         dir.path(),
         "set.jsonl",
         &format!(
-            "{first}\n{first}\n{{\"id\": \"b\", \"rubric\": \"r\", \"input\": \"i\", \"human\": \"PASS\", \"fils\": {{}}}}\n{{\"id\": \"c\", \"rubric\": \"r\", \"input\": \"i\", \"human\": \"yes\"}}\n"
+            "{first}\n{first}\n{{\"id\": \"b\", \"rubric\": \"r\", \"input\": \"i\", \"human\": \"PASS\", \"fils\": {{}}}}\n{{\"id\": \"c\", \"rubric\": \"r\", \"input\": \"i\", \"human\": \"yes\"}}\n{{\"id\": \"d\", \"rubric\": \"r\", \"input\": \"i\", \"human\": 1, \"dir\": \"nowhere\"}}\n{{\"id\": \"e\", \"rubric\": \"r\", \"input\": \"i\", \"human\": 0, \"dir\": \".\", \"files\": {{}}}}\n"
         ),
     );
     let cassettes = root().join(CASSETTES);
@@ -436,6 +436,19 @@ fn bad_set_items_are_named_and_skipped() {
         "{}",
         out.stderr
     );
+    assert!(
+        out.stderr.contains("set.jsonl:5: item \"d\": `dir` ")
+            && out.stderr.contains("nowhere is not a folder"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("set.jsonl:6: item \"e\" has both `files` and `dir`"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("5 input problems"), "{}", out.stderr);
     assert_eq!(json(&out)["n"], 1);
 }
 

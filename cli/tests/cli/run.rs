@@ -399,3 +399,32 @@ fn judge_rejudges_kept_sandboxes_without_running_agents() {
     let other_before = before.iter().find(|l| l["task"] == "recovery_all_present").unwrap();
     assert_eq!(other, other_before, "lines without a rubric are copied unchanged");
 }
+
+#[test]
+fn run_appends_ledger_rows_for_agent_and_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger.csv");
+    let output = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--attempts", "2"])
+        .args(["--agent", "python3 fixtures/agents/file_agent.py", "--ledger"])
+        .arg(&ledger)
+        .args(JUDGE));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let mut rows = csv_rows(&text);
+    let header = rows.remove(0);
+    let role = header.iter().position(|h| h == "role").unwrap();
+    let suite = header.iter().position(|h| h == "suite").unwrap();
+    let agent_rows = rows.iter().filter(|r| r[role] == "agent").count();
+    let judge_rows = rows.iter().filter(|r| r[role] == "judge").count();
+    assert_eq!(agent_rows, 4, "one agent row per attempt: {text}");
+    assert_eq!(judge_rows, 2, "one judge row per judged attempt: {text}");
+    assert!(rows.iter().all(|r| r[suite] == "recovery"), "{text}");
+}
+
+/// Splits simple CSV (no quoted commas in these fixtures' cells).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| l.split(',').map(|c| c.trim_matches('"').to_owned()).collect())
+        .collect()
+}

@@ -7,7 +7,7 @@
 //! for the labeller. Unknown fields are errors, as in task files: a typo must not silently drop
 //! a file from what the judge sees. The judge sees the files as added (there is no seed).
 
-use super::judge_options;
+use super::judge_config;
 use super::problems::InputProblems;
 use crate::exit::Failure;
 use crate::judging::JudgeArgs;
@@ -64,7 +64,7 @@ pub fn judge_set(
     options: &JudgeArgs,
     problems: &mut InputProblems,
 ) -> anyhow::Result<Judged> {
-    let config = judge_options::config(options)?;
+    let config = judge_config::config(options)?;
     let prepared = read_set(path, problems)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
