@@ -74,9 +74,8 @@ pub struct GradeArgs {
     /// The agent version, stored on every result.
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
-    /// Grade without a judge: runs of tasks with a rubric are reported ungraded.
-    #[arg(long)]
-    pub no_judge: bool,
+    #[command(flatten)]
+    pub judge: crate::judging::JudgeArgs,
     /// Price files laid over the built-in prices, in order (proctor TOML or LiteLLM JSON).
     #[arg(long = "prices", value_name = "FILE")]
     pub prices: Vec<PathBuf>,

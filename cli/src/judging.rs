@@ -71,7 +71,12 @@ impl JudgeArgs {
                 first.source.display()
             );
         };
-        let mut config = JudgeConfig::new(self.judge_provider, model.clone());
+        Judge::new(self.config(model)).map(Some).map_err(judge_failure)
+    }
+
+    /// The library configuration these options describe, for `model`.
+    pub fn config(&self, model: &str) -> JudgeConfig {
+        let mut config = JudgeConfig::new(self.judge_provider, model);
         config.base_url = self.judge_base_url.clone();
         config.cassette = self.cassette.clone();
         config.mode = self.cassette_mode;
@@ -79,7 +84,7 @@ impl JudgeArgs {
         config.jobs = self.judge_jobs as usize;
         config.timeout = Duration::from_secs(self.judge_timeout.max(1));
         config.template = self.judge_template.clone();
-        Judge::new(config).map(Some).map_err(judge_failure)
+        config
     }
 }
 

@@ -5,7 +5,10 @@ use crate::commands::ledger::LedgerRows;
 use crate::outcome_log::{Item, OutcomeLog};
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
+use crate::judging::{Judged, check_globs, judge_failure as judge_failure_kind, judge_run};
 use crate::{gate, render, usage_cost};
+use proctor_core::outcome::Status;
+use proctor_judge::Seed;
 use anyhow::Context;
 use proctor_core::grade::{RubricVerdict, Workdir, grade};
 use proctor_core::result::ResultLine;
@@ -16,15 +19,19 @@ use std::path::{Path, PathBuf};
 
 pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let suite = Suite::load(&args.tasks)?;
-    if !args.no_judge
-        && let Some(task) = suite.tasks.iter().find(|t| t.rubric.is_some())
-    {
-        anyhow::bail!(
-            "task `{}` ({}) has a rubric, and no judge is configured; pass --no-judge to report rubrics as not judged (those runs are then ungraded)",
-            task.id,
-            task.source.display()
-        );
-    }
+    check_globs(suite.tasks.iter())?;
+    let judge = args.judge.build(suite.tasks.iter())?;
+    // Judging is async; grading stays a plain streaming loop around it.
+    let runtime = match &judge {
+        Some(_) => Some(
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?,
+        ),
+        None => None,
+    };
+    let mut seeds: HashMap<String, Seed> = HashMap::new();
     let pricer = usage_cost::load_pricer(&args.prices)?;
     let mut ledger = match &args.ledger {
         Some(path) => Some(LedgerRows::new(path, &args, &pricer)?),
@@ -35,7 +42,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let mut summary = SummaryBuilder::new();
     let mut problems = Problems::default();
     let mut next_attempt: HashMap<String, u64> = HashMap::new();
-    let not_judged = RubricVerdict::Error("not judged (--no-judge)".to_owned());
+    let mut judge_failure: Option<anyhow::Error> = None;
     let log_name = log.path().display().to_string();
 
     while let Some(item) = log.next_item()? {
@@ -67,8 +74,48 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             Some(dir) => Workdir::Dir(dir),
             None => Workdir::Missing,
         };
-        let verdict = task.rubric.as_ref().map(|_| &not_judged);
-        let graded = grade(task, &record.outcome, workdir, verdict);
+        let judged = match (&runtime, &task.rubric) {
+            (Some(runtime), Some(_)) => {
+                let seed = match seeds.get(&task.id) {
+                    Some(seed) => seed.clone(),
+                    None => {
+                        let seed = Seed::from_task(task).map_err(|e| {
+                            anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id)
+                        })?;
+                        seeds.insert(task.id.clone(), seed.clone());
+                        seed
+                    }
+                };
+                let outcome = &record.outcome;
+                let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
+                let judging = judge_run(
+                    judge.as_ref(),
+                    task,
+                    &seed,
+                    outcome.answer.as_deref(),
+                    crashed,
+                    sandbox.as_deref(),
+                );
+                match runtime.block_on(judging) {
+                    Ok(judged) => judged,
+                    Err(error) if error.is_infrastructure() => {
+                        // Stop here; everything graded so far is kept below.
+                        judge_failure = Some(judge_failure_error(error, record.line, &log_name));
+                        break;
+                    }
+                    Err(error) => Some(Judged {
+                        verdict: RubricVerdict::Error(error.to_string()),
+                        record: None,
+                        usage: Vec::new(),
+                    }),
+                }
+            }
+            (None, Some(_)) => Some(Judged::not_judged()),
+            _ => None,
+        };
+        let verdict = judged.as_ref().map(|j| j.verdict.clone());
+        let graded = grade(task, &record.outcome, workdir, verdict.as_ref());
+        let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
         let time = match &record.time {
             Ok(time) => Ok(*time),
             Err(e) => {
@@ -77,7 +124,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             }
         };
         let counted = match time {
-            Ok(time) => pricer.cost(&record.outcome.usage, &[], time),
+            Ok(time) => pricer.cost(&record.outcome.usage, &judge_usage, time),
             Err(()) => pricer.unpriced_cost(&record.outcome.usage),
         };
         let cost = match counted {
@@ -98,6 +145,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             graded,
         );
         line.cost = cost;
+        line.judge = judged.and_then(|j| j.record);
         line.task_digest = suite.digest.clone();
         if let Some(writer) = writer.as_mut() {
             writer.write(&line)?;
@@ -113,6 +161,9 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     if let Some(ledger) = ledger {
         ledger.commit()?;
     }
+    if let Some(error) = judge_failure {
+        return Err(error);
+    }
     let summary = summary
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
@@ -120,6 +171,13 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     render::print_summary(args.summary.format, &title, &summary)?;
     problems.into_result("outcome lines")?;
     gate::check(&args.summary, &summary)
+}
+
+/// A judge that cannot be reached ends grading (exit 3), naming the line it stopped at.
+fn judge_failure_error(error: proctor_judge::JudgeError, line: usize, log: &str) -> anyhow::Error {
+    judge_failure_kind(error).context(format!(
+        "{log}:{line}: judging stopped here; the results before this line were written"
+    ))
 }
 
 /// The end state of one attempt: `DIR/<task>/<attempt>/` (the `--keep` layout) when

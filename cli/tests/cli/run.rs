@@ -428,3 +428,38 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
         .map(|l| l.split(',').map(|c| c.trim_matches('"').to_owned()).collect())
         .collect()
 }
+
+#[test]
+fn grade_judges_kept_sandboxes_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let keep = dir.path().join("keep");
+    let first = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml", "--agent", "python3 fixtures/agents/file_agent.py"])
+        .args(JUDGE)
+        .arg("--keep")
+        .arg(&keep)
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    // Result lines are outcome lines too: grade them again, offline, with the kept end state.
+    let graded = dir.path().join("graded.jsonl");
+    let second = run(proctor()
+        .args(["grade", "--tasks", "fixtures/run/recovery.yaml", "--outcomes"])
+        .arg(&out)
+        .arg("--workdir")
+        .arg(&keep)
+        .args(JUDGE)
+        .arg("--out")
+        .arg(&graded));
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let essence = |lines: Vec<Value>| -> Vec<(Value, Value, Value)> {
+        let mut v: Vec<_> = lines
+            .into_iter()
+            .map(|l| (l["task"].clone(), l["passed"].clone(), l["judge"]["verdict"].clone()))
+            .collect();
+        v.sort_by_key(|t| t.0.to_string());
+        v
+    };
+    assert_eq!(essence(results(&graded)), essence(results(&out)));
+}

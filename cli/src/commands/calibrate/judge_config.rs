@@ -5,7 +5,6 @@
 use crate::judging::JudgeArgs;
 use anyhow::bail;
 use proctor_judge::JudgeConfig;
-use std::time::Duration;
 
 /// The library configuration. A calibration set exists to be judged, so `--no-judge` and a
 /// missing model are bad usage (exit 2).
@@ -20,13 +19,5 @@ pub fn config(args: &JudgeArgs) -> anyhow::Result<JudgeConfig> {
             "--set runs the judge, so it needs --judge-model (and --judge-provider unless anthropic; --cassette DIR for recorded answers)"
         );
     };
-    let mut config = JudgeConfig::new(args.judge_provider, model);
-    config.base_url = args.judge_base_url.clone();
-    config.cassette = args.cassette.clone();
-    config.mode = args.cassette_mode;
-    config.samples = args.judge_samples;
-    config.jobs = args.judge_jobs as usize;
-    config.timeout = Duration::from_secs(args.judge_timeout.max(1));
-    config.template = args.judge_template.clone();
-    Ok(config)
+    Ok(args.config(model))
 }
