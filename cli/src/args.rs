@@ -76,6 +76,15 @@ pub struct GradeArgs {
     pub label: Option<String>,
     #[command(flatten)]
     pub judge: crate::judging::JudgeArgs,
+    #[command(flatten)]
+    pub cost: CostArgs,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+}
+
+/// Prices and the ledger, for the commands that grade (`grade`, `run`).
+#[derive(Debug, Args)]
+pub struct CostArgs {
     /// Price files laid over the built-in prices, in order (proctor TOML or LiteLLM JSON).
     #[arg(long = "prices", value_name = "FILE")]
     pub prices: Vec<PathBuf>,
@@ -85,8 +94,6 @@ pub struct GradeArgs {
     /// The suite name in ledger rows (default: the task folder's name, or the task file's).
     #[arg(long, value_name = "NAME", requires = "ledger")]
     pub suite: Option<String>,
-    #[command(flatten)]
-    pub summary: SummaryArgs,
 }
 
 #[derive(Debug, Args)]

@@ -73,6 +73,12 @@ pub struct BadResult {
     pub message: String,
 }
 
+impl std::fmt::Display for BadResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+    }
+}
+
 /// Streams every result line of `paths`, in order, to `each`; bad lines go to `bad`.
 pub fn for_each_result(
     paths: &[PathBuf],

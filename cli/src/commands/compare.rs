@@ -115,12 +115,7 @@ fn read_side(
         |_, line| Ok(builder.add(&line)?),
         |bad| {
             *skipped += 1;
-            problems.report(format!(
-                "{}:{}: {}",
-                bad.path.display(),
-                bad.line,
-                bad.message
-            ));
+            problems.report(bad.to_string());
         },
     )?;
     Ok(builder.finish())

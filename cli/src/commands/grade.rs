@@ -32,11 +32,8 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         None => None,
     };
     let mut seeds: HashMap<String, Seed> = HashMap::new();
-    let pricer = usage_cost::load_pricer(&args.prices)?;
-    let mut ledger = match &args.ledger {
-        Some(path) => Some(LedgerRows::new(path, &args, &pricer)?),
-        None => None,
-    };
+    let pricer = usage_cost::load_pricer(&args.cost.prices)?;
+    let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let mut log = OutcomeLog::open(&args.outcomes, args.task_key.clone())?;
     let mut writer = args.out.as_deref().map(ResultWriter::create).transpose()?;
     let mut summary = SummaryBuilder::new();

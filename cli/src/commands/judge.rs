@@ -59,7 +59,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
             lines.push(line);
             Ok(())
         },
-        |bad| problems.report(format!("{}:{}: {}", bad.path.display(), bad.line, bad.message)),
+        |bad| problems.report(bad.to_string()),
     )?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -24,12 +24,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             Ok(())
         },
         |bad| {
-            problems.report(format!(
-                "{}:{}: {}",
-                bad.path.display(),
-                bad.line,
-                bad.message
-            ))
+            problems.report(bad.to_string())
         },
     )?;
     let summary = builder

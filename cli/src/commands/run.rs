@@ -1,7 +1,7 @@
 //! `proctor run`: run agents on every task, in fresh sandboxes, and grade each
 //! attempt as it ends.
 
-use crate::args::SummaryArgs;
+use crate::args::{CostArgs, SummaryArgs};
 use crate::exit::Failure;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
@@ -10,7 +10,6 @@ use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
 use crate::commands::ledger::LedgerRows;
-use crate::commands::ledger::suite_name;
 use crate::judging::{JudgeArgs, check_globs};
 use crate::usage_cost::load_pricer;
 use crate::{gate, render};
@@ -66,15 +65,8 @@ pub struct RunArgs {
     /// Only tasks whose id or a tag matches one of these globs.
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,
-    /// Price tables (proctor TOML or LiteLLM JSON) over the built-in one, in order.
-    #[arg(long, value_name = "FILE")]
-    pub prices: Vec<PathBuf>,
-    /// Append one ledger row per attempt, role and model to this CSV file.
-    #[arg(long, value_name = "L.csv")]
-    pub ledger: Option<PathBuf>,
-    /// The suite name on ledger rows (default: named after --tasks).
-    #[arg(long, value_name = "NAME", requires = "ledger")]
-    pub suite: Option<String>,
+    #[command(flatten)]
+    pub cost: CostArgs,
     #[command(flatten)]
     pub judge: JudgeArgs,
     #[command(flatten)]
@@ -125,7 +117,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             }
         }
     }
-    let pricer = load_pricer(&args.prices)?;
+    let pricer = load_pricer(&args.cost.prices)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
@@ -189,16 +181,7 @@ async fn execute(
         seeds: judging.seeds,
         pricer: judging.pricer,
     });
-    let mut ledger = match &args.ledger {
-        Some(path) => {
-            let suite = args
-                .suite
-                .clone()
-                .unwrap_or_else(|| suite_name(&args.tasks));
-            Some(LedgerRows::for_suite(path, suite, context.pricer.now())?)
-        }
-        None => None,
-    };
+    let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
     let mut progress = Progress::new(planned.len() as u64);
     let mut queue = planned.into_iter();

@@ -5,11 +5,12 @@ use proctor_core::summary::Summary;
 use std::fmt::Write;
 
 /// Escapes a table cell: pipes would split it, newlines would end the row.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-fn table(rows: &[Vec<String>]) -> String {
+/// A markdown table; the first row is the header.
+pub fn table(rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     for (i, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();

@@ -31,12 +31,7 @@ pub fn count(paths: &[PathBuf], problems: &mut InputProblems) -> anyhow::Result<
             Ok(())
         },
         |bad| {
-            problems.report(format!(
-                "{}:{}: {}",
-                bad.path.display(),
-                bad.line,
-                bad.message
-            ))
+            problems.report(bad.to_string())
         },
     )?;
     Ok(counts)

@@ -63,12 +63,7 @@ pub fn append_results(
                 Ok(())
             },
             |bad| {
-                problems.report(format!(
-                    "{}:{}: {}",
-                    bad.path.display(),
-                    bad.line,
-                    bad.message
-                ))
+                problems.report(bad.to_string())
             },
         )?;
     }

@@ -7,7 +7,6 @@ mod rows;
 mod suite;
 
 pub use rows::LedgerRows;
-pub use suite::suite_name;
 
 use clap::{Args, Subcommand};
 use proctor_ledger::report::{GroupBy, Period};

@@ -3,7 +3,7 @@
 
 use super::add::ledger_error;
 use super::suite::suite_name;
-use crate::args::GradeArgs;
+use crate::args::CostArgs;
 use crate::usage_cost::Pricer;
 use jiff::Timestamp;
 use proctor_core::result::ResultLine;
@@ -22,13 +22,13 @@ pub struct LedgerRows {
 }
 
 impl LedgerRows {
-    /// Rows for `grade`: the suite is `--suite`, else named after the task file.
-    pub fn new(path: &Path, args: &GradeArgs, pricer: &Pricer) -> anyhow::Result<LedgerRows> {
-        let suite = args
-            .suite
-            .clone()
-            .unwrap_or_else(|| suite_name(&args.tasks));
-        LedgerRows::for_suite(path, suite, pricer.now())
+    /// Rows for `--ledger`, if given: the suite is `--suite`, else named after `tasks`.
+    pub fn open(cost: &CostArgs, tasks: &Path, pricer: &Pricer) -> anyhow::Result<Option<LedgerRows>> {
+        let Some(path) = &cost.ledger else {
+            return Ok(None);
+        };
+        let suite = cost.suite.clone().unwrap_or_else(|| suite_name(tasks));
+        LedgerRows::for_suite(path, suite, pricer.now()).map(Some)
     }
 
     /// Rows of `suite`; the run id is 12 hex digits of a hash of the start time, the

@@ -3,24 +3,10 @@
 use super::super::numbers::{MISSING, interval, rate};
 use super::{count, disagreement_name, humans, one_line, undecided_name};
 use proctor_core::calibrate::{Calibration, Direction};
+use crate::render::markdown::table;
 use std::fmt::Write;
 
-/// Escapes a table cell: pipes would split it, newlines would end the row.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
-}
 
-fn table(rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-        if i == 0 {
-            let _ = writeln!(out, "|{}", "---|".repeat(row.len()));
-        }
-    }
-    out
-}
 
 pub fn render(c: &Calibration) -> String {
     let m = &c.confusion_matrix;

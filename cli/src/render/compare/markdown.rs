@@ -6,12 +6,8 @@ use super::{
     verdict_line,
 };
 use proctor_core::compare::{Change, Comparison, PairedTask};
+use crate::render::markdown::{cell, table};
 use std::fmt::Write;
-
-/// Escapes a table cell or inline text: pipes would split a cell, newlines end a row.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
-}
 
 /// Inline code that survives backticks in the text.
 fn code(text: &str) -> String {
@@ -23,17 +19,6 @@ fn code(text: &str) -> String {
     }
 }
 
-fn table(rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-        if i == 0 {
-            let _ = writeln!(out, "|{}", "---|".repeat(row.len()));
-        }
-    }
-    out
-}
 
 fn task_rows<'a>(tasks: impl Iterator<Item = &'a PairedTask>) -> Vec<Vec<String>> {
     let mut rows = vec![
