@@ -123,7 +123,7 @@ fn read_pid(path: &Path) -> i32 {
 #[test]
 fn timeout_kills_the_whole_group() {
     let dir = tempfile::tempdir().unwrap();
-    let tasks = write(dir.path(), "t.yaml", "- id: slow\n  input: wait\n  expected: ok\n  timeout_s: 1\n");
+    let tasks = write(dir.path(), "t.yaml", "- id: slow\n  input: wait\n  expected: ok\n  timeout_s: 3\n");
     let pids = dir.path().join("pids");
     std::fs::create_dir(&pids).unwrap();
     let out = dir.path().join("r.jsonl");
