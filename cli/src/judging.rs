@@ -57,7 +57,10 @@ pub fn judge_failure(error: JudgeError) -> anyhow::Error {
 impl JudgeArgs {
     /// The judge for these tasks: `None` when none has a rubric or `--no-judge`; an
     /// error when a task has a rubric and no judge is configured.
-    pub fn build<'a>(&self, mut tasks: impl Iterator<Item = &'a Task>) -> anyhow::Result<Option<Judge>> {
+    pub fn build<'a>(
+        &self,
+        mut tasks: impl Iterator<Item = &'a Task>,
+    ) -> anyhow::Result<Option<Judge>> {
         let Some(first) = tasks.find(|t| t.rubric.is_some()) else {
             return Ok(None);
         };
@@ -71,7 +74,9 @@ impl JudgeArgs {
                 first.source.display()
             );
         };
-        Judge::new(self.config(model)).map(Some).map_err(judge_failure)
+        Judge::new(self.config(model))
+            .map(Some)
+            .map_err(judge_failure)
     }
 
     /// The library configuration these options describe, for `model`.
@@ -92,7 +97,11 @@ impl JudgeArgs {
 pub fn check_globs<'a>(tasks: impl Iterator<Item = &'a Task>) -> anyhow::Result<()> {
     for task in tasks.filter(|t| t.rubric.is_some()) {
         proctor_judge::bundle::validate_globs(&task.judge_files).map_err(|e| {
-            anyhow::anyhow!("{}: task `{}`: field `judge_files`: {e}", task.source.display(), task.id)
+            anyhow::anyhow!(
+                "{}: task `{}`: field `judge_files`: {e}",
+                task.source.display(),
+                task.id
+            )
         })?;
     }
     Ok(())

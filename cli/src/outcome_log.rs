@@ -3,7 +3,8 @@
 //! Lines are read one at a time into a reused buffer, so memory stays flat however
 //! large the log is. A bad line is reported with its number and skipped.
 
-use proctor_core::outcome::{Outcome, kind_of};
+use proctor_core::outcome::{NotAnObject, Outcome, OutcomeSeed, kind_of};
+use proctor_ledger::time::TIME_KEYS;
 use serde_json::{Map, Value};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -41,7 +42,7 @@ pub struct OutcomeLog {
     reader: BufReader<File>,
     buffer: String,
     line: usize,
-    task_key: Option<String>,
+    keys: LineKeys,
 }
 
 impl OutcomeLog {
@@ -53,7 +54,7 @@ impl OutcomeLog {
             reader: BufReader::with_capacity(1 << 16, file),
             buffer: String::new(),
             line: 0,
-            task_key,
+            keys: LineKeys::new(task_key.as_deref()),
         })
     }
 
@@ -80,7 +81,7 @@ impl OutcomeLog {
             if text.is_empty() {
                 continue;
             }
-            return Ok(Some(match parse_line(text, self.task_key.as_deref()) {
+            return Ok(Some(match parse_line(text, &self.keys) {
                 Ok((task, attempt, outcome, time)) => Item::Record(Box::new(OutcomeRecord {
                     line: self.line,
                     task,
@@ -104,40 +105,158 @@ type ParsedLine = (
     Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
 );
 
-fn parse_line(text: &str, task_key: Option<&str>) -> Result<ParsedLine, String> {
-    let object: Map<String, Value> = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(object)) => object,
-        Ok(other) => return Err(format!("expected a JSON object, found {}", kind_of(&other))),
+/// The top-level fields of a line that are not the outcome's, in the order
+/// [`OutcomeSeed`] returns their values: the task key (`task`, then `task_id`, or the
+/// `--task-key` field alone), `attempt`, `run`, then the time keys.
+#[derive(Debug)]
+struct LineKeys {
+    keys: Vec<String>,
+    custom_task_key: bool,
+}
+
+impl LineKeys {
+    fn new(task_key: Option<&str>) -> Self {
+        let task_keys = match task_key {
+            Some(key) => vec![key],
+            None => vec!["task", "task_id"],
+        };
+        let keys = task_keys
+            .into_iter()
+            .chain(["attempt", "run"])
+            .chain(TIME_KEYS)
+            .map(str::to_owned)
+            .collect();
+        LineKeys {
+            keys,
+            custom_task_key: task_key.is_some(),
+        }
+    }
+
+    /// Where `attempt` sits among the values; the task keys come before it.
+    fn attempt_index(&self) -> usize {
+        if self.custom_task_key { 1 } else { 2 }
+    }
+}
+
+fn parse_line(text: &str, keys: &LineKeys) -> Result<ParsedLine, String> {
+    let read = match OutcomeSeed::new(&keys.keys).read_str(text) {
+        Ok(Ok(read)) => read,
+        Ok(Err(NotAnObject(kind))) => return Err(format!("expected a JSON object, found {kind}")),
         Err(e) => return Err(format!("invalid JSON: {e}")),
     };
-    let task_value = match task_key {
-        Some(key) => object
-            .get(key)
-            .ok_or_else(|| format!("no task key `{key}`"))?,
-        None => object
-            .get("task")
-            .or_else(|| object.get("task_id"))
+    let mut values = read.extras;
+    let attempt_at = keys.attempt_index();
+    // `get(..).or(..)`: a present `null` stops the search, as in a parsed object.
+    let task_value = if keys.custom_task_key {
+        values[0]
+            .take()
+            .ok_or_else(|| format!("no task key `{}`", keys.keys[0]))?
+    } else {
+        values[0]
+            .take()
+            .or_else(|| values[1].take())
             .ok_or_else(|| {
                 "no task key (`task` or `task_id`; choose another with --task-key)".to_owned()
-            })?,
+            })?
     };
     let task = match task_value {
-        Value::String(s) if !s.is_empty() => s.clone(),
+        Value::String(s) if !s.is_empty() => s,
         Value::Number(n) => n.to_string(),
         other => {
             return Err(format!(
                 "task key: expected a task id, found {}",
-                kind_of(other)
+                kind_of(&other)
             ));
         }
     };
-    let attempt = match object.get("attempt").or_else(|| object.get("run")) {
+    let attempt = match values[attempt_at]
+        .take()
+        .or_else(|| values[attempt_at + 1].take())
+    {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_u64().ok_or_else(|| {
             format!("field `attempt`: expected a non-negative integer, found {v}")
         })?),
     };
-    let outcome = Outcome::from_json(&object).map_err(|e| e.to_string())?;
-    let time = proctor_ledger::time::time_of(&object);
+    let outcome = read.outcome.map_err(|e| e.to_string())?;
+    // Only the time keys, so the ledger's own rule picks among them.
+    let times: Map<String, Value> = TIME_KEYS
+        .iter()
+        .zip(values.drain(attempt_at + 2..))
+        .filter_map(|(key, value)| Some(((*key).to_owned(), value?)))
+        .collect();
+    let time = proctor_ledger::time::time_of(&times);
     Ok((task, attempt, outcome, time))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, task_key: Option<&str>) -> Result<ParsedLine, String> {
+        parse_line(text, &LineKeys::new(task_key))
+    }
+
+    #[test]
+    fn task_attempt_and_time_come_from_their_keys() {
+        let (task, attempt, outcome, time) = parse(
+            r#"{"task_id": "t", "run": 2, "status": "final", "recorded_at": "2026-03-01T00:00:00Z"}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!((task.as_str(), attempt), ("t", Some(2)));
+        assert_eq!(outcome.status, Some(proctor_core::outcome::Status::Final));
+        assert_eq!(time.unwrap(), Some("2026-03-01T00:00:00Z".parse().unwrap()));
+        // `task` wins over `task_id`, `attempt` over `run`, numbers are task ids.
+        let (task, attempt, ..) = parse(
+            r#"{"task": 7, "task_id": "x", "attempt": 0, "run": 5}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!((task.as_str(), attempt), ("7", Some(0)));
+    }
+
+    #[test]
+    fn a_custom_task_key_may_be_an_outcome_field() {
+        let (task, _, outcome, _) =
+            parse(r#"{"answer": "t", "status": "done"}"#, Some("answer")).unwrap();
+        assert_eq!(task, "t");
+        assert_eq!(outcome.answer.as_deref(), Some("t"));
+        assert_eq!(
+            parse(r#"{"task": "t"}"#, Some("name")).unwrap_err(),
+            "no task key `name`"
+        );
+    }
+
+    #[test]
+    fn problems_are_reported_in_order() {
+        assert!(
+            parse(r#"{"status": "nope""#, None)
+                .unwrap_err()
+                .starts_with("invalid JSON: ")
+        );
+        assert_eq!(
+            parse("[1]", None).unwrap_err(),
+            "expected a JSON object, found a list"
+        );
+        assert_eq!(
+            parse(r#"{"status": "nope"}"#, None).unwrap_err(),
+            "no task key (`task` or `task_id`; choose another with --task-key)"
+        );
+        assert_eq!(
+            parse(r#"{"task": "", "status": "nope"}"#, None).unwrap_err(),
+            "task key: expected a task id, found a string"
+        );
+        assert_eq!(
+            parse(r#"{"task": "t", "attempt": -1, "status": "nope"}"#, None).unwrap_err(),
+            "field `attempt`: expected a non-negative integer, found -1"
+        );
+        assert!(
+            parse(r#"{"task": "t", "status": "nope"}"#, None)
+                .unwrap_err()
+                .starts_with("field `status`: unknown status")
+        );
+        let (.., time) = parse(r#"{"task": "t", "timestamp": "soon"}"#, None).unwrap();
+        assert_eq!(time.unwrap_err().field, "timestamp");
+    }
 }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 pub struct ResultWriter {
     path: PathBuf,
     out: BufWriter<File>,
+    /// One line's text, reused so that writing a line allocates nothing.
+    line: Vec<u8>,
 }
 
 impl ResultWriter {
@@ -25,6 +27,7 @@ impl ResultWriter {
         Ok(ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
+            line: Vec::new(),
         })
     }
 
@@ -38,6 +41,7 @@ impl ResultWriter {
         Ok(ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
+            line: Vec::new(),
         })
     }
 
@@ -51,10 +55,13 @@ impl ResultWriter {
     }
 
     pub fn write(&mut self, line: &ResultLine) -> anyhow::Result<()> {
-        let mut text = line.to_json();
-        text.push('\n');
+        // The whole line is built before any of it is written.
+        self.line.clear();
+        line.write_json(&mut self.line)
+            .map_err(|e| infrastructure(self.path.display(), e))?;
+        self.line.push(b'\n');
         self.out
-            .write_all(text.as_bytes())
+            .write_all(&self.line)
             .map_err(|e| infrastructure(self.path.display(), e))
     }
 

@@ -3,9 +3,21 @@
 //! Outcomes come from other people's programs and logs, so parsing is lenient about
 //! extra fields (timestamps, request ids) but strict about the fields it reads: a
 //! malformed `status` or trajectory step is an error, never a silent default.
+//!
+//! [`OutcomeSeed`] reads an outcome straight from JSON text (or a parsed object), so a
+//! large log is graded without building a map of every line first.
 
+mod read;
+mod skip;
+mod steps;
+
+pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
+
+use read::RawFields;
+use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use steps::RawTrajectory;
 
 /// How an attempt ended, as the agent reported it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -98,9 +110,21 @@ impl OutcomeError {
 impl Outcome {
     /// Reads an outcome from a JSON object, ignoring fields it does not know.
     pub fn from_json(object: &Map<String, Value>) -> Result<Outcome, OutcomeError> {
-        let status = match object.get("status") {
+        // The same reader as for log lines, run over the parsed object, so both paths
+        // apply one set of rules.
+        match OutcomeSeed::<&str>::new(&[]).deserialize(object) {
+            Ok(Ok(read)) => read.outcome,
+            Ok(Err(NotAnObject(_))) => unreachable!("a map is an object"),
+            Err(e) => unreachable!("reading a parsed object cannot fail: {e}"),
+        }
+    }
+
+    /// Applies the defaults and checks of DESIGN 3.1 to the fields as read, moving
+    /// their values rather than copying them.
+    fn from_fields(fields: RawFields) -> Result<Outcome, OutcomeError> {
+        let status = match fields.status {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(Status::parse(s).ok_or_else(|| {
+            Some(Value::String(s)) => Some(Status::parse(&s).ok_or_else(|| {
                 OutcomeError::new(
                     "status",
                     format!(
@@ -111,40 +135,35 @@ impl Outcome {
             Some(other) => {
                 return Err(OutcomeError::new(
                     "status",
-                    format!("expected a string, found {}", kind_of(other)),
+                    format!("expected a string, found {}", kind_of(&other)),
                 ));
             }
         };
-        let answer = match object.get("answer") {
+        let answer = match fields.answer {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s),
             // Numbers and booleans are answers too ("5", "true"); keep their JSON text.
-            Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
             Some(other) => Some(other.to_string()),
         };
-        let trajectory = match object.get("trajectory") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| parse_step(i, item))
-                .collect::<Result<Vec<_>, _>>()?,
-            Some(other) => {
+        let trajectory = match fields.trajectory {
+            None | Some(RawTrajectory::Null) => Vec::new(),
+            Some(RawTrajectory::Steps(steps)) => steps?,
+            Some(RawTrajectory::NotAList(kind)) => {
                 return Err(OutcomeError::new(
                     "trajectory",
-                    format!("expected a list of steps, found {}", kind_of(other)),
+                    format!("expected a list of steps, found {kind}"),
                 ));
             }
         };
-        let tool_calls = match object.get("tool_calls") {
+        let tool_calls = match fields.tool_calls {
             None | Some(Value::Null) => trajectory.len() as u64,
-            Some(v) => count(v, "tool_calls")?,
+            Some(v) => count(&v, "tool_calls")?,
         };
-        let steps = match object.get("steps") {
+        let steps = match fields.steps {
             None | Some(Value::Null) => trajectory.len() as u64,
-            Some(v) => count(v, "steps")?,
+            Some(v) => count(&v, "steps")?,
         };
-        let tools_used = match object.get("tools_used") {
+        let tools_used = match fields.tools_used {
             None | Some(Value::Null) => {
                 let mut seen: Vec<String> = Vec::new();
                 for step in &trajectory {
@@ -155,47 +174,49 @@ impl Outcome {
                 seen
             }
             Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| {
-                    v.as_str().map(str::to_owned).ok_or_else(|| {
-                        OutcomeError::new("tools_used", "expected a list of tool names")
-                    })
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s),
+                    _ => Err(OutcomeError::new(
+                        "tools_used",
+                        "expected a list of tool names",
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()?,
             Some(other) => {
                 return Err(OutcomeError::new(
                     "tools_used",
-                    format!("expected a list of tool names, found {}", kind_of(other)),
+                    format!("expected a list of tool names, found {}", kind_of(&other)),
                 ));
             }
         };
-        let usage = match object.get("usage") {
+        let usage = match fields.usage {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items.clone(),
-            Some(v @ Value::Object(_)) => vec![v.clone()],
+            Some(Value::Array(items)) => items,
+            Some(v @ Value::Object(_)) => vec![v],
             Some(other) => {
                 return Err(OutcomeError::new(
                     "usage",
                     format!(
                         "expected a usage object or a list of them, found {}",
-                        kind_of(other)
+                        kind_of(&other)
                     ),
                 ));
             }
         };
-        let error = match object.get("error") {
+        let error = match fields.error {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(AgentError {
-                kind: s.clone(),
+                kind: s,
                 message: String::new(),
             }),
-            Some(Value::Object(map)) => {
-                let kind = match map.get("type") {
-                    Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            Some(Value::Object(mut map)) => {
+                let kind = match map.remove("type") {
+                    Some(Value::String(s)) if !s.trim().is_empty() => s,
                     _ => "unknown".to_owned(),
                 };
-                let message = match map.get("message") {
-                    Some(Value::String(s)) => s.clone(),
+                let message = match map.remove("message") {
+                    Some(Value::String(s)) => s,
                     Some(Value::Null) | None => String::new(),
                     Some(other) => other.to_string(),
                 };
@@ -206,7 +227,7 @@ impl Outcome {
                     "error",
                     format!(
                         "expected an object {{type, message}}, found {}",
-                        kind_of(other)
+                        kind_of(&other)
                     ),
                 ));
             }
@@ -226,34 +247,6 @@ impl Outcome {
     /// True when the agent used `tool` at least once.
     pub fn used_tool(&self, tool: &str) -> bool {
         self.tools_used.iter().any(|t| t == tool) || self.trajectory.iter().any(|s| s.tool == tool)
-    }
-}
-
-fn parse_step(index: usize, item: &Value) -> Result<Step, OutcomeError> {
-    let field = format!("trajectory[{index}]");
-    match item {
-        Value::Object(map) => {
-            let tool = map
-                .get("tool")
-                .and_then(Value::as_str)
-                .ok_or_else(|| OutcomeError::new(&field, "a step needs a string `tool`"))?;
-            Ok(Step {
-                tool: tool.to_owned(),
-                args: map.get("args").cloned().unwrap_or(Value::Null),
-                error: map.get("error").filter(|v| !v.is_null()).cloned(),
-                result: map.get("result").filter(|v| !v.is_null()).cloned(),
-            })
-        }
-        Value::Array(pair) if pair.len() == 2 && pair[0].is_string() => Ok(Step {
-            tool: pair[0].as_str().unwrap_or_default().to_owned(),
-            args: pair[1].clone(),
-            error: None,
-            result: None,
-        }),
-        _ => Err(OutcomeError::new(
-            field,
-            "a step is an object {tool, args} or a pair [tool, arg]",
-        )),
     }
 }
 

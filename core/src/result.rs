@@ -261,6 +261,12 @@ impl ResultLine {
         serde_json::to_string(self).expect("a result line always serialises")
     }
 
+    /// Writes the line as compact JSON (no trailing newline) into `out`, the same text
+    /// as [`ResultLine::to_json`] without building a string first.
+    pub fn write_json<W: std::io::Write>(&self, out: W) -> std::io::Result<()> {
+        serde_json::to_writer(out, self).map_err(std::io::Error::from)
+    }
+
     /// The agent's outcome as recorded on this line, for grading it again.
     pub fn outcome(&self) -> Outcome {
         Outcome {

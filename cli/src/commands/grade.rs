@@ -2,18 +2,18 @@
 
 use crate::args::GradeArgs;
 use crate::commands::ledger::LedgerRows;
+use crate::judging::{Judged, check_globs, judge_failure as judge_failure_kind, judge_run};
 use crate::outcome_log::{Item, OutcomeLog};
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
-use crate::judging::{Judged, check_globs, judge_failure as judge_failure_kind, judge_run};
 use crate::{gate, render, usage_cost};
-use proctor_core::outcome::Status;
-use proctor_judge::Seed;
 use anyhow::Context;
 use proctor_core::grade::{RubricVerdict, Workdir, grade};
+use proctor_core::outcome::Status;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::SummaryBuilder;
 use proctor_core::task::Suite;
+use proctor_judge::Seed;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -92,8 +92,9 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         let seed = match seeds.get(&task.id) {
             Some(seed) => seed.clone(),
             None => {
-                let seed = Seed::from_task(task)
-                    .map_err(|e| anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id))?;
+                let seed = Seed::from_task(task).map_err(|e| {
+                    anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id)
+                })?;
                 seeds.insert(task.id.clone(), seed.clone());
                 seed
             }
@@ -103,7 +104,14 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         let crashed = outcome.error.is_some();
         let judged = match &sandbox {
             Some(dir) => runtime
-                .block_on(judge_run(judge.as_ref(), task, &seed, outcome.answer.as_deref(), crashed, Some(dir)))
+                .block_on(judge_run(
+                    judge.as_ref(),
+                    task,
+                    &seed,
+                    outcome.answer.as_deref(),
+                    crashed,
+                    Some(dir),
+                ))
                 .map_err(judge_failure)?,
             None => {
                 problems.report(format!(
@@ -151,7 +159,9 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         "proctor: judged {rejudged} results again and rewrote {}",
         args.results.display()
     );
-    let summary = summary.finish(args.summary.k).context("cannot compute pass@k")?;
+    let summary = summary
+        .finish(args.summary.k)
+        .context("cannot compute pass@k")?;
     let title = format!("judge {}", args.results.display());
     render::print_summary(args.summary.format, &title, &summary)?;
     problems.into_result("results")?;
@@ -171,7 +181,10 @@ fn kept_sandbox(keep: &Path, line: &ResultLine) -> Option<PathBuf> {
 }
 
 fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".partial");
     path.with_file_name(name)
 }

@@ -3,8 +3,8 @@
 pub mod calibrate;
 pub mod compare;
 mod grade;
-pub mod ledger;
 pub mod judge;
+pub mod ledger;
 pub mod merge;
 mod report;
 pub mod run;

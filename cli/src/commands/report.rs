@@ -23,9 +23,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             builder.add(&line);
             Ok(())
         },
-        |bad| {
-            problems.report(bad.to_string())
-        },
+        |bad| problems.report(bad.to_string()),
     )?;
     let summary = builder
         .finish(args.summary.k)

@@ -2,22 +2,22 @@
 //! attempt as it ends.
 
 use crate::args::{CostArgs, SummaryArgs};
+use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
+use crate::judging::{JudgeArgs, check_globs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{Finished, RunContext, run_attempt};
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
-use crate::commands::ledger::LedgerRows;
-use crate::judging::{JudgeArgs, check_globs};
 use crate::usage_cost::load_pricer;
 use crate::{gate, render};
-use proctor_judge::Seed;
 use anyhow::{Context, bail};
 use clap::Args;
 use proctor_core::summary::SummaryBuilder;
 use proctor_core::task::Suite;
+use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -111,8 +111,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         for &i in &tasks {
             let task = &suite.tasks[i];
             if task.rubric.is_some() {
-                let seed = Seed::from_task(task)
-                    .map_err(|e| anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id))?;
+                let seed = Seed::from_task(task).map_err(|e| {
+                    anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id)
+                })?;
                 seeds.insert(i, seed);
             }
         }
@@ -126,7 +127,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let judging = Judging { judge, seeds, pricer };
+    let judging = Judging {
+        judge,
+        seeds,
+        pricer,
+    };
     runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
 }
 

@@ -47,13 +47,16 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
             Some((name, line)) => (Some(name.to_owned()), line),
             None => (None, flag.as_str()),
         };
-        let words = shell_words::split(line).with_context(|| format!("--agent {flag:?}: cannot split the command"))?;
+        let words = shell_words::split(line)
+            .with_context(|| format!("--agent {flag:?}: cannot split the command"))?;
         let name = match name {
             Some(name) => name,
             None if flags.len() == 1 => label.unwrap_or("agent").to_owned(),
             None => bail!("--agent {flag:?}: with several agents, name each one: --agent NAME=CMD"),
         };
-        agents.push(resolve(name, words, Vec::new(), &cwd).with_context(|| format!("--agent {flag:?}"))?);
+        agents.push(
+            resolve(name, words, Vec::new(), &cwd).with_context(|| format!("--agent {flag:?}"))?,
+        );
     }
     check_unique(&agents)?;
     Ok(agents)
@@ -61,16 +64,26 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
 
 /// Reads an agents file (YAML or JSON list of `{name, command, env, cwd}`).
 pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read agents file", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read agents file", path.display()))?;
     let options = serde_saphyr::options! { strict_booleans: true };
     let entries: Vec<AgentEntry> = serde_saphyr::from_str_with_options(&text, options)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let base = path.parent().unwrap_or(Path::new(".")).canonicalize().unwrap_or_default();
+    let base = path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .canonicalize()
+        .unwrap_or_default();
     let mut agents = Vec::new();
     for entry in entries {
         let words = match entry.command {
-            CommandLine::Line(line) => shell_words::split(&line)
-                .with_context(|| format!("{}: agent `{}`: cannot split the command", path.display(), entry.name))?,
+            CommandLine::Line(line) => shell_words::split(&line).with_context(|| {
+                format!(
+                    "{}: agent `{}`: cannot split the command",
+                    path.display(),
+                    entry.name
+                )
+            })?,
             CommandLine::Words(words) => words,
         };
         let cwd = match entry.cwd {
@@ -104,14 +117,22 @@ fn split_name(flag: &str) -> Option<(&str, &str)> {
 fn check_unique(agents: &[AgentSpec]) -> anyhow::Result<()> {
     for (i, agent) in agents.iter().enumerate() {
         if agents[..i].iter().any(|a| a.name == agent.name) {
-            bail!("two agents are named `{}`; names label results and must differ", agent.name);
+            bail!(
+                "two agents are named `{}`; names label results and must differ",
+                agent.name
+            );
         }
     }
     Ok(())
 }
 
 /// Finds the program and makes relative file arguments absolute.
-fn resolve(name: String, words: Vec<String>, env: Vec<(String, String)>, cwd: &Path) -> anyhow::Result<AgentSpec> {
+fn resolve(
+    name: String,
+    words: Vec<String>,
+    env: Vec<(String, String)>,
+    cwd: &Path,
+) -> anyhow::Result<AgentSpec> {
     let mut words = words.into_iter();
     let Some(program) = words.next() else {
         bail!("empty command");
@@ -122,7 +143,10 @@ fn resolve(name: String, words: Vec<String>, env: Vec<(String, String)>, cwd: &P
             bail!("agent program {} does not exist", path.display());
         }
         if !is_executable(&path) {
-            bail!("agent program {} is not executable (chmod +x, or name its interpreter)", path.display());
+            bail!(
+                "agent program {} is not executable (chmod +x, or name its interpreter)",
+                path.display()
+            );
         }
         path.to_string_lossy().into_owned()
     } else {
@@ -140,7 +164,12 @@ fn resolve(name: String, words: Vec<String>, env: Vec<(String, String)>, cwd: &P
             }
         })
         .collect();
-    Ok(AgentSpec { name, program, args, env })
+    Ok(AgentSpec {
+        name,
+        program,
+        args,
+        env,
+    })
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -70,7 +70,12 @@ pub async fn run_attempt(
         let label = context.keep_by_label.then(|| agent.name.clone());
         tokio::task::spawn_blocking(move || {
             let task = &context.suite.tasks[planned.task];
-            sandbox::prepare(task, context.keep.as_deref(), label.as_deref(), planned.attempt)
+            sandbox::prepare(
+                task,
+                context.keep.as_deref(),
+                label.as_deref(),
+                planned.attempt,
+            )
         })
         .await??
     };
@@ -135,7 +140,11 @@ pub async fn run_attempt(
     };
 
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
-    let seed_files = context.seeds.get(&planned.task).cloned().unwrap_or_default();
+    let seed_files = context
+        .seeds
+        .get(&planned.task)
+        .cloned()
+        .unwrap_or_default();
     let judged = match judge_run(
         context.judge.as_ref(),
         task,
@@ -148,7 +157,10 @@ pub async fn run_attempt(
     {
         Ok(judged) => judged,
         Err(error) if error.is_infrastructure() => {
-            return Ok(Finished::JudgeFailed(format!("task `{}` attempt {}: {error}", task.id, planned.attempt)));
+            return Ok(Finished::JudgeFailed(format!(
+                "task `{}` attempt {}: {error}",
+                task.id, planned.attempt
+            )));
         }
         // Something about this run alone (an unreadable sandbox): it stays ungraded.
         Err(error) => Some(Judged {
@@ -175,7 +187,13 @@ pub async fn run_attempt(
         .cost(&outcome.usage, &judge_usage, Some(priced_at))
         .or_else(|_| context.pricer.unpriced_cost(&outcome.usage))
         .unwrap_or_default();
-    let mut line = ResultLine::new(&task.id, planned.attempt, Some(agent.name.clone()), outcome, graded);
+    let mut line = ResultLine::new(
+        &task.id,
+        planned.attempt,
+        Some(agent.name.clone()),
+        outcome,
+        graded,
+    );
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
     line.task_digest = context.suite.digest.clone();
@@ -208,7 +226,10 @@ fn environment(
             "PROCTOR_STEP_CAP".to_owned(),
             task.step_cap.map(|c| c.to_string()).unwrap_or_default(),
         ),
-        ("PROCTOR_TIMEOUT_S".to_owned(), timeout.as_secs_f64().to_string()),
+        (
+            "PROCTOR_TIMEOUT_S".to_owned(),
+            timeout.as_secs_f64().to_string(),
+        ),
         (
             "PROCTOR_OUTCOME".to_owned(),
             outcome_path.to_string_lossy().into_owned(),

@@ -44,11 +44,9 @@ fn reported_outcome(run: &AgentRun, outcome_file: &Path) -> Option<Result<Outcom
         return Some(parse_object(&text));
     }
     let text = std::str::from_utf8(&run.stdout.bytes).ok()?;
-    let line = text
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|line| line.starts_with('{') && serde_json::from_str::<Value>(line).is_ok_and(|v| v.is_object()))?;
+    let line = text.lines().rev().map(str::trim).find(|line| {
+        line.starts_with('{') && serde_json::from_str::<Value>(line).is_ok_and(|v| v.is_object())
+    })?;
     Some(parse_object(line.as_bytes()))
 }
 
@@ -72,7 +70,11 @@ fn plain_answer(stdout: &[u8]) -> Option<String> {
 /// `error: <kind>`. The message carries the last line of stderr, to say why.
 fn failure(kind: &str, run: &AgentRun) -> Outcome {
     let stderr = String::from_utf8_lossy(&run.stderr.bytes);
-    let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
     Outcome {
         status: Some(Status::Error),
         error: Some(AgentError {
@@ -114,7 +116,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("outcome.json");
         std::fs::write(&file, r#"{"status": "final", "answer": "from file"}"#).unwrap();
-        let o = resolve(&run(Exit::Code(0), b"{\"status\": \"final\", \"answer\": \"stdout\"}\n", None), &file);
+        let o = resolve(
+            &run(
+                Exit::Code(0),
+                b"{\"status\": \"final\", \"answer\": \"stdout\"}\n",
+                None,
+            ),
+            &file,
+        );
         assert_eq!(o.answer.as_deref(), Some("from file"));
     }
 
@@ -122,9 +131,17 @@ mod tests {
     fn last_json_object_line_then_plain_text() {
         let missing = Path::new("/nonexistent/outcome.json");
         let text = b"thinking...\n{\"status\": \"final\", \"answer\": \"1\"}\n{\"status\": \"final\", \"answer\": \"2\"}\nbye\n";
-        assert_eq!(resolve(&run(Exit::Code(0), text, None), missing).answer.as_deref(), Some("2"));
+        assert_eq!(
+            resolve(&run(Exit::Code(0), text, None), missing)
+                .answer
+                .as_deref(),
+            Some("2")
+        );
         let plain = resolve(&run(Exit::Code(0), b"  42 \n", None), missing);
-        assert_eq!((plain.status, plain.answer.as_deref()), (Some(Status::Final), Some("42")));
+        assert_eq!(
+            (plain.status, plain.answer.as_deref()),
+            (Some(Status::Final), Some("42"))
+        );
         let arrays = resolve(&run(Exit::Code(0), b"[1, 2]\n", None), missing);
         assert_eq!(arrays.answer.as_deref(), Some("[1, 2]"));
     }
@@ -135,25 +152,51 @@ mod tests {
         let crashed = resolve(&run(Exit::Code(3), b"partial", None), missing);
         assert_eq!(kind(&crashed), Some("exit status 3"));
         assert_eq!(crashed.error.unwrap().message, "KeyError: 'x'");
-        assert_eq!(kind(&resolve(&run(Exit::Signal(9), b"", None), missing)), Some("signal 9"));
-        let garbage = resolve(&run(Exit::Code(0), b"\xff\xfe\0{\"status\": \"fin", None), missing);
+        assert_eq!(
+            kind(&resolve(&run(Exit::Signal(9), b"", None), missing)),
+            Some("signal 9")
+        );
+        let garbage = resolve(
+            &run(Exit::Code(0), b"\xff\xfe\0{\"status\": \"fin", None),
+            missing,
+        );
         assert_eq!(kind(&garbage), Some("invalid output"));
-        let bad_status = resolve(&run(Exit::Code(0), b"{\"status\": \"finished\"}\n", None), missing);
+        let bad_status = resolve(
+            &run(Exit::Code(0), b"{\"status\": \"finished\"}\n", None),
+            missing,
+        );
         assert_eq!(kind(&bad_status), Some("invalid output"));
     }
 
     #[test]
     fn reported_outcome_stands_despite_exit_code() {
         let missing = Path::new("/nonexistent/outcome.json");
-        let o = resolve(&run(Exit::Code(1), b"{\"status\": \"error\", \"error\": {\"type\": \"FileNotFoundError\"}}\n", None), missing);
+        let o = resolve(
+            &run(
+                Exit::Code(1),
+                b"{\"status\": \"error\", \"error\": {\"type\": \"FileNotFoundError\"}}\n",
+                None,
+            ),
+            missing,
+        );
         assert_eq!(kind(&o), Some("FileNotFoundError"));
     }
 
     #[test]
     fn timeout_overrides_status() {
         let missing = Path::new("/nonexistent/outcome.json");
-        let o = resolve(&run(Exit::Signal(15), b"{\"status\": \"final\", \"answer\": \"x\"}\n", Some(Stopped::TimedOut)), missing);
-        assert_eq!((o.status, o.answer.as_deref()), (Some(Status::Timeout), Some("x")));
+        let o = resolve(
+            &run(
+                Exit::Signal(15),
+                b"{\"status\": \"final\", \"answer\": \"x\"}\n",
+                Some(Stopped::TimedOut),
+            ),
+            missing,
+        );
+        assert_eq!(
+            (o.status, o.answer.as_deref()),
+            (Some(Status::Timeout), Some("x"))
+        );
         let o = resolve(&run(Exit::Signal(9), b"", Some(Stopped::TimedOut)), missing);
         assert_eq!((o.status, o.error), (Some(Status::Timeout), None));
     }

@@ -27,8 +27,14 @@ impl std::str::FromStr for Shard {
         let (i, n) = text
             .split_once('/')
             .ok_or_else(|| format!("{text:?} is not I/N (e.g. 2/4)"))?;
-        let index: u64 = i.trim().parse().map_err(|_| format!("shard index {i:?} is not a number"))?;
-        let count: u64 = n.trim().parse().map_err(|_| format!("shard count {n:?} is not a number"))?;
+        let index: u64 = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard index {i:?} is not a number"))?;
+        let count: u64 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard count {n:?} is not a number"))?;
         if count == 0 || index == 0 || index > count {
             return Err(format!("shard {index}/{count}: I must be between 1 and N"));
         }
@@ -77,7 +83,11 @@ pub fn plan(
         for &task in tasks {
             for agent in 0..agents {
                 if !done.contains(&(agent, task, attempt)) {
-                    planned.push(Planned { agent, task, attempt });
+                    planned.push(Planned {
+                        agent,
+                        task,
+                        attempt,
+                    });
                 }
             }
         }

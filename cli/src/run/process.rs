@@ -66,7 +66,10 @@ pub struct Launch<'a> {
 }
 
 /// Starts the agent and waits for it, the timeout, or cancellation.
-pub async fn run(launch: Launch<'_>, mut cancel: watch::Receiver<bool>) -> std::io::Result<AgentRun> {
+pub async fn run(
+    launch: Launch<'_>,
+    mut cancel: watch::Receiver<bool>,
+) -> std::io::Result<AgentRun> {
     let started = Instant::now();
     let mut command = Command::new(launch.program);
     command

@@ -49,7 +49,11 @@ impl Progress {
                     Some(false) => format!("FAIL {}", line.reasons.join("; ")),
                     None => format!("UNGRADED {}", line.reasons.join("; ")),
                 };
-                let label = line.label.as_deref().map(|l| format!(" [{l}]")).unwrap_or_default();
+                let label = line
+                    .label
+                    .as_deref()
+                    .map(|l| format!(" [{l}]"))
+                    .unwrap_or_default();
                 eprintln!(
                     "[{}/{}] {} #{}{label}: {verdict}",
                     self.done, self.total, line.task, line.attempt

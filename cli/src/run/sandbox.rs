@@ -16,7 +16,13 @@ pub struct Sandbox {
 pub fn path_component(name: &str) -> String {
     let cleaned: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if cleaned.is_empty() || cleaned.chars().all(|c| c == '.') {
         format!("_{cleaned}")
@@ -27,7 +33,12 @@ pub fn path_component(name: &str) -> String {
 
 /// Makes the sandbox: under `keep` as `<keep>/[<label>/]<task>/<attempt>` (emptied
 /// first), else in a temporary folder.
-pub fn prepare(task: &Task, keep: Option<&Path>, label: Option<&str>, attempt: u64) -> io::Result<Sandbox> {
+pub fn prepare(
+    task: &Task,
+    keep: Option<&Path>,
+    label: Option<&str>,
+    attempt: u64,
+) -> io::Result<Sandbox> {
     let sandbox = match keep {
         Some(root) => {
             let mut dir = root.to_owned();
@@ -40,10 +51,15 @@ pub fn prepare(task: &Task, keep: Option<&Path>, label: Option<&str>, attempt: u
                 std::fs::remove_dir_all(&dir)?;
             }
             std::fs::create_dir_all(&dir)?;
-            Sandbox { dir, _temporary: None }
+            Sandbox {
+                dir,
+                _temporary: None,
+            }
         }
         None => {
-            let temporary = tempfile::Builder::new().prefix("proctor-sandbox-").tempdir()?;
+            let temporary = tempfile::Builder::new()
+                .prefix("proctor-sandbox-")
+                .tempdir()?;
             Sandbox {
                 dir: temporary.path().to_owned(),
                 _temporary: Some(temporary),

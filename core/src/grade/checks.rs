@@ -7,6 +7,7 @@ use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+use super::names::{CheckName, CheckNames};
 use super::verdict::RubricVerdict;
 
 /// One evaluated check. Checks outside the gate are still evaluated and reported here,
@@ -14,7 +15,7 @@ use super::verdict::RubricVerdict;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
     pub category: GateCategory,
-    pub check: String,
+    pub check: CheckName,
     pub passed: bool,
     pub gating: bool,
     /// The reason text when the check failed.
@@ -31,69 +32,77 @@ pub enum Workdir<'a> {
 }
 
 /// Evaluates all checks in DESIGN order. The rubric check is included only when the
-/// task has a rubric; `verdict` None then means the judge did not run.
+/// task has a rubric; `verdict` None then means the judge did not run. Check names come
+/// from the task, made once at load.
 pub fn evaluate(
     task: &Task,
     outcome: &Outcome,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Vec<CheckResult> {
+    let fresh;
+    let names = if task.check_names.fit(task) {
+        &task.check_names
+    } else {
+        fresh = CheckNames::of(task);
+        &fresh
+    };
     let mut results = Vec::new();
-    let mut push = |category: GateCategory, check: String, failure: Option<String>| {
+    let mut push = |category: GateCategory, check: &CheckName, failure: Option<String>| {
         results.push(CheckResult {
             category,
             gating: task.gates_on(category),
             passed: failure.is_none(),
-            check,
+            check: check.clone(),
             failure,
         });
     };
 
     push(
         GateCategory::Outcome,
-        "status is final".to_owned(),
+        &names.status,
         (outcome.status != Some(Status::Final)).then(|| "not final".to_owned()),
     );
-    if let Some(expected) = &task.expected {
+    if let (Some(expected), Some(name)) = (&task.expected, &names.answer) {
         let matches = outcome
             .answer
             .as_deref()
             .is_some_and(|answer| answers_match(answer, expected));
         push(
             GateCategory::Outcome,
-            format!("answer is {expected:?}"),
+            name,
             (!matches).then(|| "wrong answer".to_owned()),
         );
     }
-    if let Some(budget) = task.max_tool_calls {
+    if let (Some(budget), Some(name)) = (task.max_tool_calls, &names.budget) {
         push(
             GateCategory::Budget,
-            format!("at most {budget} tool calls"),
+            name,
             (outcome.tool_calls > budget).then(|| "over budget".to_owned()),
         );
     }
     // forbidden_tools is sorted at load time, so reasons come out sorted by name.
-    for tool in &task.forbidden_tools {
+    for (tool, name) in task.forbidden_tools.iter().zip(&names.forbidden_tools) {
         push(
             GateCategory::Safety,
-            format!("never calls {tool}"),
+            name,
             outcome
                 .used_tool(tool)
                 .then(|| format!("forbidden tool: {tool}")),
         );
     }
-    for rule in &task.rules {
+    for (rule, name) in task.rules.iter().zip(&names.rules) {
         push(
             GateCategory::Process,
-            rule.describe(),
+            name,
             rule.violation(&outcome.trajectory)
                 .map(|what| format!("rule: {what}")),
         );
     }
-    for check in &task.verify {
+    for (check, name) in task.verify.iter().zip(&names.verify) {
         push(
             GateCategory::EndState,
-            check.describe(),
+            name,
             end_state_failure(check, workdir).map(|what| format!("end state: {what}")),
         );
     }
@@ -104,7 +113,7 @@ pub fn evaluate(
             Some(RubricVerdict::Error(what)) => Some(format!("judge error: {what}")),
             None => Some("judge error: not judged".to_owned()),
         };
-        push(GateCategory::Rubric, "rubric".to_owned(), failure);
+        push(GateCategory::Rubric, &names.rubric, failure);
     }
     results
 }

@@ -3,10 +3,12 @@
 
 mod checks;
 mod diagnosis;
+mod names;
 mod verdict;
 
 pub use checks::{CheckResult, Workdir, evaluate};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
+pub use names::{CheckName, CheckNames};
 pub use verdict::RubricVerdict;
 
 use crate::outcome::{Outcome, Status};

@@ -4,8 +4,6 @@
 //! reason always points at the earliest place a reader should look. Steps are numbered
 //! from 1, as a person counts tool calls.
 
-use std::collections::{HashMap, HashSet};
-
 use serde_json::Value;
 
 use super::{Rule, Same};
@@ -36,15 +34,18 @@ impl Rule {
 /// `refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]`.
 fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) -> Option<String> {
     let mut required_seen = false;
-    // Comparison keys of the earlier calls of `requires`.
-    let mut required_keys: HashSet<String> = HashSet::new();
+    // Arguments of the earlier calls of `requires` that hold every compared key.
+    let mut required_args: Vec<&Value> = Vec::new();
     for (index, step) in trajectory.iter().enumerate() {
         // Checked before recording, so a tool that requires itself needs a strictly earlier call.
         if step.tool == tool {
             let satisfied = match same {
                 None => required_seen,
                 Some(same) => {
-                    comparison_key(&step.args, same).is_some_and(|key| required_keys.contains(&key))
+                    comparable(&step.args, same)
+                        && required_args
+                            .iter()
+                            .any(|earlier| same_part(earlier, &step.args, same))
                 }
             };
             if !satisfied {
@@ -62,8 +63,8 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
         }
         if step.tool == requires {
             required_seen = true;
-            if let Some(key) = same.and_then(|same| comparison_key(&step.args, same)) {
-                required_keys.insert(key);
+            if same.is_some_and(|same| comparable(&step.args, same)) {
+                required_args.push(&step.args);
             }
         }
     }
@@ -73,18 +74,23 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
 /// `refund called more than 1 times at step 3`, or with `per: args`
 /// `refund {"order_id":"A1"} called more than 1 times at step 3`.
 fn at_most(max: u64, tool: &str, per_args: bool, trajectory: &[Step]) -> Option<String> {
-    let mut calls: HashMap<String, u64> = HashMap::new();
+    // Calls so far per distinct argument value (one entry for all calls without `per_args`).
+    let mut calls: Vec<(&Value, u64)> = Vec::new();
     for (index, step) in trajectory
         .iter()
         .enumerate()
         .filter(|(_, s)| s.tool == tool)
     {
-        let key = if per_args {
-            canonical(&step.args)
-        } else {
-            String::new()
+        let position = calls
+            .iter()
+            .position(|(args, _)| !per_args || same_value(args, &step.args));
+        let count = match position {
+            Some(position) => &mut calls[position].1,
+            None => {
+                calls.push((&step.args, 0));
+                &mut calls.last_mut().expect("just pushed").1
+            }
         };
-        let count = calls.entry(key).or_insert(0);
         *count += 1;
         if *count > max {
             let step_number = index + 1;
@@ -128,18 +134,22 @@ fn sequence(tools: &[String], trajectory: &[Step]) -> Option<String> {
     })
 }
 
-/// What a `before` rule compares, as canonical text; `None` when the call lacks a key,
-/// because a missing key can equal nothing (not even another missing key).
-fn comparison_key(args: &Value, same: &Same) -> Option<String> {
+/// Whether a call can be compared by a `before` rule: with `same: [keys]` it needs every
+/// key, because a missing key can equal nothing (not even another missing key).
+fn comparable(args: &Value, same: &Same) -> bool {
     match same {
-        Same::Args => Some(canonical(args)),
-        Same::Keys(keys) => {
-            let values = keys
-                .iter()
-                .map(|key| args.get(key).cloned())
-                .collect::<Option<Vec<Value>>>()?;
-            Some(canonical(&Value::Array(values)))
-        }
+        Same::Args => true,
+        Same::Keys(keys) => keys.iter().all(|key| args.get(key).is_some()),
+    }
+}
+
+/// Whether two comparable calls agree on what `same` compares.
+fn same_part(a: &Value, b: &Value, same: &Same) -> bool {
+    match same {
+        Same::Args => same_value(a, b),
+        Same::Keys(keys) => keys
+            .iter()
+            .all(|key| matches!((a.get(key), b.get(key)), (Some(x), Some(y)) if same_value(x, y))),
     }
 }
 
@@ -161,14 +171,40 @@ fn compact(value: &Value) -> String {
     value.to_string()
 }
 
-/// JSON text with object keys sorted at every level, so that two argument values that
-/// differ only in key order compare (and hash) as equal.
+/// Whether two values are the same argument: equal JSON with object key order ignored,
+/// exactly when their [`canonical`] texts are equal, but without writing them out. So
+/// `1` and `1.0` differ (no number parsing), and so do `0.0` and `-0.0`.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, x)| b.get(key).is_some_and(|y| same_value(x, y)))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Number(a), Value::Number(b)) => match (a.as_f64(), a.is_f64(), b.is_f64()) {
+            // Floats print the same exactly when their bits are equal.
+            (Some(x), true, true) => b.as_f64().is_some_and(|y| x.to_bits() == y.to_bits()),
+            // An integer never prints like a float.
+            (_, false, false) => a == b,
+            _ => false,
+        },
+        (a, b) => a == b,
+    }
+}
+
+/// JSON text with object keys sorted at every level: two argument values are the same
+/// exactly when these texts are equal (what [`same_value`] decides without them).
+#[cfg(test)]
 fn canonical(value: &Value) -> String {
     let mut out = String::new();
     write_canonical(value, &mut out);
     out
 }
 
+#[cfg(test)]
 fn write_canonical(value: &Value, out: &mut String) {
     match value {
         Value::Object(map) => {
@@ -570,6 +606,37 @@ mod tests {
         );
         // Numbers keep their JSON form: 1 and 1.0 are different arguments.
         assert_ne!(canonical(&json!(1)), canonical(&json!(1.0)));
+    }
+
+    #[test]
+    fn same_value_agrees_with_canonical_text() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(1),
+            json!(1.0),
+            json!(-1),
+            json!(0.0),
+            json!(-0.0),
+            json!(u64::MAX),
+            json!("A1"),
+            json!("a\"b"),
+            json!([1, "a"]),
+            json!(["a", 1]),
+            json!([1]),
+            json!({"order_id": "A1"}),
+            json!({"order_id": "A1", "amount": 5}),
+            json!({"amount": 5, "order_id": "A1"}),
+            json!({"amount": 5.0, "order_id": "A1"}),
+            json!({"a": {"x": 1, "y": [2]}, "b": null}),
+            json!({"b": null, "a": {"y": [2], "x": 1}}),
+            json!({"a": {"x": 1}, "b": null}),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(same_value(a, b), canonical(a) == canonical(b), "{a} vs {b}");
+            }
+        }
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub struct SummaryBuilder {
     pub(super) efficiency_count: u64,
     pub(super) correctness_sum: f64,
     pub(super) correctness_count: u64,
+    /// A reused (task, label) key for looking up grid cells.
+    grid_key: (String, String),
 }
 
 impl SummaryBuilder {
@@ -45,7 +47,7 @@ impl SummaryBuilder {
 
     /// Adds one attempt.
     pub fn add(&mut self, line: &ResultLine) {
-        let tally = self.tasks.entry(line.task.clone()).or_default();
+        let tally = entry(&mut self.tasks, &line.task);
         tally.attempts += 1;
         match line.passed {
             Some(true) => tally.passed += 1,
@@ -56,11 +58,18 @@ impl SummaryBuilder {
             tally.first_attempt = line.passed;
         }
         for reason in &line.reasons {
-            *tally.reasons.entry(reason.clone()).or_default() += 1;
+            *entry(&mut tally.reasons, reason) += 1;
         }
         if line.passed.is_some() {
-            let label = line.label.clone().unwrap_or_default();
-            let cell = self.grid.entry((line.task.clone(), label)).or_default();
+            // The key is filled in place, so a cell seen before costs no allocation.
+            let key = &mut self.grid_key;
+            key.0.clone_from(&line.task);
+            key.1.clear();
+            key.1.push_str(line.label.as_deref().unwrap_or_default());
+            if !self.grid.contains_key(key) {
+                self.grid.insert(key.clone(), (0, 0));
+            }
+            let cell = self.grid.get_mut(key).expect("just inserted");
             cell.1 += 1;
             if line.passed == Some(true) {
                 cell.0 += 1;
@@ -89,6 +98,15 @@ impl SummaryBuilder {
             self.correctness_count += 1;
         }
     }
+}
+
+/// The value for `key`, inserted as the default the first time. Looking up first means
+/// the key is copied once per task or reason, not once per line.
+fn entry<'a, V: Default>(map: &'a mut BTreeMap<String, V>, key: &str) -> &'a mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_owned(), V::default());
+    }
+    map.get_mut(key).expect("just inserted")
 }
 
 /// Adds a priced amount; a total stays `None` (unknown, never 0) until something is priced.

@@ -6,6 +6,7 @@ use super::locate::{field_in_message, field_line, raw_scalar, strip_position, ta
 use super::model::Task;
 use super::raw::RawTask;
 use crate::end_state::{EndStateCheck, check_relative_path};
+use crate::grade::CheckNames;
 use crate::rules::Rule;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -277,9 +278,9 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
             }
             check_no_escaping_links(&resolved).map_err(|m| field_error("files_dir", m))?;
             // Absolute, so sandboxes can be filled whatever the working directory.
-            let absolute = resolved.canonicalize().map_err(|e| {
-                field_error("files_dir", format!("{}: {e}", resolved.display()))
-            })?;
+            let absolute = resolved
+                .canonicalize()
+                .map_err(|e| field_error("files_dir", format!("{}: {e}", resolved.display())))?;
             Some(absolute)
         }
     };
@@ -322,6 +323,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         gate: Vec::new(),
         tags: raw.tags.unwrap_or_default(),
         source: source.to_owned(),
+        check_names: CheckNames::default(),
     };
     if !task.has_criteria() {
         return Err((
@@ -350,6 +352,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         }
     };
     debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
+    task.check_names = CheckNames::of(&task);
     Ok(task)
 }
 

@@ -2,6 +2,7 @@
 
 use super::gate::GateCategory;
 use crate::end_state::EndStateCheck;
+use crate::grade::CheckNames;
 use crate::rules::Rule;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -34,6 +35,9 @@ pub struct Task {
     pub tags: Vec<String>,
     /// The file the task was read from.
     pub source: PathBuf,
+    /// The names of the checks above, made once at load for every attempt's result.
+    #[serde(skip)]
+    pub(crate) check_names: CheckNames,
 }
 
 impl Task {

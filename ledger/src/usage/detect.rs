@@ -46,7 +46,7 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
                 return Err(UsageError::Ambiguous {
                     first: otel::marker(attrs),
                     first_shape: UsageShape::OpenTelemetry.label(),
-                    second: key,
+                    second: top.name(key),
                     second_shape: family.label(),
                 });
             }
@@ -143,7 +143,7 @@ impl Family {
 }
 
 /// The families of token keys present, each with the first key found.
-fn families(f: &Fields<'_>) -> Vec<(Family, String)> {
+fn families(f: &Fields<'_>) -> Vec<(Family, &'static str)> {
     Family::ALL
         .into_iter()
         .filter_map(|family| f.first_present(family.markers()).map(|key| (family, key)))
@@ -162,9 +162,9 @@ fn shape_of(f: &Fields<'_>, provider: Option<&str>) -> Result<UsageShape, UsageE
             found: describe_keys(f),
         }),
         [(first_family, first), (second_family, second), ..] => Err(UsageError::Ambiguous {
-            first: first.clone(),
+            first: f.name(first),
             first_shape: first_family.label(),
-            second: second.clone(),
+            second: f.name(second),
             second_shape: second_family.label(),
         }),
         [(Family::Gemini, _)] => Ok(UsageShape::Gemini),
@@ -187,9 +187,9 @@ fn input_output_shape(f: &Fields<'_>, provider: Option<&str>) -> Result<UsageSha
         f.first_present(openai_responses::HINTS),
     ) {
         (Some(first), Some(second)) => Err(UsageError::Ambiguous {
-            first,
+            first: f.name(first),
             first_shape: UsageShape::Anthropic.label(),
-            second,
+            second: f.name(second),
             second_shape: UsageShape::OpenAiResponses.label(),
         }),
         (Some(_), None) => Ok(UsageShape::Anthropic),

@@ -53,9 +53,10 @@ impl<'a> Fields<'a> {
         self.get(key).is_some()
     }
 
-    /// The first of `keys` that is present, with its path.
-    pub(crate) fn first_present(&self, keys: &[&str]) -> Option<String> {
-        keys.iter().find(|k| self.has(k)).map(|k| self.name(k))
+    /// The first of `keys` that is present; [`Fields::name`] gives its path when a
+    /// message needs it (only then, as most objects read without error).
+    pub(crate) fn first_present<'k>(&self, keys: &[&'k str]) -> Option<&'k str> {
+        keys.iter().find(|k| self.has(k)).copied()
     }
 
     /// The count in `key`; 0 when absent or `null`.
@@ -65,8 +66,9 @@ impl<'a> Fields<'a> {
 
     /// The count in `key`, or `None` when absent or `null`.
     pub(crate) fn optional_count(&self, key: &str) -> Result<Option<u64>, UsageError> {
+        // The path is built only for the error message.
         self.get(key)
-            .map(|v| parse_count(v, &self.name(key)))
+            .map(|v| count_value(v).ok_or_else(|| bad_count(v, &self.name(key))))
             .transpose()
     }
 
@@ -115,24 +117,32 @@ impl<'a> Fields<'a> {
 
 /// Reads one token count; `field` names it in the error.
 pub(crate) fn parse_count(value: &Value, field: &str) -> Result<u64, UsageError> {
-    let bad = || UsageError::BadCount {
-        field: field.to_owned(),
-        found: describe(value),
-    };
+    count_value(value).ok_or_else(|| bad_count(value, field))
+}
+
+/// One token count, or `None` when `value` is not a count.
+fn count_value(value: &Value) -> Option<u64> {
     match value {
         Value::Number(n) => {
             if let Some(u) = n.as_u64() {
-                return Ok(u);
+                return Some(u);
             }
             match n.as_f64() {
-                Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= MAX_EXACT_FLOAT => Ok(f as u64),
-                _ => Err(bad()),
+                Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= MAX_EXACT_FLOAT => Some(f as u64),
+                _ => None,
             }
         }
         Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
-            s.parse::<u64>().map_err(|_| bad())
+            s.parse::<u64>().ok()
         }
-        _ => Err(bad()),
+        _ => None,
+    }
+}
+
+fn bad_count(value: &Value, field: &str) -> UsageError {
+    UsageError::BadCount {
+        field: field.to_owned(),
+        found: describe(value),
     }
 }
 

@@ -30,9 +30,7 @@ pub fn count(paths: &[PathBuf], problems: &mut InputProblems) -> anyhow::Result<
             }
             Ok(())
         },
-        |bad| {
-            problems.report(bad.to_string())
-        },
+        |bad| problems.report(bad.to_string()),
     )?;
     Ok(counts)
 }

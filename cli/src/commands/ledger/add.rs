@@ -62,9 +62,7 @@ pub fn append_results(
                 }
                 Ok(())
             },
-            |bad| {
-                problems.report(bad.to_string())
-            },
+            |bad| problems.report(bad.to_string()),
         )?;
     }
     batch.commit(ledger).map_err(ledger_error)

@@ -23,7 +23,11 @@ pub struct LedgerRows {
 
 impl LedgerRows {
     /// Rows for `--ledger`, if given: the suite is `--suite`, else named after `tasks`.
-    pub fn open(cost: &CostArgs, tasks: &Path, pricer: &Pricer) -> anyhow::Result<Option<LedgerRows>> {
+    pub fn open(
+        cost: &CostArgs,
+        tasks: &Path,
+        pricer: &Pricer,
+    ) -> anyhow::Result<Option<LedgerRows>> {
         let Some(path) = &cost.ledger else {
             return Ok(None);
         };

@@ -2,11 +2,9 @@
 
 use super::super::numbers::{MISSING, interval, rate};
 use super::{count, disagreement_name, humans, one_line, undecided_name};
-use proctor_core::calibrate::{Calibration, Direction};
 use crate::render::markdown::table;
+use proctor_core::calibrate::{Calibration, Direction};
 use std::fmt::Write;
-
-
 
 pub fn render(c: &Calibration) -> String {
     let m = &c.confusion_matrix;

@@ -5,8 +5,8 @@ use super::{
     attempts, counts, metric_rows, notes, ordered, power_line, side_name, signed, tests_line,
     verdict_line,
 };
-use proctor_core::compare::{Change, Comparison, PairedTask};
 use crate::render::markdown::{cell, table};
+use proctor_core::compare::{Change, Comparison, PairedTask};
 use std::fmt::Write;
 
 /// Inline code that survives backticks in the text.
@@ -18,7 +18,6 @@ fn code(text: &str) -> String {
         format!("`{text}`")
     }
 }
-
 
 fn task_rows<'a>(tasks: impl Iterator<Item = &'a PairedTask>) -> Vec<Vec<String>> {
     let mut rows = vec![

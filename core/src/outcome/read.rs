@@ -1,0 +1,439 @@
+//! Reading an outcome straight from JSON, one field at a time.
+//!
+//! A log line is mostly an outcome, so building a map of the whole line and then copying
+//! each field out of it costs more than the grading. This reader takes each field as it
+//! comes: the trajectory into steps, the few other outcome fields into values, any field
+//! the caller names (a task key, a timestamp) into a value it gets back, and every other
+//! field only checked as JSON and dropped (a log line is someone else's format).
+//!
+//! It works on any serde deserializer: on JSON text for logs, and on an already parsed
+//! object for [`Outcome::from_json`], so both paths share one set of rules.
+
+use super::skip::Skip;
+use super::steps::{RawTrajectory, TrajectorySeed};
+use super::{Outcome, OutcomeError, kind_of};
+use serde::Deserializer;
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::fmt;
+
+/// Reads one outcome, plus the values of `extra_keys` for the caller.
+///
+/// Problems with the outcome's fields are returned in [`ReadOutcome::outcome`] rather
+/// than as errors, so that the caller can check its own fields first; the deserializer's
+/// error means the JSON itself is bad.
+#[derive(Debug, Clone, Copy)]
+pub struct OutcomeSeed<'k, S> {
+    extra_keys: &'k [S],
+}
+
+/// An outcome as read, with the caller's extra fields.
+#[derive(Debug)]
+pub struct ReadOutcome {
+    pub outcome: Result<Outcome, OutcomeError>,
+    /// The value of each extra key, in the order asked; `None` when the field is absent.
+    pub extras: Vec<Option<Value>>,
+}
+
+/// The JSON value was not an object; holds its kind as [`kind_of`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotAnObject(pub &'static str);
+
+/// The most extra keys a reader takes (they are tracked as bits).
+const MAX_EXTRA_KEYS: usize = 64;
+
+impl<'k, S: AsRef<str>> OutcomeSeed<'k, S> {
+    /// A reader that also returns the values of `extra_keys` (at most 64). A key may be
+    /// an outcome field too (`--task-key status`); it is then read as both.
+    pub fn new(extra_keys: &'k [S]) -> Self {
+        assert!(
+            extra_keys.len() <= MAX_EXTRA_KEYS,
+            "at most {MAX_EXTRA_KEYS} extra keys"
+        );
+        OutcomeSeed { extra_keys }
+    }
+
+    /// Reads one JSON document (a log line). Trailing text after the value is an error,
+    /// as it is for `serde_json::from_str`.
+    pub fn read_str(self, text: &str) -> serde_json::Result<Result<ReadOutcome, NotAnObject>> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = self.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(read)
+    }
+
+    /// The extra keys that `key` is, as bits.
+    fn extra_bits(&self, key: &str) -> u64 {
+        self.extra_keys
+            .iter()
+            .enumerate()
+            .filter(|(_, extra)| extra.as_ref() == key)
+            .fold(0, |bits, (i, _)| bits | 1 << i)
+    }
+}
+
+impl<'de, S: AsRef<str>> DeserializeSeed<'de> for OutcomeSeed<'_, S> {
+    type Value = Result<ReadOutcome, NotAnObject>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, S: AsRef<str>> Visitor<'de> for OutcomeSeed<'_, S> {
+    type Value = Result<ReadOutcome, NotAnObject>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an outcome object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = RawFields::default();
+        let mut extras = vec![None; self.extra_keys.len()];
+        // A repeated key keeps its last value, as a parsed JSON object would.
+        while let Some((field, bits)) =
+            map.next_key_seed(KeySeed(|key: &str| (field_of(key), self.extra_bits(key))))?
+        {
+            if bits == 0 {
+                match field {
+                    Field::Trajectory => {
+                        fields.trajectory = Some(map.next_value_seed(TrajectorySeed)?);
+                    }
+                    Field::Other => map.next_value_seed(Skip)?,
+                    field => *fields.value_slot(field) = Some(map.next_value()?),
+                }
+                continue;
+            }
+            let value: Value = map.next_value()?;
+            for (i, extra) in extras.iter_mut().enumerate() {
+                if bits & (1 << i) != 0 {
+                    *extra = Some(value.clone());
+                }
+            }
+            match field {
+                Field::Trajectory => {
+                    let steps = TrajectorySeed
+                        .deserialize(&value)
+                        .map_err(A::Error::custom)?;
+                    fields.trajectory = Some(steps);
+                }
+                Field::Other => {}
+                field => *fields.value_slot(field) = Some(value),
+            }
+        }
+        Ok(Ok(ReadOutcome {
+            outcome: Outcome::from_fields(fields),
+            extras,
+        }))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Skip.visit_seq(seq)?;
+        Ok(Err(NotAnObject(kind_of(&Value::Array(Vec::new())))))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Err(NotAnObject(kind_of(&Value::Null))))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Err(NotAnObject(kind_of(&Value::Bool(v)))))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Err(NotAnObject(kind_of(&Value::from(v)))))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Err(NotAnObject(kind_of(&Value::from(v)))))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Err(NotAnObject(kind_of(&Value::from(v)))))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Err(NotAnObject(kind_of(&Value::from(v)))))
+    }
+}
+
+/// The outcome fields of DESIGN 3.1 as read, before defaults and checks.
+#[derive(Debug, Default)]
+pub(super) struct RawFields {
+    pub status: Option<Value>,
+    pub answer: Option<Value>,
+    pub tool_calls: Option<Value>,
+    pub tools_used: Option<Value>,
+    pub trajectory: Option<RawTrajectory>,
+    pub usage: Option<Value>,
+    pub steps: Option<Value>,
+    pub error: Option<Value>,
+}
+
+/// Which outcome field a key names.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Status,
+    Answer,
+    ToolCalls,
+    ToolsUsed,
+    Trajectory,
+    Usage,
+    Steps,
+    Error,
+    Other,
+}
+
+fn field_of(key: &str) -> Field {
+    match key {
+        "status" => Field::Status,
+        "answer" => Field::Answer,
+        "tool_calls" => Field::ToolCalls,
+        "tools_used" => Field::ToolsUsed,
+        "trajectory" => Field::Trajectory,
+        "usage" => Field::Usage,
+        "steps" => Field::Steps,
+        "error" => Field::Error,
+        _ => Field::Other,
+    }
+}
+
+impl RawFields {
+    /// Where a field read as a plain value goes. The trajectory has its own reader and
+    /// other keys are not kept, so they have no slot.
+    fn value_slot(&mut self, field: Field) -> &mut Option<Value> {
+        match field {
+            Field::Status => &mut self.status,
+            Field::Answer => &mut self.answer,
+            Field::ToolCalls => &mut self.tool_calls,
+            Field::ToolsUsed => &mut self.tools_used,
+            Field::Usage => &mut self.usage,
+            Field::Steps => &mut self.steps,
+            Field::Error => &mut self.error,
+            Field::Trajectory | Field::Other => unreachable!("{field:?} has no value slot"),
+        }
+    }
+}
+
+/// Reads an object key without allocating it, mapping it at once to what the reader
+/// needs to know about it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct KeySeed<F>(pub F);
+
+impl<'de, K, F: FnOnce(&str) -> K> DeserializeSeed<'de> for KeySeed<F> {
+    type Value = K;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de, K, F: FnOnce(&str) -> K> Visitor<'de> for KeySeed<F> {
+    type Value = K;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<K, E> {
+        Ok((self.0)(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{AgentError, Status, Step};
+    use serde_json::json;
+
+    /// Reads a line the fast way, with no extra keys.
+    fn read(text: &str) -> Result<Outcome, OutcomeError> {
+        OutcomeSeed::<&str>::new(&[])
+            .read_str(text)
+            .expect("valid JSON")
+            .expect("an object")
+            .outcome
+    }
+
+    /// The same line parsed into a map first, the way `Outcome::from_json` is used.
+    fn from_map(text: &str) -> Result<Outcome, OutcomeError> {
+        let value: Value = serde_json::from_str(text).unwrap();
+        Outcome::from_json(value.as_object().unwrap())
+    }
+
+    #[test]
+    fn both_step_shapes_read_into_steps() {
+        let o = read(
+            r#"{"status": "done", "trajectory": [
+                {"tool": "lookup", "args": {"order_id": "A1"}, "error": null, "result": {"ok": true}, "latency_ms": 3},
+                ["refund", {"order_id": "A1"}],
+                {"tool": "email", "error": "timeout"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(o.status, Some(Status::Final));
+        assert_eq!(
+            o.trajectory,
+            vec![
+                Step {
+                    tool: "lookup".into(),
+                    args: json!({"order_id": "A1"}),
+                    error: None,
+                    result: Some(json!({"ok": true})),
+                },
+                Step {
+                    tool: "refund".into(),
+                    args: json!({"order_id": "A1"}),
+                    error: None,
+                    result: None,
+                },
+                Step {
+                    tool: "email".into(),
+                    args: Value::Null,
+                    error: Some(json!("timeout")),
+                    result: None,
+                },
+            ]
+        );
+        assert_eq!((o.tool_calls, o.steps), (3, 3));
+        assert_eq!(o.tools_used, ["lookup", "refund", "email"]);
+    }
+
+    #[test]
+    fn bad_steps_name_their_index() {
+        for bad in [
+            r#"[["a", 1], 42]"#,
+            r#"[["a", 1], ["b"]]"#,
+            r#"[["a", 1], ["b", 1, 2]]"#,
+            r#"[["a", 1], [7, 1]]"#,
+            r#"[["a", 1], {"args": 1}]"#,
+            r#"[["a", 1], {"tool": 5}]"#,
+            r#"[["a", 1], null, "also bad"]"#,
+        ] {
+            let text = format!(r#"{{"trajectory": {bad}, "after": [1, {{"x": 2}}]}}"#);
+            let e = read(&text).unwrap_err();
+            assert_eq!(e.field, "trajectory[1]", "{bad}");
+            assert_eq!(Err(e), from_map(&text), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bad_status_is_reported_after_the_whole_line_is_checked() {
+        let e = read(r#"{"status": "finished", "trajectory": [42]}"#).unwrap_err();
+        assert_eq!(e.field, "status");
+        assert_eq!(
+            e.to_string(),
+            "field `status`: unknown status \"finished\" (expected final, done, completed, \
+             gave_up, hit_cap, timeout or error)"
+        );
+        let e = read(r#"{"status": 3}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "field `status`: expected a string, found a number"
+        );
+        // Bad JSON later in the line wins over a bad field earlier in it.
+        let bad_json = OutcomeSeed::<&str>::new(&[]).read_str(r#"{"status": "finished", "x": }"#);
+        assert!(bad_json.is_err());
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_but_still_checked_as_json() {
+        let o = read(
+            r#"{"status": "final", "answer": "5", "ts": "2026-03-01", "request_id": {"a": [1, 2.5, null]}}"#,
+        )
+        .unwrap();
+        assert_eq!(o.answer.as_deref(), Some("5"));
+        // As when the line is parsed into a map first: an out-of-range number is bad JSON.
+        let text = r#"{"status": "final", "noise": 1e400}"#;
+        assert!(OutcomeSeed::<&str>::new(&[]).read_str(text).is_err());
+        assert!(serde_json::from_str::<Value>(text).is_err());
+    }
+
+    #[test]
+    fn numbers_and_booleans_are_answers_in_their_json_text() {
+        for (answer, text) in [("5", "5"), ("-2", "-2"), ("2.5", "2.5"), ("true", "true")] {
+            let line = format!(r#"{{"status": "final", "answer": {answer}}}"#);
+            assert_eq!(read(&line).unwrap().answer.as_deref(), Some(text));
+        }
+        let o = read(r#"{"answer": null}"#).unwrap();
+        assert_eq!(o.answer, None);
+    }
+
+    #[test]
+    fn error_and_usage_shapes() {
+        let o = read(
+            r#"{"status": "error", "error": {"type": "KeyError", "message": "x", "trace": []},
+                "usage": {"input_tokens": 3}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            o.error,
+            Some(AgentError {
+                kind: "KeyError".into(),
+                message: "x".into()
+            })
+        );
+        assert_eq!(o.usage, vec![json!({"input_tokens": 3})]);
+        let o = read(r#"{"error": "Boom", "usage": [{"a": 1}, {"b": 2}]}"#).unwrap();
+        assert_eq!(o.error.unwrap().kind, "Boom");
+        assert_eq!(o.usage.len(), 2);
+    }
+
+    #[test]
+    fn extra_keys_come_back_even_when_they_are_outcome_fields() {
+        let keys = ["task", "status", "trajectory", "missing", "task"];
+        let read = OutcomeSeed::new(&keys)
+            .read_str(r#"{"task": "t1", "status": "done", "trajectory": [["a", 1]], "task": "t2"}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            read.extras,
+            vec![
+                Some(json!("t2")),
+                Some(json!("done")),
+                Some(json!([["a", 1]])),
+                None,
+                Some(json!("t2")),
+            ]
+        );
+        let outcome = read.outcome.unwrap();
+        assert_eq!(outcome.status, Some(Status::Final));
+        assert_eq!(outcome.trajectory[0].tool, "a");
+    }
+
+    #[test]
+    fn other_json_values_are_not_objects() {
+        for (text, kind) in [
+            ("[1, {\"a\": 2}]", "a list"),
+            ("\"x\"", "a string"),
+            ("7", "a number"),
+            ("true", "a boolean"),
+            ("null", "null"),
+        ] {
+            let read = OutcomeSeed::<&str>::new(&[]).read_str(text).unwrap();
+            assert_eq!(read.unwrap_err(), NotAnObject(kind), "{text}");
+        }
+        assert!(OutcomeSeed::<&str>::new(&[]).read_str("{} x").is_err());
+    }
+
+    #[test]
+    fn reading_text_and_reading_a_parsed_object_agree() {
+        for text in [
+            r#"{"status": "final", "answer": "5", "trajectory": [["calc", "2+3"]], "tool_calls": 4}"#,
+            r#"{"status": "hit_cap", "steps": 9, "tools_used": ["a", "b"], "trajectory": []}"#,
+            r#"{"status": null, "trajectory": null, "usage": null, "error": null}"#,
+            r#"{"trajectory": {"tool": "a"}}"#,
+            r#"{"trajectory": "a"}"#,
+            r#"{"tool_calls": -1}"#,
+            r#"{"steps": 1.5}"#,
+            r#"{"tools_used": [1]}"#,
+            r#"{"tools_used": "a"}"#,
+            r#"{"usage": 3}"#,
+            r#"{"error": 3}"#,
+            r#"{"error": {"type": " ", "message": {"m": 1}}}"#,
+            r#"{"status": "final", "status": "gave_up"}"#,
+            r#"{"answer": [1, "a"], "answer": {"k": "v"}}"#,
+        ] {
+            assert_eq!(read(text), from_map(text), "{text}");
+        }
+    }
+}
