@@ -1,6 +1,7 @@
 //! `--format markdown`: tables fit for a pull-request comment.
 
-use super::numbers::{MISSING, interval, one_decimal, rate, usd};
+use super::numbers::{MISSING, interval, rate, usd};
+use super::rows::{count_rows, process_rows};
 use proctor_core::summary::Summary;
 use std::fmt::Write;
 
@@ -96,21 +97,9 @@ pub fn render(title: &str, s: &Summary) -> String {
         out.push_str(&table(&grid_rows(s)));
     }
     let _ = writeln!(out);
-    let diagnosis: Vec<String> = s
-        .diagnosis
-        .iter()
-        .map(|(d, n)| format!("{d} {n}"))
-        .collect();
-    let metrics = vec![
-        vec!["metric".to_owned(), "value".to_owned()],
-        vec!["tasks".to_owned(), s.tasks.to_string()],
-        vec![
-            "attempts".to_owned(),
-            format!(
-                "{} ({} passed, {} failed, {} ungraded)",
-                s.attempts, s.passed, s.failed, s.ungraded
-            ),
-        ],
+    let mut rows = vec![vec!["metric".to_owned(), "value".to_owned()]];
+    rows.extend(count_rows(s));
+    rows.extend(vec![
         vec!["pass@1".to_owned(), rate(s.pass_at_1)],
         vec![
             "first-attempt pass rate".to_owned(),
@@ -126,14 +115,8 @@ pub fn render(title: &str, s: &Summary) -> String {
                 .tokens
                 .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}")),
         ],
-        vec![
-            "mean steps (passed)".to_owned(),
-            one_decimal(s.mean_steps_success),
-        ],
-        vec!["step efficiency".to_owned(), rate(s.step_efficiency)],
-        vec!["tool correctness".to_owned(), rate(s.tool_correctness)],
-        vec!["failures".to_owned(), diagnosis.join(", ")],
-    ];
-    out.push_str(&table(&metrics));
+    ]);
+    rows.extend(process_rows(s));
+    out.push_str(&table(&rows));
     out
 }

@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 mod numbers;
+mod rows;
 pub mod table;
 
 use crate::args::Format;

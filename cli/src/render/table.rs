@@ -1,6 +1,7 @@
 //! `--format table`: aligned plain text for a terminal.
 
-use super::numbers::{MISSING, interval, one_decimal, rate, usd};
+use super::numbers::{MISSING, interval, rate, usd};
+use super::rows::{count_rows, process_rows};
 use proctor_core::summary::Summary;
 use std::fmt::Write;
 
@@ -68,20 +69,8 @@ pub fn render(title: &str, s: &Summary) -> String {
         .cost_per_success
         .tokens
         .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"));
-    let diagnosis: Vec<String> = s
-        .diagnosis
-        .iter()
-        .map(|(d, n)| format!("{d} {n}"))
-        .collect();
-    let summary_rows = vec![
-        vec!["tasks".to_owned(), s.tasks.to_string()],
-        vec![
-            "attempts".to_owned(),
-            format!(
-                "{} ({} passed, {} failed, {} ungraded)",
-                s.attempts, s.passed, s.failed, s.ungraded
-            ),
-        ],
+    let mut rows = count_rows(s);
+    rows.extend(vec![
         vec![
             "pass rate".to_owned(),
             format!("{}  95% CI {}", rate(s.pass_rate), interval(s.pass_rate_ci)),
@@ -107,14 +96,8 @@ pub fn render(title: &str, s: &Summary) -> String {
             format!("{} / {}  (k = {k})", rate(s.pass_at_k), rate(s.pass_hat_k)),
         ],
         vec!["always pass".to_owned(), rate(s.always_pass)],
-        vec![
-            "mean steps (passed)".to_owned(),
-            one_decimal(s.mean_steps_success),
-        ],
-        vec!["step efficiency".to_owned(), rate(s.step_efficiency)],
-        vec!["tool correctness".to_owned(), rate(s.tool_correctness)],
-        vec!["failures".to_owned(), diagnosis.join(", ")],
-    ];
-    out.push_str(&columns(&summary_rows));
+    ]);
+    rows.extend(process_rows(s));
+    out.push_str(&columns(&rows));
     out
 }
