@@ -6,6 +6,7 @@ use crate::judging::{Judged, check_globs, judge_failure as judge_failure_kind, j
 use crate::outcome_log::{Item, OutcomeLog};
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
+use crate::run::sandbox::path_component;
 use crate::{gate, render, usage_cost};
 use anyhow::Context;
 use proctor_core::grade::{RubricVerdict, Workdir, grade};
@@ -66,7 +67,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         let sandbox = args
             .workdir
             .as_deref()
-            .map(|dir| workdir_for(dir, &task.id, attempt));
+            .map(|dir| workdir_for(dir, args.label.as_deref(), &task.id, attempt));
         let workdir = match &sandbox {
             Some(dir) => Workdir::Dir(dir),
             None => Workdir::Missing,
@@ -177,9 +178,16 @@ fn judge_failure_error(error: proctor_judge::JudgeError, line: usize, log: &str)
     ))
 }
 
-/// The end state of one attempt: `DIR/<task>/<attempt>/` (the `--keep` layout) when
-/// it exists, else `DIR` itself.
-fn workdir_for(dir: &Path, task: &str, attempt: u64) -> PathBuf {
-    let kept = dir.join(task).join(attempt.to_string());
-    if kept.is_dir() { kept } else { dir.to_owned() }
+/// The end state of one attempt, in the layouts `run --keep` writes:
+/// `DIR/<label>/<task>/<attempt>/` (several agents), `DIR/<task>/<attempt>/`, else `DIR`.
+fn workdir_for(dir: &Path, label: Option<&str>, task: &str, attempt: u64) -> PathBuf {
+    let task = path_component(task);
+    let attempt = attempt.to_string();
+    let by_label = label.map(|l| dir.join(path_component(l)).join(&task).join(&attempt));
+    let kept = dir.join(&task).join(&attempt);
+    by_label
+        .into_iter()
+        .chain([kept])
+        .find(|candidate| candidate.is_dir())
+        .unwrap_or_else(|| dir.to_owned())
 }
