@@ -7,6 +7,7 @@ use proctor_core::grade::RubricVerdict;
 use proctor_core::task::Task;
 use proctor_judge::{CassetteMode, Judge, JudgeConfig, JudgeError, JudgeRequest, Provider, Seed};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -107,6 +108,23 @@ pub fn check_globs<'a>(tasks: impl Iterator<Item = &'a Task>) -> anyhow::Result<
     Ok(())
 }
 
+/// The seed files of each task with a rubric, read once per task: the judge marks
+/// every sandbox file added, modified, unchanged or deleted against them.
+#[derive(Debug, Default)]
+pub struct Seeds(HashMap<String, Seed>);
+
+impl Seeds {
+    pub fn for_task(&mut self, task: &Task) -> anyhow::Result<Seed> {
+        if let Some(seed) = self.0.get(&task.id) {
+            return Ok(seed.clone());
+        }
+        let seed = Seed::from_task(task)
+            .map_err(|e| anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id))?;
+        self.0.insert(task.id.clone(), seed.clone());
+        Ok(seed)
+    }
+}
+
 /// What judging one run gives grading and the result line.
 #[derive(Debug)]
 pub struct Judged {
@@ -118,13 +136,18 @@ pub struct Judged {
 }
 
 impl Judged {
-    /// A rubric nobody judged: the run is ungraded.
-    pub fn not_judged() -> Judged {
+    /// A rubric the judge did not decide, and why: the run is ungraded.
+    pub fn undecided(why: impl Into<String>) -> Judged {
         Judged {
-            verdict: RubricVerdict::Error("not judged (--no-judge)".to_owned()),
+            verdict: RubricVerdict::Error(why.into()),
             record: None,
             usage: Vec::new(),
         }
+    }
+
+    /// A rubric nobody judged: the run is ungraded.
+    pub fn not_judged() -> Judged {
+        Judged::undecided("not judged (--no-judge)")
     }
 }
 
@@ -145,11 +168,7 @@ pub async fn judge_run(
         return Ok(Some(Judged::not_judged()));
     };
     if crashed {
-        return Ok(Some(Judged {
-            verdict: RubricVerdict::Error("not judged (the agent crashed)".to_owned()),
-            record: None,
-            usage: Vec::new(),
-        }));
+        return Ok(Some(Judged::undecided("not judged (the agent crashed)")));
     }
     let Some(request) = JudgeRequest::for_task(task, answer, sandbox, seed.clone()) else {
         return Ok(None);

@@ -2,19 +2,18 @@
 
 use crate::args::GradeArgs;
 use crate::commands::ledger::LedgerRows;
-use crate::judging::{Judged, check_globs, judge_failure as judge_failure_kind, judge_run};
+use crate::judging::{Judged, Seeds, check_globs, judge_failure as judge_failure_kind, judge_run};
 use crate::outcome_log::{Item, OutcomeLog};
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
 use crate::run::sandbox::path_component;
 use crate::{gate, render, usage_cost};
 use anyhow::Context;
-use proctor_core::grade::{RubricVerdict, Workdir, grade};
+use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::Status;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::SummaryBuilder;
 use proctor_core::task::Suite;
-use proctor_judge::Seed;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -32,7 +31,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let mut seeds: HashMap<String, Seed> = HashMap::new();
+    let mut seeds = Seeds::default();
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let mut log = OutcomeLog::open(&args.outcomes, args.task_key.clone())?;
@@ -74,16 +73,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         };
         let judged = match (&runtime, &task.rubric) {
             (Some(runtime), Some(_)) => {
-                let seed = match seeds.get(&task.id) {
-                    Some(seed) => seed.clone(),
-                    None => {
-                        let seed = Seed::from_task(task).map_err(|e| {
-                            anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id)
-                        })?;
-                        seeds.insert(task.id.clone(), seed.clone());
-                        seed
-                    }
-                };
+                let seed = seeds.for_task(task)?;
                 let outcome = &record.outcome;
                 let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
                 let judging = judge_run(
@@ -101,11 +91,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
                         judge_failure = Some(judge_failure_error(error, record.line, &log_name));
                         break;
                     }
-                    Err(error) => Some(Judged {
-                        verdict: RubricVerdict::Error(error.to_string()),
-                        record: None,
-                        usage: Vec::new(),
-                    }),
+                    Err(error) => Some(Judged::undecided(error.to_string())),
                 }
             }
             (None, Some(_)) => Some(Judged::not_judged()),

@@ -7,7 +7,7 @@
 //! unchanged. The file is replaced only when every judgement went through: a judge that
 //! cannot be reached leaves the results as they were (exit 3).
 
-use crate::judging::{JudgeArgs, Judged, check_globs, judge_failure, judge_run};
+use crate::judging::{JudgeArgs, Judged, Seeds, check_globs, judge_failure, judge_run};
 use crate::problems::Problems;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::sandbox::path_component;
@@ -15,12 +15,10 @@ use crate::usage_cost::load_pricer;
 use crate::{gate, render};
 use anyhow::Context;
 use clap::Args;
-use proctor_core::grade::{RubricVerdict, Workdir, grade};
+use proctor_core::grade::{Workdir, grade};
 use proctor_core::result::ResultLine;
 use proctor_core::summary::SummaryBuilder;
 use proctor_core::task::Suite;
-use proctor_judge::Seed;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -65,7 +63,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let mut seeds: HashMap<String, Seed> = HashMap::new();
+    let mut seeds = Seeds::default();
     let mut rejudged = 0usize;
     for line in &mut lines {
         let Some(task) = suite.get(&line.task) else {
@@ -89,16 +87,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
                 suite.digest
             );
         }
-        let seed = match seeds.get(&task.id) {
-            Some(seed) => seed.clone(),
-            None => {
-                let seed = Seed::from_task(task).map_err(|e| {
-                    anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id)
-                })?;
-                seeds.insert(task.id.clone(), seed.clone());
-                seed
-            }
-        };
+        let seed = seeds.for_task(task)?;
         let sandbox = kept_sandbox(&args.keep, line);
         let outcome = line.outcome();
         let crashed = outcome.error.is_some();
@@ -120,11 +109,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
                     line.attempt,
                     args.keep.display()
                 ));
-                Some(Judged {
-                    verdict: RubricVerdict::Error("kept sandbox not found".to_owned()),
-                    record: None,
-                    usage: Vec::new(),
-                })
+                Some(Judged::undecided("kept sandbox not found"))
             }
         };
         let Some(judged) = judged else { continue };

@@ -4,7 +4,7 @@
 use crate::args::{CostArgs, SummaryArgs};
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
-use crate::judging::{JudgeArgs, check_globs};
+use crate::judging::{JudgeArgs, Seeds, check_globs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{Finished, RunContext, run_attempt};
@@ -107,14 +107,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     check_globs(in_scope())?;
     let judge = args.judge.build(in_scope())?;
     let mut seeds = HashMap::new();
+    let mut seed_files = Seeds::default();
     if judge.is_some() {
         for &i in &tasks {
             let task = &suite.tasks[i];
             if task.rubric.is_some() {
-                let seed = Seed::from_task(task).map_err(|e| {
-                    anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id)
-                })?;
-                seeds.insert(i, seed);
+                seeds.insert(i, seed_files.for_task(task)?);
             }
         }
     }

@@ -163,11 +163,7 @@ pub async fn run_attempt(
             )));
         }
         // Something about this run alone (an unreadable sandbox): it stays ungraded.
-        Err(error) => Some(Judged {
-            verdict: proctor_core::grade::RubricVerdict::Error(error.to_string()),
-            record: None,
-            usage: Vec::new(),
-        }),
+        Err(error) => Some(Judged::undecided(error.to_string())),
     };
     let graded = {
         let context = context.clone();
