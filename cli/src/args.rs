@@ -74,6 +74,10 @@ pub struct GradeArgs {
     /// The agent version, stored on every result.
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// Threads grading lines (default: the number of CPUs); results keep the log's order.
+    /// With a judge or --workdir, lines are graded one after another.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
     #[command(flatten)]
     pub judge: crate::judging::JudgeArgs,
     #[command(flatten)]

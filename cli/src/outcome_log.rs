@@ -1,7 +1,8 @@
 //! Streaming reader of recorded outcomes: one JSON object per line with a task key.
 //!
-//! Lines are read one at a time into a reused buffer, so memory stays flat however
-//! large the log is. A bad line is reported with its number and skipped.
+//! The log is read in chunks of whole lines, so memory stays flat however large it is and
+//! chunks can be graded on several threads. A bad line is reported with its number and
+//! skipped.
 
 use proctor_core::outcome::{NotAnObject, Outcome, OutcomeSeed, kind_of};
 use proctor_ledger::time::TIME_KEYS;
@@ -22,39 +23,78 @@ pub struct OutcomeRecord {
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
 }
 
-/// A line that could not be used, with why.
-#[derive(Debug)]
-pub struct BadLine {
-    pub line: usize,
-    pub message: String,
-}
-
+/// One non-empty line of the log: an outcome, or why it cannot be used.
 #[derive(Debug)]
 pub enum Item {
     Record(Box<OutcomeRecord>),
-    Bad(BadLine),
+    Bad { line: usize, message: String },
 }
 
-/// Iterates over a log's lines; I/O errors end the iteration with an error.
+/// Reads one line (without its newline); `None` for a blank line.
+pub fn parse_item(bytes: &[u8], line: usize, keys: &LineKeys) -> Option<Item> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text.trim(),
+        Err(e) => {
+            return Some(Item::Bad {
+                line,
+                message: format!("not UTF-8 text (byte {})", e.valid_up_to() + 1),
+            });
+        }
+    };
+    if text.is_empty() {
+        return None;
+    }
+    Some(match parse_line(text, keys) {
+        Ok((task, attempt, outcome, time)) => Item::Record(Box::new(OutcomeRecord {
+            line,
+            task,
+            attempt,
+            outcome,
+            time,
+        })),
+        Err(message) => Item::Bad { line, message },
+    })
+}
+
+/// Whole lines of the log, read in blocks so that they can be graded apart.
+#[derive(Debug, Default)]
+pub struct Chunk {
+    /// The number (from 1) of the first line in `data`.
+    pub first_line: usize,
+    /// Whole lines, each ending in a newline except perhaps the log's last.
+    pub data: Vec<u8>,
+}
+
+impl Chunk {
+    /// Each line with its number, newline removed.
+    pub fn lines(&self) -> impl Iterator<Item = (usize, &[u8])> {
+        let body = self.data.strip_suffix(b"\n").unwrap_or(&self.data);
+        let lines = (!self.data.is_empty()).then(|| body.split(|&b| b == b'\n'));
+        lines
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(index, line)| (self.first_line + index, line))
+    }
+}
+
+/// Cuts a log into [`Chunk`]s of about a given size; memory is a few chunks, however
+/// large the log.
 #[derive(Debug)]
 pub struct OutcomeLog {
     path: PathBuf,
     reader: BufReader<File>,
-    buffer: String,
-    line: usize,
-    keys: LineKeys,
+    next_line: usize,
 }
 
 impl OutcomeLog {
-    pub fn open(path: &Path, task_key: Option<String>) -> anyhow::Result<OutcomeLog> {
+    pub fn open(path: &Path) -> anyhow::Result<OutcomeLog> {
         let file = File::open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot read outcome log: {e}", path.display()))?;
         Ok(OutcomeLog {
             path: path.to_owned(),
             reader: BufReader::with_capacity(1 << 16, file),
-            buffer: String::new(),
-            line: 0,
-            keys: LineKeys::new(task_key.as_deref()),
+            next_line: 1,
         })
     }
 
@@ -62,39 +102,30 @@ impl OutcomeLog {
         &self.path
     }
 
-    /// The next non-empty line, parsed.
-    pub fn next_item(&mut self) -> anyhow::Result<Option<Item>> {
-        loop {
-            self.buffer.clear();
-            let read = self.reader.read_line(&mut self.buffer).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}:{}: cannot read: {e}",
-                    self.path.display(),
-                    self.line + 1
-                )
-            })?;
+    /// The next lines, at least `bytes` of them unless the log ends first (a longer line
+    /// is taken whole); `None` at the end of the log.
+    pub fn next_chunk(&mut self, bytes: usize) -> anyhow::Result<Option<Chunk>> {
+        let mut chunk = Chunk {
+            first_line: self.next_line,
+            data: Vec::with_capacity(bytes + bytes / 4),
+        };
+        while chunk.data.len() < bytes {
+            let read = self
+                .reader
+                .read_until(b'\n', &mut chunk.data)
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}:{}: cannot read: {e}",
+                        self.path.display(),
+                        self.next_line
+                    )
+                })?;
             if read == 0 {
-                return Ok(None);
+                break;
             }
-            self.line += 1;
-            let text = self.buffer.trim();
-            if text.is_empty() {
-                continue;
-            }
-            return Ok(Some(match parse_line(text, &self.keys) {
-                Ok((task, attempt, outcome, time)) => Item::Record(Box::new(OutcomeRecord {
-                    line: self.line,
-                    task,
-                    attempt,
-                    outcome,
-                    time,
-                })),
-                Err(message) => Item::Bad(BadLine {
-                    line: self.line,
-                    message,
-                }),
-            }));
+            self.next_line += 1;
         }
+        Ok((!chunk.data.is_empty()).then_some(chunk))
     }
 }
 
@@ -109,13 +140,13 @@ type ParsedLine = (
 /// [`OutcomeSeed`] returns their values: the task key (`task`, then `task_id`, or the
 /// `--task-key` field alone), `attempt`, `run`, then the time keys.
 #[derive(Debug)]
-struct LineKeys {
+pub struct LineKeys {
     keys: Vec<String>,
     custom_task_key: bool,
 }
 
 impl LineKeys {
-    fn new(task_key: Option<&str>) -> Self {
+    pub fn new(task_key: Option<&str>) -> Self {
         let task_keys = match task_key {
             Some(key) => vec![key],
             None => vec!["task", "task_id"],

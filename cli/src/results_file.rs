@@ -57,11 +57,18 @@ impl ResultWriter {
     pub fn write(&mut self, line: &ResultLine) -> anyhow::Result<()> {
         // The whole line is built before any of it is written.
         self.line.clear();
-        line.write_json(&mut self.line)
-            .map_err(|e| infrastructure(self.path.display(), e))?;
+        line.write_json(&mut self.line);
         self.line.push(b'\n');
         self.out
             .write_all(&self.line)
+            .map_err(|e| infrastructure(self.path.display(), e))
+    }
+
+    /// Writes one line already serialised (newline included), given in parts.
+    pub fn write_text(&mut self, parts: &[&[u8]]) -> anyhow::Result<()> {
+        parts
+            .iter()
+            .try_for_each(|part| self.out.write_all(part))
             .map_err(|e| infrastructure(self.path.display(), e))
     }
 

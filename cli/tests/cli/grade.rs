@@ -341,3 +341,100 @@ fn missing_files_are_bad_input() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("missing.jsonl"), "{}", out.stderr);
 }
+
+/// A log of several chunks, graded on several threads, on one, and in order (as with a
+/// judge or --workdir), gives the same results, summary and problems.
+#[test]
+fn threads_keep_the_log_order_and_number_attempts_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        concat!(
+            "- id: a\n  input: x\n  expected: y\n",
+            "- id: b\n  input: x\n  max_tool_calls: 1\n",
+        ),
+    );
+    let mut log = Vec::new();
+    for n in 0..3000 {
+        let line = match n % 7 {
+            // No attempt: numbered per task in file order.
+            0..=2 => format!(
+                r#"{{"task": "a", "status": "final", "answer": "{}", "timestamp": "2026-03-01T00:00:00Z", "usage": {{"provider": "anthropic", "model": "claude-sonnet-4-6", "input_tokens": {n}, "output_tokens": 5}}}}"#,
+                if n % 2 == 0 { "y" } else { "n" }
+            ),
+            3 => format!(
+                r#"{{"task": "b", "attempt": {}, "trajectory": [["t", {n}]], "timestamp": "2026-03-01T00:00:00Z"}}"#,
+                n / 7
+            ),
+            4 if n % 5 == 0 => "{\"task\": \"ghost\"}".to_owned(),
+            5 if n % 11 == 0 => String::from_utf8_lossy(b"{\"task\": \"a\"}").into_owned() + "\u{0}",
+            _ => r#"{"task_id": "b", "run": 0, "trajectory": [["t", 1], ["t", 2]], "recorded_at": "2026-03-02T00:00:00Z"}"#.to_owned(),
+        };
+        log.extend_from_slice(line.as_bytes());
+        log.push(b'\n');
+        if n == 20 {
+            log.extend_from_slice(b"{\"task\": \"a\", \"answer\": \"\xff\"}\n\n");
+        }
+    }
+    let log_path = dir.path().join("log.jsonl");
+    std::fs::write(&log_path, &log).unwrap();
+    assert!(log.len() > 4 * 64 * 1024, "the log spans several chunks");
+
+    let grade = |name: &str, extra: &[&str]| {
+        let results = dir.path().join(name);
+        let out = run(proctor()
+            .arg("grade")
+            .arg("--tasks")
+            .arg(&tasks)
+            .arg("--outcomes")
+            .arg(&log_path)
+            .arg("--out")
+            .arg(&results)
+            .args(["--format", "json"])
+            .args(extra));
+        assert_eq!(out.code, 2, "bad lines were skipped: {}", out.stderr);
+        (out, std::fs::read_to_string(results).unwrap())
+    };
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (threads, threads_text) = grade("threads.jsonl", &["--jobs", "3"]);
+    let (one, one_text) = grade("one.jsonl", &["--jobs", "1"]);
+    let (in_order, in_order_text) =
+        grade("in_order.jsonl", &["--workdir", empty.to_str().unwrap()]);
+    assert_eq!(threads_text, one_text);
+    assert_eq!(threads_text, in_order_text);
+    assert_eq!(
+        (&threads.stdout, &threads.stderr),
+        (&one.stdout, &one.stderr)
+    );
+    assert_eq!(
+        (&threads.stdout, &threads.stderr),
+        (&in_order.stdout, &in_order.stderr)
+    );
+    assert!(
+        threads.stderr.contains(":22: not UTF-8 text"),
+        "{}",
+        threads.stderr
+    );
+
+    // Attempts of `a` are 0, 1, 2, ... in file order; `b` keeps the attempts it gave.
+    let lines: Vec<serde_json::Value> = threads_text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let a_attempts: Vec<u64> = lines
+        .iter()
+        .filter(|l| l["task"] == "a")
+        .map(|l| l["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(a_attempts, (0..a_attempts.len() as u64).collect::<Vec<_>>());
+    let b_given: Vec<u64> = lines
+        .iter()
+        .filter(|l| l["task"] == "b" && l["trajectory"].as_array().unwrap().len() == 1)
+        .map(|l| l["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(b_given, (0..b_given.len() as u64).collect::<Vec<_>>());
+    let first_a = &lines.iter().find(|l| l["task"] == "a").unwrap();
+    assert_eq!(first_a["cost"]["priced_at"], "2026-03-01T00:00:00Z");
+}

@@ -5,6 +5,9 @@
 //! `task`, `run` for `attempt`) and refuse lines from a newer major version rather than
 //! misreading them.
 
+mod json_text;
+mod write;
+
 use crate::grade::{CheckResult, Diagnosis, Grade};
 use crate::outcome::{AgentError, Outcome, Status, Step};
 use rust_decimal::Decimal;
@@ -258,13 +261,15 @@ impl ResultLine {
 
     /// Writes the line as compact JSON (no trailing newline).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a result line always serialises")
+        let mut out = Vec::with_capacity(2048);
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("JSON text is UTF-8")
     }
 
-    /// Writes the line as compact JSON (no trailing newline) into `out`, the same text
-    /// as [`ResultLine::to_json`] without building a string first.
-    pub fn write_json<W: std::io::Write>(&self, out: W) -> std::io::Result<()> {
-        serde_json::to_writer(out, self).map_err(std::io::Error::from)
+    /// Appends the line as compact JSON (no trailing newline) to `out`: the text
+    /// `serde_json` writes for it, written by hand because logs have millions of lines.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        write::write_line(out, self);
     }
 
     /// The agent's outcome as recorded on this line, for grading it again.

@@ -1,0 +1,167 @@
+//! Grading one outcome line into its result line: the work every thread shares.
+
+use crate::commands::grade::workdir_for;
+use crate::judging::Judged;
+use crate::outcome_log::{Item, LineKeys, OutcomeRecord, parse_item};
+use crate::usage_cost::Pricer;
+use proctor_core::grade::{Workdir, grade};
+use proctor_core::result::ResultLine;
+use proctor_core::task::{Suite, Task};
+use std::ops::Range;
+use std::path::Path;
+
+/// What grading needs besides the line: read-only, so threads share it.
+#[derive(Debug)]
+pub struct LineGrader<'a> {
+    pub suite: &'a Suite,
+    pub pricer: &'a Pricer,
+    pub keys: LineKeys,
+    pub label: Option<&'a str>,
+    pub workdir: Option<&'a Path>,
+    /// The log's name, for messages.
+    pub log_name: String,
+    /// The task file's name, for messages.
+    pub tasks_name: String,
+}
+
+/// A graded line, serialised and ready to be written.
+#[derive(Debug)]
+pub struct GradedLine {
+    /// The attempt the line gave; `None` when it is numbered in file order, which only
+    /// the writer can do (it sees the lines in order).
+    pub given_attempt: Option<u64>,
+    /// The line for the summary and the ledger, without the outcome's trajectory, usage,
+    /// checks and answer: those are in `text`.
+    pub result: ResultLine,
+    /// Where `result` is, as one JSON line with its newline, in the buffer given to
+    /// [`LineGrader::finish`]. When `given_attempt` is `None`, the attempt in it is a
+    /// placeholder `0` at [`attempt_at`].
+    pub text: Range<usize>,
+    /// Problems with the line that did not stop it from being graded (usage not priced).
+    pub problems: Vec<String>,
+}
+
+/// The field whose number the writer fills in; it follows `format` and `task`, so its first
+/// occurrence is the top-level field (a quote inside a JSON string is always escaped).
+const ATTEMPT_FIELD: &[u8] = b",\"attempt\":";
+
+/// Where the attempt number starts in a serialised result line.
+pub fn attempt_at(text: &[u8]) -> usize {
+    let field = text
+        .windows(ATTEMPT_FIELD.len())
+        .position(|window| window == ATTEMPT_FIELD)
+        .expect("a result line has an attempt field");
+    field + ATTEMPT_FIELD.len()
+}
+
+/// What became of one non-empty line.
+#[derive(Debug)]
+pub enum LineOutput {
+    Graded(Box<GradedLine>),
+    /// Not graded; the message names the log and the line.
+    Skipped(String),
+}
+
+impl LineGrader<'_> {
+    /// Reads a line; `Err` holds the message for a line that cannot be graded.
+    pub fn read(&self, bytes: &[u8], number: usize) -> Option<Result<ReadLine<'_>, String>> {
+        Some(match parse_item(bytes, number, &self.keys)? {
+            Item::Bad { line, message } => Err(format!("{}:{line}: {message}", self.log_name)),
+            Item::Record(record) => match self.suite.get(&record.task) {
+                Some(task) => Ok(ReadLine { task, record }),
+                None => Err(format!(
+                    "{}:{}: task `{}` is not in the suite {}",
+                    self.log_name, record.line, record.task, self.tasks_name
+                )),
+            },
+        })
+    }
+
+    /// The end state to check for `attempt` of `task`, with `--workdir`.
+    pub fn sandbox(&self, task: &Task, attempt: u64) -> Option<std::path::PathBuf> {
+        self.workdir
+            .map(|dir| workdir_for(dir, self.label, &task.id, attempt))
+    }
+
+    /// Grades, prices and serialises a line, appending it to `text`. `attempt` is the
+    /// line's own, or the number the caller gave it; `None` leaves a placeholder for the
+    /// writer.
+    pub fn finish(
+        &self,
+        read: ReadLine<'_>,
+        attempt: Option<u64>,
+        judged: Option<Judged>,
+        text: &mut Vec<u8>,
+    ) -> std::io::Result<GradedLine> {
+        let ReadLine { task, record } = read;
+        let OutcomeRecord {
+            line: number,
+            outcome,
+            time,
+            ..
+        } = *record;
+        let mut problems = Vec::new();
+        let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt));
+        let workdir = match &sandbox {
+            Some(dir) => Workdir::Dir(dir),
+            None => Workdir::Missing,
+        };
+        let verdict = judged.as_ref().map(|j| &j.verdict);
+        let graded = grade(task, &outcome, workdir, verdict);
+        let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
+        let counted = match time {
+            Ok(time) => self.pricer.cost(&outcome.usage, judge_usage, time),
+            Err(e) => {
+                problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
+                self.pricer.unpriced_cost(&outcome.usage)
+            }
+        };
+        let cost = counted.unwrap_or_else(|e| {
+            problems.push(format!(
+                "{}:{number}: usage not counted: {e}",
+                self.log_name
+            ));
+            Default::default()
+        });
+        let mut result = ResultLine::new(
+            &task.id,
+            attempt.unwrap_or(0),
+            self.label.map(str::to_owned),
+            outcome,
+            graded,
+        );
+        result.cost = cost;
+        result.judge = judged.and_then(|j| j.record);
+        result.task_digest.clone_from(&self.suite.digest);
+        let start = text.len();
+        result.write_json(text);
+        text.push(b'\n');
+        // Freed by the thread that allocated them, not by the writer's.
+        drop((
+            std::mem::take(&mut result.trajectory),
+            std::mem::take(&mut result.usage),
+            std::mem::take(&mut result.checks),
+            std::mem::take(&mut result.tools_used),
+            result.answer.take(),
+            result.judge.take(),
+        ));
+        Ok(GradedLine {
+            given_attempt: attempt,
+            result,
+            text: start..text.len(),
+            problems,
+        })
+    }
+}
+
+/// A line that was read and whose task is in the suite.
+#[derive(Debug)]
+pub struct ReadLine<'a> {
+    pub task: &'a Task,
+    pub record: Box<OutcomeRecord>,
+}
+
+/// The verdict of a line graded without a judge: "not judged" for a task with a rubric.
+pub fn unjudged(task: &Task) -> Option<Judged> {
+    task.rubric.as_ref().map(|_| Judged::not_judged())
+}

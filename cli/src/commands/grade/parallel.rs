@@ -1,0 +1,103 @@
+//! Grading a log on several threads: one thread reads chunks of lines, workers grade them,
+//! and the calling thread writes their results in log order.
+//!
+//! Chunk `i` goes to worker `i % workers` and its results are collected from that worker in
+//! the same turn, so the order of the log is kept without sorting. Every queue is bounded,
+//! so memory stays a few chunks per worker however large the log is.
+
+use crate::commands::grade::line::{LineGrader, LineOutput, unjudged};
+use crate::commands::grade::sink::Sink;
+use crate::outcome_log::{Chunk, OutcomeLog};
+use std::sync::mpsc::sync_channel;
+
+/// Bytes of log per chunk: large enough that passing chunks between threads costs
+/// nothing next to grading them, small enough that a few per worker stay a few MiB.
+pub const CHUNK_BYTES: usize = 64 * 1024;
+
+/// Chunks waiting in each queue.
+const QUEUED: usize = 2;
+
+/// Grades every line of `log` on `workers` threads into `sink`, in log order.
+///
+/// # Errors
+///
+/// A read error of the log (after every line before it was written) or a write error.
+pub fn grade_in_parallel(
+    grader: &LineGrader<'_>,
+    mut log: OutcomeLog,
+    sink: &mut Sink,
+    workers: usize,
+) -> anyhow::Result<()> {
+    let workers = workers.max(1);
+    std::thread::scope(|scope| {
+        let mut inboxes = Vec::with_capacity(workers);
+        let mut outboxes = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (chunk_in, chunks) = sync_channel::<Chunk>(QUEUED);
+            let (graded_out, graded) = sync_channel(QUEUED);
+            scope.spawn(move || {
+                for chunk in chunks {
+                    if graded_out.send(grade_chunk(grader, &chunk)).is_err() {
+                        break; // the writer stopped
+                    }
+                }
+            });
+            inboxes.push(chunk_in);
+            outboxes.push(graded);
+        }
+        let reader = scope.spawn(move || -> anyhow::Result<()> {
+            let mut turn = 0;
+            while let Some(chunk) = log.next_chunk(CHUNK_BYTES)? {
+                if inboxes[turn % workers].send(chunk).is_err() {
+                    break; // the writer stopped
+                }
+                turn += 1;
+            }
+            Ok(())
+        });
+        let written = (|| -> anyhow::Result<()> {
+            // A closed queue in turn means the reader sent no more chunks.
+            for turn in 0.. {
+                let Ok(graded) = outboxes[turn % workers].recv() else {
+                    break;
+                };
+                let GradedChunk { outputs, text } = graded?;
+                for output in outputs {
+                    sink.accept(output, &text)?;
+                }
+            }
+            Ok(())
+        })();
+        // On a write error this ends the workers and then the reader.
+        drop(outboxes);
+        let read = reader.join().expect("the log reader does not panic");
+        written.and(read)
+    })
+}
+
+/// The lines of one chunk, graded, with their result lines in one buffer.
+struct GradedChunk {
+    outputs: Vec<LineOutput>,
+    text: Vec<u8>,
+}
+
+/// Grades the lines of one chunk.
+fn grade_chunk(grader: &LineGrader<'_>, chunk: &Chunk) -> std::io::Result<GradedChunk> {
+    let mut outputs = Vec::new();
+    // Result lines are about four times the size of outcome lines.
+    let mut text = Vec::with_capacity(chunk.data.len() * 5);
+    for (number, bytes) in chunk.lines() {
+        let Some(read) = grader.read(bytes, number) else {
+            continue;
+        };
+        outputs.push(match read {
+            Err(message) => LineOutput::Skipped(message),
+            Ok(read) => {
+                let judged = unjudged(read.task);
+                let given = read.record.attempt;
+                LineOutput::Graded(Box::new(grader.finish(read, given, judged, &mut text)?))
+            }
+        });
+    }
+    Ok(GradedChunk { outputs, text })
+}

@@ -1,0 +1,100 @@
+//! Where graded lines go, in log order: the results file, the ledger, the summary and the
+//! list of skipped lines. Attempts the log does not number are numbered here.
+
+use crate::commands::grade::line::{GradedLine, LineOutput, attempt_at};
+use crate::commands::ledger::LedgerRows;
+use crate::problems::Problems;
+use crate::results_file::ResultWriter;
+use proctor_core::summary::SummaryBuilder;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Attempt numbers per task: a line's own, else one more than the highest seen so far.
+#[derive(Debug, Default)]
+pub struct AttemptCounter {
+    next: HashMap<String, u64>,
+}
+
+impl AttemptCounter {
+    /// The attempt of a line of `task`; counting the same given attempt twice changes nothing.
+    pub fn resolve(&mut self, task: &str, given: Option<u64>) -> u64 {
+        let next = match self.next.get_mut(task) {
+            Some(next) => next,
+            None => self.next.entry(task.to_owned()).or_insert(0),
+        };
+        let attempt = given.unwrap_or(*next);
+        *next = (*next).max(attempt + 1);
+        attempt
+    }
+}
+
+#[derive(Debug)]
+pub struct Sink {
+    results: Option<ResultWriter>,
+    ledger: Option<LedgerRows>,
+    pub summary: SummaryBuilder,
+    pub problems: Problems,
+    pub attempts: AttemptCounter,
+}
+
+impl Sink {
+    pub fn new(out: Option<&Path>, ledger: Option<LedgerRows>) -> anyhow::Result<Sink> {
+        Ok(Sink {
+            results: out.map(ResultWriter::create).transpose()?,
+            ledger,
+            summary: SummaryBuilder::new(),
+            problems: Problems::default(),
+            attempts: AttemptCounter::default(),
+        })
+    }
+
+    /// Takes one line; `text` is the buffer its result line was serialised into.
+    pub fn accept(&mut self, output: LineOutput, text: &[u8]) -> anyhow::Result<()> {
+        match output {
+            LineOutput::Skipped(message) => self.problems.report(message),
+            LineOutput::Graded(graded) => self.accept_graded(*graded, text)?,
+        }
+        Ok(())
+    }
+
+    fn accept_graded(&mut self, graded: GradedLine, text: &[u8]) -> anyhow::Result<()> {
+        let GradedLine {
+            mut result,
+            text: range,
+            problems,
+            given_attempt,
+        } = graded;
+        let text = &text[range];
+        for problem in problems {
+            self.problems.report(problem);
+        }
+        result.attempt = self.attempts.resolve(&result.task, given_attempt);
+        if let Some(results) = &mut self.results {
+            match given_attempt {
+                Some(_) => results.write_text(&[text])?,
+                None => {
+                    // The placeholder `0` gives way to the number.
+                    let at = attempt_at(text);
+                    let number = result.attempt.to_string();
+                    results.write_text(&[&text[..at], number.as_bytes(), &text[at + 1..]])?;
+                }
+            }
+        }
+        if let Some(ledger) = &mut self.ledger {
+            ledger.push(&result)?;
+        }
+        self.summary.add(&result);
+        Ok(())
+    }
+
+    /// Flushes the results and commits the ledger rows.
+    pub fn finish(self) -> anyhow::Result<(SummaryBuilder, Problems)> {
+        if let Some(results) = self.results {
+            results.finish()?;
+        }
+        if let Some(ledger) = self.ledger {
+            ledger.commit()?;
+        }
+        Ok((self.summary, self.problems))
+    }
+}

@@ -1,0 +1,180 @@
+//! Compact JSON text written straight into a byte buffer, byte for byte what
+//! `serde_json::to_writer` writes for the same values.
+//!
+//! Result lines are mostly short strings that need no escaping (tool names, check names,
+//! ids); checking a whole string at once and copying it is several times faster than
+//! serde's escape-table walk over each byte. Anything unusual (a string that needs
+//! escaping, a float, a number that is not an integer) is handed to `serde_json` itself,
+//! so the two writers cannot drift apart.
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+/// A JSON string: copied when it needs no escape, else escaped by `serde_json`.
+pub fn string(out: &mut Vec<u8>, text: &str) {
+    let plain = text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+    if plain {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        serde(out, text);
+    }
+}
+
+/// A string, or `null`.
+pub fn opt_string(out: &mut Vec<u8>, text: Option<&str>) {
+    match text {
+        Some(text) => string(out, text),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// A list of strings.
+pub fn strings<S: AsRef<str>>(out: &mut Vec<u8>, items: &[S]) {
+    out.push(b'[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        string(out, item.as_ref());
+    }
+    out.push(b']');
+}
+
+/// An unsigned integer.
+pub fn uint(out: &mut Vec<u8>, mut number: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (number % 10) as u8;
+        number /= 10;
+        if number == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// `true` or `false`.
+pub fn boolean(out: &mut Vec<u8>, value: bool) {
+    out.extend_from_slice(if value { b"true" } else { b"false" });
+}
+
+/// `true`, `false` or `null`.
+pub fn opt_boolean(out: &mut Vec<u8>, value: Option<bool>) {
+    match value {
+        Some(value) => boolean(out, value),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Money as a string (`"0.054399"`), or `null`: how `rust_decimal::serde::str_option`
+/// writes it.
+pub fn opt_decimal(out: &mut Vec<u8>, value: Option<Decimal>) {
+    match value {
+        Some(value) => string(out, &value.to_string()),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Any JSON value, in its map's order.
+pub fn value(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => boolean(out, *b),
+        Value::Number(n) => match n.as_u64() {
+            Some(u) => uint(out, u),
+            None => serde(out, n),
+        },
+        Value::String(s) => string(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                self::value(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (index, (key, item)) in map.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                string(out, key);
+                out.push(b':');
+                self::value(out, item);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A list of values.
+pub fn values(out: &mut Vec<u8>, items: &[Value]) {
+    out.push(b'[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        value(out, item);
+    }
+    out.push(b']');
+}
+
+/// Anything else, by `serde_json`.
+pub fn serde<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, item: &T) {
+    serde_json::to_writer(&mut *out, item).expect("writing JSON into memory cannot fail");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ours(write: impl FnOnce(&mut Vec<u8>)) -> String {
+        let mut out = Vec::new();
+        write(&mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn strings_and_numbers_match_serde() {
+        for text in [
+            "",
+            "plain",
+            "é ünï ☃",
+            "quote \" back \\ slash",
+            "nl\n\t\u{1}\u{7f}",
+        ] {
+            assert_eq!(
+                ours(|o| string(o, text)),
+                serde_json::to_string(text).unwrap()
+            );
+        }
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            assert_eq!(ours(|o| uint(o, n)), n.to_string());
+        }
+        let v = serde_json::json!({"b": [1, -2, 2.5, 1e300, null, true], "a": {"x": "y\"z"}});
+        assert_eq!(ours(|o| value(o, &v)), serde_json::to_string(&v).unwrap());
+    }
+
+    proptest! {
+        #[test]
+        fn any_string_matches_serde(text in any::<String>()) {
+            prop_assert_eq!(ours(|o| string(o, &text)), serde_json::to_string(&text).unwrap());
+        }
+
+        #[test]
+        fn any_integer_matches_serde(n in any::<u64>(), i in any::<i64>()) {
+            prop_assert_eq!(ours(|o| uint(o, n)), n.to_string());
+            let v = serde_json::json!(i);
+            prop_assert_eq!(ours(|o| value(o, &v)), i.to_string());
+        }
+    }
+}
