@@ -103,11 +103,17 @@ impl OutcomeLog {
     }
 
     /// The next lines, at least `bytes` of them unless the log ends first (a longer line
-    /// is taken whole); `None` at the end of the log.
-    pub fn next_chunk(&mut self, bytes: usize) -> anyhow::Result<Option<Chunk>> {
+    /// is taken whole), read into `buffer` (emptied first); `None` at the end of the log.
+    pub fn next_chunk(
+        &mut self,
+        bytes: usize,
+        mut buffer: Vec<u8>,
+    ) -> anyhow::Result<Option<Chunk>> {
+        buffer.clear();
+        buffer.reserve(bytes + bytes / 4);
         let mut chunk = Chunk {
             first_line: self.next_line,
-            data: Vec::with_capacity(bytes + bytes / 4),
+            data: buffer,
         };
         while chunk.data.len() < bytes {
             let read = self

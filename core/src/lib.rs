@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod end_state;
 pub mod grade;
+pub mod json_field;
 pub mod normalise;
 pub mod outcome;
 pub mod result;

@@ -8,6 +8,7 @@
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
+use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
 
 /// The keys of an outcome or usage object that may hold its time, first present wins.
@@ -67,7 +68,7 @@ pub fn parse_time(field: &str, value: &Value) -> Result<Timestamp, TimeError> {
 /// The time an object records under one of [`TIME_KEYS`], if any.
 pub fn time_of(object: &Map<String, Value>) -> Result<Option<Timestamp>, TimeError> {
     for key in TIME_KEYS {
-        match object.get(key) {
+        match map_get(object, key) {
             None | Some(Value::Null) => continue,
             Some(value) => return parse_time(key, value).map(Some),
         }

@@ -12,8 +12,7 @@ use serde_json::Value;
 
 /// A JSON string: copied when it needs no escape, else escaped by `serde_json`.
 pub fn string(out: &mut Vec<u8>, text: &str) {
-    let plain = text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
-    if plain {
+    if needs_no_escape(text.as_bytes()) {
         out.reserve(text.len() + 2);
         out.push(b'"');
         out.extend_from_slice(text.as_bytes());
@@ -21,6 +20,33 @@ pub fn string(out: &mut Vec<u8>, text: &str) {
     } else {
         serde(out, text);
     }
+}
+
+/// Every byte `0x01` in a word, for testing eight bytes at once.
+const ONES: u64 = u64::from_ne_bytes([1; 8]);
+/// Every byte's top bit.
+const TOPS: u64 = ONES * 0x80;
+
+/// True when no byte is a control character, `"` or `\\`: the bytes JSON escapes.
+/// Eight bytes are tested at a time: `(x - n) & !x` sets a byte's top bit when some byte of
+/// `x` is below `n`, and a byte equal to `c` is a zero byte of `x ^ c`.
+fn needs_no_escape(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let x = u64::from_ne_bytes(word.try_into().expect("eight bytes"));
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let backslash = x ^ (ONES * u64::from(b'\\'));
+        let control = x.wrapping_sub(ONES * 0x20) & !x;
+        let quote = quote.wrapping_sub(ONES) & !quote;
+        let backslash = backslash.wrapping_sub(ONES) & !backslash;
+        if (control | quote | backslash) & TOPS != 0 {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 /// A string, or `null`.
@@ -164,9 +190,33 @@ mod tests {
         assert_eq!(ours(|o| value(o, &v)), serde_json::to_string(&v).unwrap());
     }
 
+    #[test]
+    fn each_escaped_byte_is_found_at_every_position_of_a_word() {
+        for byte in [
+            0x00u8, 0x1f, b'"', b'\\', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f,
+        ] {
+            for at in 0..17 {
+                let mut text = vec![b'a'; 17];
+                text[at] = byte;
+                let text = String::from_utf8(text).unwrap();
+                let escaped = byte < 0x20 || byte == b'"' || byte == b'\\';
+                assert_eq!(
+                    needs_no_escape(text.as_bytes()),
+                    !escaped,
+                    "{byte:#x} at {at}"
+                );
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn any_string_matches_serde(text in any::<String>()) {
+            prop_assert_eq!(ours(|o| string(o, &text)), serde_json::to_string(&text).unwrap());
+        }
+
+        #[test]
+        fn any_ascii_string_matches_serde(text in "[\\x00-\\x7f]{0,40}") {
             prop_assert_eq!(ours(|o| string(o, &text)), serde_json::to_string(&text).unwrap());
         }
 

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::{Rule, Same};
+use crate::json_field::{get, map_get};
 use crate::outcome::Step;
 
 impl Rule {
@@ -139,7 +140,7 @@ fn sequence(tools: &[String], trajectory: &[Step]) -> Option<String> {
 fn comparable(args: &Value, same: &Same) -> bool {
     match same {
         Same::Args => true,
-        Same::Keys(keys) => keys.iter().all(|key| args.get(key).is_some()),
+        Same::Keys(keys) => keys.iter().all(|key| get(args, key).is_some()),
     }
 }
 
@@ -147,9 +148,9 @@ fn comparable(args: &Value, same: &Same) -> bool {
 fn same_part(a: &Value, b: &Value, same: &Same) -> bool {
     match same {
         Same::Args => same_value(a, b),
-        Same::Keys(keys) => keys
-            .iter()
-            .all(|key| matches!((a.get(key), b.get(key)), (Some(x), Some(y)) if same_value(x, y))),
+        Same::Keys(keys) => keys.iter().all(
+            |key| matches!((get(a, key), get(b, key)), (Some(x), Some(y)) if same_value(x, y)),
+        ),
     }
 }
 
@@ -160,7 +161,7 @@ fn render(args: &Value, same: &Same) -> String {
         Same::Args => compact(args),
         Same::Keys(keys) => compact(&Value::Array(
             keys.iter()
-                .map(|key| args.get(key).cloned().unwrap_or(Value::Null))
+                .map(|key| get(args, key).cloned().unwrap_or(Value::Null))
                 .collect(),
         )),
     }
@@ -179,7 +180,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
                 && a.iter()
-                    .all(|(key, x)| b.get(key).is_some_and(|y| same_value(x, y)))
+                    .all(|(key, x)| map_get(b, key).is_some_and(|y| same_value(x, y)))
         }
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))

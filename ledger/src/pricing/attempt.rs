@@ -5,6 +5,7 @@ use crate::prices::PriceTable;
 use crate::time::{TimeError, time_of};
 use crate::usage::{UsageError, normalise};
 use jiff::Timestamp;
+use proctor_core::json_field::{get, map_get};
 use proctor_core::result::{CallRole, Cost, ModelCost};
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -146,8 +147,7 @@ fn add(total: &mut Option<Decimal>, usd: Decimal) {
 
 /// The `service_tier` a usage object (or the `usage` inside a response) reports.
 fn service_tier(object: &serde_json::Map<String, Value>) -> Option<&str> {
-    object
-        .get("service_tier")
-        .or_else(|| object.get("usage").and_then(|u| u.get("service_tier")))
+    map_get(object, "service_tier")
+        .or_else(|| map_get(object, "usage").and_then(|u| get(u, "service_tier")))
         .and_then(Value::as_str)
 }

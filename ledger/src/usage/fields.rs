@@ -5,6 +5,7 @@
 //! JSON encoding writes 64-bit integers). An absent field or `null` counts 0. Anything else
 //! (negative, fractional, `"12 tokens"`, `true`, a list) is refused, naming the field.
 
+use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
 
 use super::UsageError;
@@ -45,7 +46,7 @@ impl<'a> Fields<'a> {
 
     /// The value of `key` unless absent or `null`.
     pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
-        self.map.get(key).filter(|v| !v.is_null())
+        map_get(self.map, key).filter(|v| !v.is_null())
     }
 
     /// Whether `key` is present and not `null`.

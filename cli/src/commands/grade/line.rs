@@ -30,8 +30,9 @@ pub struct GradedLine {
     /// The attempt the line gave; `None` when it is numbered in file order, which only
     /// the writer can do (it sees the lines in order).
     pub given_attempt: Option<u64>,
-    /// The line for the summary and the ledger, without the outcome's trajectory, usage,
-    /// checks and answer: those are in `text`.
+    /// The line for the summary and the ledger, without what they do not read (the
+    /// outcome's trajectory, usage and answer, the checks, the format and digest): those
+    /// are in `text`.
     pub result: ResultLine,
     /// Where `result` is, as one JSON line with its newline, in the buffer given to
     /// [`LineGrader::finish`]. When `given_attempt` is `None`, the attempt in it is a
@@ -136,7 +137,8 @@ impl LineGrader<'_> {
         let start = text.len();
         result.write_json(text);
         text.push(b'\n');
-        // Freed by the thread that allocated them, not by the writer's.
+        // What the summary and the ledger do not read is freed here, by the thread that
+        // allocated it, rather than by the writer's.
         drop((
             std::mem::take(&mut result.trajectory),
             std::mem::take(&mut result.usage),
@@ -144,6 +146,9 @@ impl LineGrader<'_> {
             std::mem::take(&mut result.tools_used),
             result.answer.take(),
             result.judge.take(),
+            std::mem::take(&mut result.format),
+            std::mem::take(&mut result.task_digest),
+            std::mem::take(&mut result.cost.price_ids),
         ));
         Ok(GradedLine {
             given_attempt: attempt,

@@ -80,7 +80,7 @@ fn grade_in_order(
     };
     let mut seeds = Seeds::default();
     let mut text = Vec::new();
-    while let Some(chunk) = log.next_chunk(CHUNK_BYTES)? {
+    while let Some(chunk) = log.next_chunk(CHUNK_BYTES, Vec::new())? {
         for (number, bytes) in chunk.lines() {
             let read = match grader.read(bytes, number) {
                 None => continue,

@@ -32,22 +32,35 @@ pub fn grade_in_parallel(
     std::thread::scope(|scope| {
         let mut inboxes = Vec::with_capacity(workers);
         let mut outboxes = Vec::with_capacity(workers);
+        let mut text_returns = Vec::with_capacity(workers);
+        // Buffers go back to where they are filled, so memory is reused, not paged in anew.
+        let (chunk_return, spare_chunks) = sync_channel::<Vec<u8>>(workers * (QUEUED + 2));
         for _ in 0..workers {
             let (chunk_in, chunks) = sync_channel::<Chunk>(QUEUED);
             let (graded_out, graded) = sync_channel(QUEUED);
+            let (text_return, spare_texts) = sync_channel::<Vec<u8>>(QUEUED + 2);
+            let chunk_return = chunk_return.clone();
             scope.spawn(move || {
                 for chunk in chunks {
-                    if graded_out.send(grade_chunk(grader, &chunk)).is_err() {
+                    let text = spare_texts.try_recv().unwrap_or_default();
+                    if graded_out.send(grade_chunk(grader, &chunk, text)).is_err() {
                         break; // the writer stopped
                     }
+                    let _ = chunk_return.try_send(chunk.data);
                 }
             });
             inboxes.push(chunk_in);
             outboxes.push(graded);
+            text_returns.push(text_return);
         }
+        drop(chunk_return);
         let reader = scope.spawn(move || -> anyhow::Result<()> {
             let mut turn = 0;
-            while let Some(chunk) = log.next_chunk(CHUNK_BYTES)? {
+            loop {
+                let buffer = spare_chunks.try_recv().unwrap_or_default();
+                let Some(chunk) = log.next_chunk(CHUNK_BYTES, buffer)? else {
+                    break;
+                };
                 if inboxes[turn % workers].send(chunk).is_err() {
                     break; // the writer stopped
                 }
@@ -61,10 +74,10 @@ pub fn grade_in_parallel(
                 let Ok(graded) = outboxes[turn % workers].recv() else {
                     break;
                 };
-                let GradedChunk { outputs, text } = graded?;
-                for output in outputs {
-                    sink.accept(output, &text)?;
-                }
+                let GradedChunk { outputs, mut text } = graded?;
+                sink.accept_chunk(outputs, &text)?;
+                text.clear();
+                let _ = text_returns[turn % workers].try_send(text);
             }
             Ok(())
         })();
@@ -82,10 +95,14 @@ struct GradedChunk {
 }
 
 /// Grades the lines of one chunk.
-fn grade_chunk(grader: &LineGrader<'_>, chunk: &Chunk) -> std::io::Result<GradedChunk> {
+fn grade_chunk(
+    grader: &LineGrader<'_>,
+    chunk: &Chunk,
+    mut text: Vec<u8>,
+) -> std::io::Result<GradedChunk> {
     let mut outputs = Vec::new();
     // Result lines are about four times the size of outcome lines.
-    let mut text = Vec::with_capacity(chunk.data.len() * 5);
+    text.reserve(chunk.data.len() * 5);
     for (number, bytes) in chunk.lines() {
         let Some(read) = grader.read(bytes, number) else {
             continue;

@@ -52,12 +52,37 @@ impl Sink {
     pub fn accept(&mut self, output: LineOutput, text: &[u8]) -> anyhow::Result<()> {
         match output {
             LineOutput::Skipped(message) => self.problems.report(message),
-            LineOutput::Graded(graded) => self.accept_graded(*graded, text)?,
+            LineOutput::Graded(graded) => self.accept_graded(*graded, text, true)?,
         }
         Ok(())
     }
 
-    fn accept_graded(&mut self, graded: GradedLine, text: &[u8]) -> anyhow::Result<()> {
+    /// Takes the lines of one chunk, whose result lines are `text`, in order. When every
+    /// line gave its attempt, `text` is written as it is, in one piece.
+    pub fn accept_chunk(&mut self, outputs: Vec<LineOutput>, text: &[u8]) -> anyhow::Result<()> {
+        let whole = outputs.iter().all(|output| match output {
+            LineOutput::Skipped(_) => true,
+            LineOutput::Graded(graded) => graded.given_attempt.is_some(),
+        });
+        for output in outputs {
+            match output {
+                LineOutput::Skipped(message) => self.problems.report(message),
+                LineOutput::Graded(graded) => self.accept_graded(*graded, text, !whole)?,
+            }
+        }
+        match &mut self.results {
+            Some(results) if whole => results.write_text(&[text]),
+            _ => Ok(()),
+        }
+    }
+
+    /// Numbers, tallies and (with `write`) writes one graded line.
+    fn accept_graded(
+        &mut self,
+        graded: GradedLine,
+        text: &[u8],
+        write: bool,
+    ) -> anyhow::Result<()> {
         let GradedLine {
             mut result,
             text: range,
@@ -69,7 +94,7 @@ impl Sink {
             self.problems.report(problem);
         }
         result.attempt = self.attempts.resolve(&result.task, given_attempt);
-        if let Some(results) = &mut self.results {
+        if let Some(results) = self.results.as_mut().filter(|_| write) {
             match given_attempt {
                 Some(_) => results.write_text(&[text])?,
                 None => {
