@@ -3,6 +3,7 @@
 
 Contenders, all on the same generated log (default 1,000,000 lines):
   proctor grade   target/release/proctor grade --tasks T --outcomes LOG --out R --format json
+                  (grading on every CPU, the default), and the same with --jobs 1
   serde_json parse  target/release/examples/parse_baseline LOG  (read + parse each line, nothing else)
   python loop     bench/python_baseline.py (json.loads per line + the same checks + a result line)
 
@@ -150,6 +151,10 @@ def contenders(bins: Path, log: Path, tasks_yaml: Path, tasks_json: Path, out_di
             str(proctor), "grade", "--tasks", str(tasks_yaml), "--outcomes", str(log),
             "--out", str(out_dir / "proctor_results.jsonl"), "--format", "json",
         ],
+        "proctor1": [
+            str(proctor), "grade", "--tasks", str(tasks_yaml), "--outcomes", str(log),
+            "--out", str(out_dir / "proctor1_results.jsonl"), "--format", "json", "--jobs", "1",
+        ],
         "parse": [str(parse), str(log)],
         "python": [
             sys.executable, str(BENCH / "python_baseline.py"), "--tasks", str(tasks_json),
@@ -160,6 +165,7 @@ def contenders(bins: Path, log: Path, tasks_yaml: Path, tasks_json: Path, out_di
 
 LABELS = {
     "proctor": "proctor grade",
+    "proctor1": "proctor grade --jobs 1",
     "parse": "serde_json parse only",
     "python": "python json loop",
 }
@@ -201,11 +207,13 @@ def sanity(lines: int, samples: dict) -> list[str]:
         if count != str(lines):
             problems.append(f"parse baseline counted {count} objects, expected {lines}")
     passed = {}
-    if "proctor" in samples:
-        summary = json.loads(samples["proctor"][-1]["stdout"])
+    for name in ("proctor", "proctor1"):
+        if name not in samples:
+            continue
+        summary = json.loads(samples[name][-1]["stdout"])
         if summary.get("attempts") != lines:
-            problems.append(f"proctor graded {summary.get('attempts')} lines, expected {lines}")
-        passed["proctor"] = summary.get("passed")
+            problems.append(f"{LABELS[name]} graded {summary.get('attempts')} lines, expected {lines}")
+        passed[name] = summary.get("passed")
     if "python" in samples:
         summary = json.loads(samples["python"][-1]["stdout"].strip().splitlines()[-1])
         if summary.get("graded") != lines:
@@ -298,6 +306,14 @@ def report(
             f"  proctor peak memory         {p['peak_mib']:6.1f} MiB"
             f"                target < {TARGET_PEAK_MIB:.0f} MiB {verdict(ok)}"
         )
+    one = stats.get("proctor1")
+    if one:
+        parts = []
+        if "python" in stats:
+            parts.append(f"{stats['python']['wall'] / one['wall']:.2f}x faster than the python loop")
+        if "parse" in stats:
+            parts.append(f"{one['wall'] / stats['parse']['wall']:.2f}x the parse time")
+        out.append(f"  with one grading thread (--jobs 1): {', '.join(parts)} (for information)")
     if scale:
         ok = scale["peak_mib"] < TARGET_PEAK_MIB
         growth = scale["peak_mib"] / p["peak_mib"] if p else float("nan")
@@ -343,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
 
     log, tasks_yaml, tasks_json = generate(out_dir, args.lines, args.seed)
     commands = contenders(bins, log, tasks_yaml, tasks_json, out_dir)
-    names = [n for n in ("proctor", "parse", "python") if not args.only or n in args.only]
+    names = [n for n in LABELS if not args.only or n in args.only]
     print(f"timing {', '.join(names)} on {log.name}, {args.runs} run(s) each", file=sys.stderr)
     samples = run_all(commands, names, args.runs, out_dir)
     notes += [f"sanity: {p}" for p in sanity(args.lines, samples)]
@@ -359,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         scale = {"lines": big_lines, **medians(big_samples["proctor"])}
 
     if not args.keep_results:
-        for name in ("proctor_results.jsonl", "python_results.jsonl"):
+        for name in ("proctor_results.jsonl", "proctor1_results.jsonl", "python_results.jsonl"):
             (out_dir / name).unlink(missing_ok=True)
 
     floor = measure(["true"], out_dir / "true_stdout.txt")
