@@ -334,19 +334,11 @@ mod tests {
             Status::Timeout,
             Status::Error,
         ];
-        let categories = [
-            GateCategory::Outcome,
-            GateCategory::Budget,
-            GateCategory::Safety,
-            GateCategory::Process,
-            GateCategory::EndState,
-            GateCategory::Rubric,
-        ];
-        for index in 0..6 {
+        for (index, category) in GateCategory::ALL.into_iter().enumerate() {
             let mut line = full_line("x", 1, 1.0);
             line.diagnosis = Some(diagnoses[index % diagnoses.len()]);
             line.status = Some(statuses[index % statuses.len()]);
-            line.checks[0].category = categories[index];
+            line.checks[0].category = category;
             line.cost.models[0].role = [CallRole::Agent, CallRole::Judge][index % 2];
             assert_same_as_serde(&line);
         }
