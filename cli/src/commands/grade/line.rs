@@ -93,7 +93,7 @@ impl LineGrader<'_> {
         attempt: Option<u64>,
         judged: Option<Judged>,
         text: &mut Vec<u8>,
-    ) -> std::io::Result<GradedLine> {
+    ) -> GradedLine {
         let ReadLine { task, record } = read;
         let OutcomeRecord {
             line: number,
@@ -150,12 +150,12 @@ impl LineGrader<'_> {
             std::mem::take(&mut result.task_digest),
             std::mem::take(&mut result.cost.price_ids),
         ));
-        Ok(GradedLine {
+        GradedLine {
             given_attempt: attempt,
             result,
             text: start..text.len(),
             problems,
-        })
+        }
     }
 }
 

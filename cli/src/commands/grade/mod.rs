@@ -118,9 +118,7 @@ fn grade_in_order(
                 _ => unjudged(task),
             };
             text.clear();
-            let graded = grader
-                .finish(read, Some(attempt), judged, &mut text)
-                .context("cannot serialise a result line")?;
+            let graded = grader.finish(read, Some(attempt), judged, &mut text);
             sink.accept(LineOutput::Graded(Box::new(graded)), &text)?;
         }
     }

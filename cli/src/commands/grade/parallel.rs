@@ -74,7 +74,7 @@ pub fn grade_in_parallel(
                 let Ok(graded) = outboxes[turn % workers].recv() else {
                     break;
                 };
-                let GradedChunk { outputs, mut text } = graded?;
+                let GradedChunk { outputs, mut text } = graded;
                 sink.accept_chunk(outputs, &text)?;
                 text.clear();
                 let _ = text_returns[turn % workers].try_send(text);
@@ -95,11 +95,7 @@ struct GradedChunk {
 }
 
 /// Grades the lines of one chunk.
-fn grade_chunk(
-    grader: &LineGrader<'_>,
-    chunk: &Chunk,
-    mut text: Vec<u8>,
-) -> std::io::Result<GradedChunk> {
+fn grade_chunk(grader: &LineGrader<'_>, chunk: &Chunk, mut text: Vec<u8>) -> GradedChunk {
     let mut outputs = Vec::new();
     // Result lines are about four times the size of outcome lines.
     text.reserve(chunk.data.len() * 5);
@@ -112,9 +108,9 @@ fn grade_chunk(
             Ok(read) => {
                 let judged = unjudged(read.task);
                 let given = read.record.attempt;
-                LineOutput::Graded(Box::new(grader.finish(read, given, judged, &mut text)?))
+                LineOutput::Graded(Box::new(grader.finish(read, given, judged, &mut text)))
             }
         });
     }
-    Ok(GradedChunk { outputs, text })
+    GradedChunk { outputs, text }
 }
