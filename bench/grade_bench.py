@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-build", action="store_true", help="use the binaries already in target/release")
     parser.add_argument("--cargo", default=os.environ.get("CARGO", "cargo"))
     parser.add_argument("--out-dir", type=Path, default=BENCH / "out")
-    parser.add_argument("--keep-results", action="store_true", help="keep the result files (about 1.4 KB a line for proctor)")
+    parser.add_argument("--keep-results", action="store_true", help="keep the result files (about 1.8 KB a line for proctor)")
     parser.add_argument("--json", type=Path, help="also write the measurements as JSON here")
     args = parser.parse_args(argv)  # fmt: skip
     if args.lines < 1 or args.runs < 1:
