@@ -85,7 +85,7 @@ fn grade_in_order(
             let read = match grader.read(bytes, number) {
                 None => continue,
                 Some(Err(message)) => {
-                    sink.accept(LineOutput::Skipped(message), &[])?;
+                    sink.accept_chunk(vec![LineOutput::Skipped(message)], &[])?;
                     continue;
                 }
                 Some(Ok(read)) => read,
@@ -119,7 +119,7 @@ fn grade_in_order(
             };
             text.clear();
             let graded = grader.finish(read, Some(attempt), judged, &mut text);
-            sink.accept(LineOutput::Graded(Box::new(graded)), &text)?;
+            sink.accept_chunk(vec![LineOutput::Graded(Box::new(graded))], &text)?;
         }
     }
     Ok(())

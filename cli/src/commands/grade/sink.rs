@@ -48,17 +48,8 @@ impl Sink {
         })
     }
 
-    /// Takes one line; `text` is the buffer its result line was serialised into.
-    pub fn accept(&mut self, output: LineOutput, text: &[u8]) -> anyhow::Result<()> {
-        match output {
-            LineOutput::Skipped(message) => self.problems.report(message),
-            LineOutput::Graded(graded) => self.accept_graded(*graded, text, true)?,
-        }
-        Ok(())
-    }
-
-    /// Takes the lines of one chunk, whose result lines are `text`, in order. When every
-    /// line gave its attempt, `text` is written as it is, in one piece.
+    /// Takes graded lines (a chunk, or one line) whose result lines are all of `text`, in
+    /// order. When every line gave its attempt, `text` is written as it is, in one piece.
     pub fn accept_chunk(&mut self, outputs: Vec<LineOutput>, text: &[u8]) -> anyhow::Result<()> {
         let whole = outputs.iter().all(|output| match output {
             LineOutput::Skipped(_) => true,
