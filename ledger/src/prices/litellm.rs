@@ -133,7 +133,7 @@ impl Entry<'_> {
                 None => return Ok(None),
             },
         };
-        let provider = canonical_provider(&provider_name);
+        let provider = canonical_provider(&provider_name).into_owned();
         let lower = self.key.trim().to_ascii_lowercase();
         let model = lower
             .strip_prefix(&format!("{}/", provider_name.to_ascii_lowercase()))

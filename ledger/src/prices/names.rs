@@ -4,14 +4,22 @@
 //! named by a dated snapshot (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-08-06`) or with a
 //! routing prefix (`models/gemini-2.5-pro`, `anthropic/claude-sonnet-4-5`).
 
+use std::borrow::Cow;
+
 /// The providers whose own names win when a usage record does not name its provider and
 /// a model is sold by several (OpenAI's `gpt-4o` is also on Azure).
 pub(crate) const FIRST_PARTY: [&str; 3] = ["anthropic", "openai", "google"];
 
-/// The canonical name of a provider: lowercase, with the usual aliases folded.
-pub fn canonical_provider(name: &str) -> String {
-    let lower = name.trim().to_ascii_lowercase();
-    let canonical = match lower.as_str() {
+/// The canonical name of a provider: lowercase, with the usual aliases folded. A name
+/// that is already canonical is borrowed, as usage records mostly name providers so.
+pub fn canonical_provider(name: &str) -> Cow<'_, str> {
+    let trimmed = name.trim();
+    let lower = if trimmed.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(trimmed.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(trimmed)
+    };
+    let canonical = match lower.as_ref() {
         "gemini" | "google" | "gcp.gemini" | "google.gemini" | "google_genai" | "google-genai"
         | "google_ai_studio" | "googleai" => "google",
         "azure" | "azure.ai.openai" | "az.ai.openai" | "azure_openai" | "azure_ai" => "azure",
@@ -23,7 +31,7 @@ pub fn canonical_provider(name: &str) -> String {
         | "vertex_ai-anthropic_models" => "vertex_ai",
         _ => return lower,
     };
-    canonical.to_owned()
+    Cow::Borrowed(canonical)
 }
 
 /// The names to try for `model`, most exact first: as given (lowercase), without a
@@ -43,7 +51,7 @@ pub(crate) fn model_candidates(model: &str) -> Vec<String> {
     }
     if let Some((prefix, rest)) = bare.split_once('/') {
         let canonical = canonical_provider(prefix);
-        if FIRST_PARTY.contains(&canonical.as_str()) || canonical != prefix {
+        if FIRST_PARTY.contains(&canonical.as_ref()) || canonical != prefix {
             bare = rest;
         }
     }

@@ -158,48 +158,74 @@ impl PriceTable {
         let provider = provider
             .filter(|p| !p.trim().is_empty())
             .map(canonical_provider);
-        for name in model_candidates(model) {
-            let Some(keys) = self.names.get(&name) else {
-                continue;
-            };
-            let matching: Vec<&ModelKey> = keys
-                .iter()
-                .filter(|k| provider.as_ref().is_none_or(|p| &k.0 == p))
-                .collect();
-            let key = match matching.as_slice() {
-                [] => continue,
-                [one] => *one,
-                several => {
-                    let makers: Vec<&&ModelKey> = several
-                        .iter()
-                        .filter(|k| FIRST_PARTY.contains(&k.0.as_str()))
-                        .collect();
-                    match makers.as_slice() {
-                        [one] => **one,
-                        _ => {
-                            let mut providers: Vec<String> =
-                                several.iter().map(|k| k.0.clone()).collect();
-                            providers.sort();
-                            return Err(Unpriced::AmbiguousProvider {
-                                model: model.to_owned(),
-                                providers,
-                            });
-                        }
+        let provider = provider.as_deref();
+        // Most records name a model exactly as the table does: try it before building
+        // the other candidates (it is their first).
+        let given = model.trim();
+        let given_is_lower = !given.bytes().any(|b| b.is_ascii_uppercase());
+        if given_is_lower && let Some(found) = self.in_force(given, provider, model, at) {
+            return found;
+        }
+        for name in model_candidates(model)
+            .iter()
+            .skip(usize::from(given_is_lower))
+        {
+            if let Some(found) = self.in_force(name, provider, model, at) {
+                return found;
+            }
+        }
+        Err(Unpriced::UnknownModel {
+            provider: provider.map(str::to_owned),
+            model: model.to_owned(),
+        })
+    }
+
+    /// The row in force at `at` for the model named `name` (one of the names tried for
+    /// `model`), from `provider` when given; `None` when `name` names no such model, so
+    /// the next name is tried.
+    fn in_force(
+        &self,
+        name: &str,
+        provider: Option<&str>,
+        model: &str,
+        at: Timestamp,
+    ) -> Option<Result<&PriceRow, Unpriced>> {
+        let keys = self.names.get(name)?;
+        let mut matching = keys.iter().filter(|k| provider.is_none_or(|p| k.0 == p));
+        let first = matching.next()?;
+        let key = match matching.next() {
+            None => first,
+            Some(_) => {
+                let several: Vec<&ModelKey> = keys
+                    .iter()
+                    .filter(|k| provider.is_none_or(|p| k.0 == p))
+                    .collect();
+                let makers: Vec<&&ModelKey> = several
+                    .iter()
+                    .filter(|k| FIRST_PARTY.contains(&k.0.as_str()))
+                    .collect();
+                match makers.as_slice() {
+                    [one] => **one,
+                    _ => {
+                        let mut providers: Vec<String> =
+                            several.iter().map(|k| k.0.clone()).collect();
+                        providers.sort();
+                        return Some(Err(Unpriced::AmbiguousProvider {
+                            model: model.to_owned(),
+                            providers,
+                        }));
                     }
                 }
-            };
-            let rows = &self.models[key];
-            return rows
-                .iter()
+            }
+        };
+        let rows = &self.models[key];
+        Some(
+            rows.iter()
                 .rev()
                 .find(|r| r.effective.is_none_or(|e| e <= at))
                 .ok_or_else(|| Unpriced::NotYetInForce {
                     first: rows[0].id.clone(),
-                });
-        }
-        Err(Unpriced::UnknownModel {
-            provider,
-            model: model.to_owned(),
-        })
+                }),
+        )
     }
 }

@@ -129,7 +129,7 @@ pub(crate) fn parse_toml(text: &str, path: &Path) -> Result<Vec<PriceRow>, Price
         let span = spanned.span();
         let (row_line, _) = line_column(text, span.start);
         let r = spanned.into_inner();
-        let provider = canonical_provider(r.provider.get_ref());
+        let provider = canonical_provider(r.provider.get_ref()).into_owned();
         if provider.is_empty() {
             return Err(at(r.provider.span(), "`provider` is empty".into()));
         }
