@@ -9,7 +9,7 @@ use proctor_core::json_field::{get, map_get};
 use proctor_core::result::{CallRole, Cost, ModelCost};
 use rust_decimal::Decimal;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::cell::RefCell;
 
 /// Why an attempt's usage could not be counted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,10 +59,10 @@ pub fn price_attempt(
     at: Timestamp,
 ) -> Result<Cost, CostError> {
     let mut cost = Cost {
-        priced_at: Some(at.to_string()),
+        priced_at: Some(rfc3339(at)),
+        models: Vec::with_capacity(agent.len() + judge.len()),
         ..Cost::default()
     };
-    let mut ids = BTreeSet::new();
     for (role, usage) in [(CallRole::Agent, agent), (CallRole::Judge, judge)] {
         for (index, value) in usage.iter().enumerate() {
             let read = normalise(value).map_err(|error| CostError::Usage {
@@ -95,7 +95,9 @@ pub fn price_attempt(
                         CallRole::Judge => &mut cost.judge_usd,
                     };
                     add(share, q.usd);
-                    ids.insert(q.price_id.clone());
+                    if let Err(at) = cost.price_ids.binary_search(&q.price_id) {
+                        cost.price_ids.insert(at, q.price_id.clone());
+                    }
                 }
                 None => cost.unpriced_calls += 1,
             }
@@ -137,8 +139,23 @@ pub fn price_attempt(
             }
         }
     }
-    cost.price_ids = ids.into_iter().collect();
     Ok(cost)
+}
+
+/// `at` in RFC 3339. The lines of a log are mostly priced at one time (the command's start,
+/// or a shared timestamp), so each thread keeps the text of the last time it wrote.
+fn rfc3339(at: Timestamp) -> String {
+    thread_local! {
+        static LAST: RefCell<Option<(Timestamp, String)>> = const { RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| match last {
+        Some((time, text)) if *time == at => text.clone(),
+        _ => {
+            let text = at.to_string();
+            *last = Some((at, text.clone()));
+            text
+        }
+    })
 }
 
 fn add(total: &mut Option<Decimal>, usd: Decimal) {

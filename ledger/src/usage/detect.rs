@@ -42,7 +42,7 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
     let otel_attrs = otel::collect(outer);
     let (shape, body, provider, model) = match &otel_attrs {
         Some(attrs) => {
-            if let Some((family, key)) = families(&top).into_iter().next() {
+            if let Some(&(family, key)) = families(&top).as_slice().first() {
                 return Err(UsageError::Ambiguous {
                     first: otel::marker(attrs),
                     first_shape: UsageShape::OpenTelemetry.label(),
@@ -102,7 +102,7 @@ pub fn normalise_all(values: &[Value]) -> Result<Vec<Usage>, UsageError> {
 /// The usage object inside a whole response (`{"model": …, "usage": {…}}`), when the
 /// top level has no token keys of its own.
 fn unwrap<'a>(top: &Fields<'a>) -> Result<Option<Fields<'a>>, UsageError> {
-    if !families(top).is_empty() || has_any(top, anthropic::HINTS) {
+    if !families(top).as_slice().is_empty() || has_any(top, anthropic::HINTS) {
         return Ok(None);
     }
     for key in WRAPPERS {
@@ -142,12 +142,32 @@ impl Family {
     }
 }
 
+/// The families of token keys present, each with the first key found, kept on the stack:
+/// every usage object of a log is looked at this way.
+struct Families {
+    found: [(Family, &'static str); Family::ALL.len()],
+    len: usize,
+}
+
+impl Families {
+    fn as_slice(&self) -> &[(Family, &'static str)] {
+        &self.found[..self.len]
+    }
+}
+
 /// The families of token keys present, each with the first key found.
-fn families(f: &Fields<'_>) -> Vec<(Family, &'static str)> {
-    Family::ALL
-        .into_iter()
-        .filter_map(|family| f.first_present(family.markers()).map(|key| (family, key)))
-        .collect()
+fn families(f: &Fields<'_>) -> Families {
+    let mut families = Families {
+        found: [(Family::InputOutput, ""); Family::ALL.len()],
+        len: 0,
+    };
+    for family in Family::ALL {
+        if let Some(key) = f.first_present(family.markers()) {
+            families.found[families.len] = (family, key);
+            families.len += 1;
+        }
+    }
+    families
 }
 
 fn has_any(f: &Fields<'_>, keys: &[&str]) -> bool {

@@ -64,12 +64,19 @@ pub struct Usage {
 
 /// Whether a provider name is OpenAI's (also Azure OpenAI: `azure.ai.openai`, `az.ai.openai`).
 pub(crate) fn names_openai(provider: Option<&str>) -> bool {
-    provider.is_some_and(|p| p.to_ascii_lowercase().contains("openai"))
+    provider.is_some_and(|p| contains_ignoring_case(p, "openai"))
 }
 
 /// Whether a provider name is Anthropic's.
 pub(crate) fn names_anthropic(provider: Option<&str>) -> bool {
-    provider.is_some_and(|p| p.to_ascii_lowercase().contains("anthropic"))
+    provider.is_some_and(|p| contains_ignoring_case(p, "anthropic"))
+}
+
+/// Whether `text` contains `lowercase` (ASCII), in any case, without lowercasing a copy.
+fn contains_ignoring_case(text: &str, lowercase: &str) -> bool {
+    text.as_bytes()
+        .windows(lowercase.len())
+        .any(|window| window.eq_ignore_ascii_case(lowercase.as_bytes()))
 }
 
 #[cfg(test)]
