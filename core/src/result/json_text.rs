@@ -101,8 +101,49 @@ pub fn opt_boolean(out: &mut Vec<u8>, value: Option<bool>) {
 /// writes it.
 pub fn opt_decimal(out: &mut Vec<u8>, value: Option<Decimal>) {
     match value {
-        Some(value) => string(out, &value.to_string()),
+        Some(value) => {
+            out.push(b'"');
+            decimal(out, value);
+            out.push(b'"');
+        }
         None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// A decimal as its `Display` writes it (every digit of its scale, `0.0500`), without
+/// building a `String`: the digits of the mantissa with the point put in by hand.
+fn decimal(out: &mut Vec<u8>, value: Decimal) {
+    let scale = value.scale() as usize;
+    let mantissa = value.mantissa();
+    // A negative value, or negative zero (whose mantissa has lost its sign), is rare in
+    // money: leave it to `Display`.
+    if value.is_sign_negative() {
+        out.extend_from_slice(value.to_string().as_bytes());
+        return;
+    }
+    let mut digits = [0u8; 40];
+    let mut at = digits.len();
+    let mut rest = mantissa.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at..];
+    if digits.len() > scale {
+        let (whole, fraction) = digits.split_at(digits.len() - scale);
+        out.extend_from_slice(whole);
+        if scale > 0 {
+            out.push(b'.');
+            out.extend_from_slice(fraction);
+        }
+    } else {
+        out.extend_from_slice(b"0.");
+        out.resize(out.len() + scale - digits.len(), b'0');
+        out.extend_from_slice(digits);
     }
 }
 
@@ -183,6 +224,23 @@ mod tests {
                 serde_json::to_string(text).unwrap()
             );
         }
+        for (mantissa, scale, text) in [
+            (54399, 6, "0.054399"),
+            (500, 4, "0.0500"),
+            (0, 2, "0.00"),
+            (0, 0, "0"),
+            (12345, 2, "123.45"),
+            (7, 0, "7"),
+            (-25, 1, "-2.5"),
+        ] {
+            let value = Decimal::new(mantissa, scale);
+            assert_eq!(ours(|o| decimal(o, value)), text);
+            assert_eq!(value.to_string(), text);
+        }
+        assert_eq!(
+            ours(|o| decimal(o, -Decimal::ZERO)),
+            (-Decimal::ZERO).to_string()
+        );
         for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
             assert_eq!(ours(|o| uint(o, n)), n.to_string());
         }
@@ -218,6 +276,20 @@ mod tests {
         #[test]
         fn any_ascii_string_matches_serde(text in "[\\x00-\\x7f]{0,40}") {
             prop_assert_eq!(ours(|o| string(o, &text)), serde_json::to_string(&text).unwrap());
+        }
+
+        #[test]
+        fn any_decimal_is_written_as_display_writes_it(
+            mantissa in any::<i64>(),
+            wide in any::<bool>(),
+            scale in 0u32..=28,
+        ) {
+            let mantissa = if wide { i128::from(mantissa) << 30 } else { i128::from(mantissa) };
+            let value = Decimal::from_i128_with_scale(mantissa, scale);
+            prop_assert_eq!(
+                ours(|o| opt_decimal(o, Some(value))),
+                format!("\"{value}\"")
+            );
         }
 
         #[test]
