@@ -3,24 +3,53 @@
 //! Deliberately small: lowercase, trim, collapse whitespace, drop trailing `.` and `!`.
 //! Anything more (punctuation stripping, number parsing) would hide real mistakes.
 
+use std::cell::RefCell;
+
 /// Normalises an answer for comparison: `"  Paris. "` becomes `"paris"`.
 pub fn normalise_answer(text: &str) -> String {
-    let lowered = text.to_lowercase();
-    let mut collapsed = String::with_capacity(lowered.len());
-    for word in lowered.split_whitespace() {
-        if !collapsed.is_empty() {
-            collapsed.push(' ');
-        }
-        collapsed.push_str(word);
-    }
-    let kept = collapsed.trim_end_matches(['.', '!']).len();
-    collapsed.truncate(kept);
-    collapsed
+    let mut normalised = String::new();
+    normalise_into(text, &mut normalised);
+    normalised
 }
 
 /// True when two answers are equal after normalisation.
 pub fn answers_match(answer: &str, expected: &str) -> bool {
-    normalise_answer(answer) == normalise_answer(expected)
+    // Every graded line compares its answer, so the two normalised texts are written
+    // into buffers each thread keeps rather than into new strings.
+    thread_local! {
+        static BUFFERS: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+    }
+    BUFFERS.with_borrow_mut(|(ours, theirs)| {
+        normalise_into(answer, ours);
+        normalise_into(expected, theirs);
+        ours == theirs
+    })
+}
+
+/// [`normalise_answer`] into `out` (emptied first).
+fn normalise_into(text: &str, out: &mut String) {
+    out.clear();
+    let mut push_words = |lowered: &str, ascii: bool| {
+        for word in lowered.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            if ascii {
+                out.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+            } else {
+                out.push_str(word);
+            }
+        }
+    };
+    // ASCII text lowercases letter by letter; other text needs `to_lowercase`, whose
+    // rules depend on context (a final sigma).
+    if text.is_ascii() {
+        push_words(text, true);
+    } else {
+        push_words(&text.to_lowercase(), false);
+    }
+    let kept = out.trim_end_matches(['.', '!']).len();
+    out.truncate(kept);
 }
 
 #[cfg(test)]
@@ -37,6 +66,20 @@ mod tests {
         assert_eq!(normalise_answer("  HeLLo   World \n"), "hello world");
         assert_eq!(normalise_answer("done!!.."), "done");
         assert_eq!(normalise_answer("a\t\tb"), "a b");
+    }
+
+    #[test]
+    fn ascii_and_other_text_take_the_same_steps() {
+        for (text, normalised) in [
+            ("  Refunded ORDER A3\n", "refunded order a3"),
+            ("\u{b}A\u{c}b\r", "a b"),
+            ("ÉTÉ  Fini!", "été fini"),
+            ("ΣΑΣ.", "σας"),
+        ] {
+            assert_eq!(normalise_answer(text), normalised, "{text:?}");
+        }
+        assert!(answers_match("Refunded order A3.", " refunded ORDER a3"));
+        assert!(!answers_match("Refunded order A3", "Refunded order A33"));
     }
 
     #[test]

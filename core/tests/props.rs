@@ -147,6 +147,18 @@ mod normalise {
         }
 
         #[test]
+        // The steps of DESIGN 3.2 spelled out on the whole text, against the reader's
+        // letter-by-letter path for ASCII text.
+        fn is_lowercase_collapse_and_trim_in_that_order(text in "(\\PC|[ \t\n\u{b}\u{c}\r.!A-Z]){0,40}") {
+            let lowered = text.to_lowercase();
+            let collapsed = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
+            let expected = collapsed.trim_end_matches(['.', '!']);
+            prop_assert_eq!(normalise_answer(&text), expected);
+            let padded = format!("\n {text}\t");
+            prop_assert!(answers_match(&text, &padded));
+        }
+
+        #[test]
         fn output_has_no_outer_or_double_space(text in "[ a-zA-Z.!\t]{0,40}") {
             let n = normalise_answer(&text);
             prop_assert!(!n.starts_with(' '));
