@@ -22,6 +22,8 @@ pub struct LineGrader<'a> {
     pub log_name: String,
     /// The task file's name, for messages.
     pub tasks_name: String,
+    /// Whether graded lines go to a ledger too, which reads each line's cost per model.
+    pub for_ledger: bool,
 }
 
 /// A graded line, serialised and ready to be written.
@@ -31,8 +33,8 @@ pub struct GradedLine {
     /// the writer can do (it sees the lines in order).
     pub given_attempt: Option<u64>,
     /// The line for the summary and the ledger, without what they do not read (the
-    /// outcome's trajectory, usage and answer, the checks, the format and digest): those
-    /// are in `text`.
+    /// outcome's trajectory, usage and answer, the checks, the format and digest, and the
+    /// cost per model unless a ledger reads it): those are in `text`.
     pub result: ResultLine,
     /// Where `result` is, as one JSON line with its newline, in the buffer given to
     /// [`LineGrader::finish`]. When `given_attempt` is `None`, the attempt in it is a
@@ -150,6 +152,12 @@ impl LineGrader<'_> {
             std::mem::take(&mut result.task_digest),
             std::mem::take(&mut result.cost.price_ids),
         ));
+        if !self.for_ledger {
+            drop((
+                std::mem::take(&mut result.cost.models),
+                result.cost.priced_at.take(),
+            ));
+        }
         GradedLine {
             given_attempt: attempt,
             result,

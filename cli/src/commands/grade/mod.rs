@@ -26,6 +26,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let log = OutcomeLog::open(&args.outcomes)?;
+    let for_ledger = ledger.is_some();
     let mut sink = Sink::new(args.out.as_deref(), ledger)?;
     let grader = LineGrader {
         suite: &suite,
@@ -35,6 +36,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         workdir: args.workdir.as_deref(),
         log_name: log.path().display().to_string(),
         tasks_name: args.tasks.display().to_string(),
+        for_ledger,
     };
     // A judge or an end state on disk needs each line's attempt before grading it, which
     // only reading in order gives; everything else is graded on every CPU.
