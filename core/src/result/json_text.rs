@@ -114,36 +114,25 @@ pub fn opt_decimal(out: &mut Vec<u8>, value: Option<Decimal>) {
 /// building a `String`: the digits of the mantissa with the point put in by hand.
 fn decimal(out: &mut Vec<u8>, value: Decimal) {
     let scale = value.scale() as usize;
-    let mantissa = value.mantissa();
-    // A negative value, or negative zero (whose mantissa has lost its sign), is rare in
-    // money: leave it to `Display`.
-    if value.is_sign_negative() {
+    // A negative value, negative zero (whose mantissa has lost its sign) or a mantissa
+    // beyond 64 bits is not money as priced here: leave it to `Display`.
+    let Some(mantissa) = u64::try_from(value.mantissa())
+        .ok()
+        .filter(|_| !value.is_sign_negative())
+    else {
         out.extend_from_slice(value.to_string().as_bytes());
         return;
-    }
-    let mut digits = [0u8; 40];
-    let mut at = digits.len();
-    let mut rest = mantissa.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let digits = &digits[at..];
-    if digits.len() > scale {
-        let (whole, fraction) = digits.split_at(digits.len() - scale);
-        out.extend_from_slice(whole);
+    };
+    let start = out.len();
+    uint(out, mantissa);
+    let digits = out.len() - start;
+    if digits > scale {
         if scale > 0 {
-            out.push(b'.');
-            out.extend_from_slice(fraction);
+            out.insert(out.len() - scale, b'.');
         }
     } else {
-        out.extend_from_slice(b"0.");
-        out.resize(out.len() + scale - digits.len(), b'0');
-        out.extend_from_slice(digits);
+        let zeros = std::iter::repeat_n(b'0', scale - digits);
+        out.splice(start..start, b"0.".iter().copied().chain(zeros));
     }
 }
 
