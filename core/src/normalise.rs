@@ -3,6 +3,7 @@
 //! Deliberately small: lowercase, trim, collapse whitespace, drop trailing `.` and `!`.
 //! Anything more (punctuation stripping, number parsing) would hide real mistakes.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 /// Normalises an answer for comparison: `"  Paris. "` becomes `"paris"`.
@@ -28,26 +29,21 @@ pub fn answers_match(answer: &str, expected: &str) -> bool {
 
 /// [`normalise_answer`] into `out` (emptied first).
 fn normalise_into(text: &str, out: &mut String) {
-    out.clear();
-    let mut push_words = |lowered: &str, ascii: bool| {
-        for word in lowered.split_whitespace() {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            if ascii {
-                out.extend(word.chars().map(|c| c.to_ascii_lowercase()));
-            } else {
-                out.push_str(word);
-            }
-        }
-    };
-    // ASCII text lowercases letter by letter; other text needs `to_lowercase`, whose
-    // rules depend on context (a final sigma).
-    if text.is_ascii() {
-        push_words(text, true);
+    // Other text than ASCII needs `to_lowercase` first, whose rules depend on context (a
+    // final sigma); ASCII text is lowercased in `out` without a copy.
+    let lowered = if text.is_ascii() {
+        Cow::Borrowed(text)
     } else {
-        push_words(&text.to_lowercase(), false);
+        Cow::Owned(text.to_lowercase())
+    };
+    out.clear();
+    for word in lowered.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
     }
+    out.make_ascii_lowercase();
     let kept = out.trim_end_matches(['.', '!']).len();
     out.truncate(kept);
 }

@@ -195,11 +195,8 @@ impl PriceTable {
         let first = matching.next()?;
         let key = match matching.next() {
             None => first,
-            Some(_) => {
-                let several: Vec<&ModelKey> = keys
-                    .iter()
-                    .filter(|k| provider.is_none_or(|p| k.0 == p))
-                    .collect();
+            Some(second) => {
+                let several: Vec<&ModelKey> = [first, second].into_iter().chain(matching).collect();
                 let makers: Vec<&&ModelKey> = several
                     .iter()
                     .filter(|k| FIRST_PARTY.contains(&k.0.as_str()))
