@@ -69,12 +69,23 @@ impl Chunk {
     /// Each line with its number, newline removed.
     pub fn lines(&self) -> impl Iterator<Item = (usize, &[u8])> {
         let body = self.data.strip_suffix(b"\n").unwrap_or(&self.data);
-        let lines = (!self.data.is_empty()).then(|| body.split(|&b| b == b'\n'));
-        lines
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(index, line)| (self.first_line + index, line))
+        // Newlines are found with memchr, many bytes at a time, rather than byte by byte.
+        let mut rest = (!self.data.is_empty()).then_some(body);
+        std::iter::from_fn(move || {
+            let text = rest?;
+            Some(match memchr::memchr(b'\n', text) {
+                Some(end) => {
+                    rest = Some(&text[end + 1..]);
+                    &text[..end]
+                }
+                None => {
+                    rest = None;
+                    text
+                }
+            })
+        })
+        .enumerate()
+        .map(|(index, line)| (self.first_line + index, line))
     }
 }
 
@@ -232,6 +243,30 @@ mod tests {
 
     fn parse(text: &str, task_key: Option<&str>) -> Result<ParsedLine, String> {
         parse_line(text, &LineKeys::new(task_key))
+    }
+
+    #[test]
+    fn a_chunk_gives_each_line_with_its_number() {
+        let lines = |first_line: usize, data: &[u8]| {
+            let chunk = Chunk {
+                first_line,
+                data: data.to_vec(),
+            };
+            chunk
+                .lines()
+                .map(|(number, line)| (number, String::from_utf8(line.to_vec()).unwrap()))
+                .collect::<Vec<_>>()
+        };
+        let owned = |pairs: &[(usize, &str)]| {
+            pairs
+                .iter()
+                .map(|&(n, l)| (n, l.to_owned()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines(5, b"a\n\nb\n"), owned(&[(5, "a"), (6, ""), (7, "b")]));
+        assert_eq!(lines(1, b"last"), owned(&[(1, "last")]));
+        assert_eq!(lines(3, b"\n"), owned(&[(3, "")]));
+        assert_eq!(lines(1, b""), owned(&[]));
     }
 
     #[test]

@@ -3,23 +3,55 @@
 //!
 //! Result lines are mostly short strings that need no escaping (tool names, check names,
 //! ids); checking a whole string at once and copying it is several times faster than
-//! serde's escape-table walk over each byte. Anything unusual (a string that needs
-//! escaping, a float, a number that is not an integer) is handed to `serde_json` itself,
-//! so the two writers cannot drift apart.
+//! serde's escape-table walk over each byte. A string that needs escaping gets the escapes
+//! serde writes (every answer check's name quotes the answer); floats and numbers that are
+//! not integers are handed to `serde_json` itself. Tests hold the two writers together,
+//! over any string and number.
 
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-/// A JSON string: copied when it needs no escape, else escaped by `serde_json`.
+/// A JSON string: copied when it needs no escape, else escaped as `serde_json` escapes.
 pub fn string(out: &mut Vec<u8>, text: &str) {
+    out.reserve(text.len() + 2);
+    out.push(b'"');
     if needs_no_escape(text.as_bytes()) {
-        out.reserve(text.len() + 2);
-        out.push(b'"');
         out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
     } else {
-        serde(out, text);
+        escaped(out, text.as_bytes());
     }
+    out.push(b'"');
+}
+
+/// The bytes of a string with the escapes `serde_json` writes: the short forms it has
+/// (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`) and `\u00xx` for other control
+/// characters. Runs of plain bytes are copied whole.
+fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut plain_from = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        let short: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => &[],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[plain_from..at]);
+        if short.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(byte >> 4)]);
+            out.push(HEX[usize::from(byte & 0xf)]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        plain_from = at + 1;
+    }
+    out.extend_from_slice(&bytes[plain_from..]);
 }
 
 /// Every byte `0x01` in a word, for testing eight bytes at once.
@@ -211,6 +243,14 @@ mod tests {
             assert_eq!(
                 ours(|o| string(o, text)),
                 serde_json::to_string(text).unwrap()
+            );
+        }
+        for byte in 0..=0x7fu8 {
+            let text = format!("a{}b{}", char::from(byte), char::from(byte));
+            assert_eq!(
+                ours(|o| string(o, &text)),
+                serde_json::to_string(&text).unwrap(),
+                "{byte:#x}"
             );
         }
         for (mantissa, scale, text) in [

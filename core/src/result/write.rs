@@ -9,34 +9,36 @@ use super::{Cost, ModelCost, ResultLine};
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Step;
 
-/// Appends `"name":` (a field name that needs no escaping), after a comma unless first.
-fn key(out: &mut Vec<u8>, name: &str, first: bool) {
-    if !first {
-        out.push(b',');
-    }
-    out.push(b'"');
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":");
+/// Appends a field's name and colon, after a comma unless it is the object's first
+/// (`field!(out, first "format")`). The text is put together at compile time, so each
+/// name is one copy: a result line has about fifty of them.
+macro_rules! field {
+    ($out:expr, first $name:literal) => {
+        $out.extend_from_slice(concat!("\"", $name, "\":").as_bytes())
+    };
+    ($out:expr, $name:literal) => {
+        $out.extend_from_slice(concat!(",\"", $name, "\":").as_bytes())
+    };
 }
 
 /// Appends `line` as one line of compact JSON, without a newline.
 pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     out.push(b'{');
-    key(out, "format", true);
+    field!(out, first "format");
     string(out, &line.format);
-    key(out, "task", false);
+    field!(out, "task");
     string(out, &line.task);
-    key(out, "attempt", false);
+    field!(out, "attempt");
     uint(out, line.attempt);
-    key(out, "label", false);
+    field!(out, "label");
     opt_string(out, line.label.as_deref());
-    key(out, "passed", false);
+    field!(out, "passed");
     opt_boolean(out, line.passed);
-    key(out, "reasons", false);
+    field!(out, "reasons");
     strings(out, &line.reasons);
-    key(out, "diagnosis", false);
+    field!(out, "diagnosis");
     opt_string(out, line.diagnosis.map(Diagnosis::as_str));
-    key(out, "checks", false);
+    field!(out, "checks");
     out.push(b'[');
     for (index, check) in line.checks.iter().enumerate() {
         if index > 0 {
@@ -45,15 +47,15 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         write_check(out, check);
     }
     out.push(b']');
-    key(out, "status", false);
+    field!(out, "status");
     opt_string(out, line.status.map(|s| s.as_str()));
-    key(out, "answer", false);
+    field!(out, "answer");
     opt_string(out, line.answer.as_deref());
-    key(out, "tool_calls", false);
+    field!(out, "tool_calls");
     uint(out, line.tool_calls);
-    key(out, "tools_used", false);
+    field!(out, "tools_used");
     strings(out, &line.tools_used);
-    key(out, "trajectory", false);
+    field!(out, "trajectory");
     out.push(b'[');
     for (index, step) in line.trajectory.iter().enumerate() {
         if index > 0 {
@@ -62,32 +64,32 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         write_step(out, step);
     }
     out.push(b']');
-    key(out, "steps", false);
+    field!(out, "steps");
     uint(out, line.steps);
-    key(out, "error", false);
+    field!(out, "error");
     serde(out, &line.error);
-    key(out, "usage", false);
+    field!(out, "usage");
     values(out, &line.usage);
-    key(out, "step_efficiency", false);
+    field!(out, "step_efficiency");
     serde(out, &line.step_efficiency);
-    key(out, "tool_correctness", false);
+    field!(out, "tool_correctness");
     serde(out, &line.tool_correctness);
     if let Some(judge) = &line.judge {
-        key(out, "judge", false);
+        field!(out, "judge");
         value(out, judge);
     }
-    key(out, "cost", false);
+    field!(out, "cost");
     write_cost(out, &line.cost);
-    key(out, "timings", false);
+    field!(out, "timings");
     serde(out, &line.timings);
-    key(out, "task_digest", false);
+    field!(out, "task_digest");
     string(out, &line.task_digest);
     if let Some(seed) = line.seed {
-        key(out, "seed", false);
+        field!(out, "seed");
         uint(out, seed);
     }
     if let Some(process) = &line.process {
-        key(out, "process", false);
+        field!(out, "process");
         serde(out, process);
     }
     out.push(b'}');
@@ -95,16 +97,16 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
 
 fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
     out.push(b'{');
-    key(out, "category", true);
+    field!(out, first "category");
     string(out, check.category.as_str());
-    key(out, "check", false);
+    field!(out, "check");
     string(out, &check.check);
-    key(out, "passed", false);
+    field!(out, "passed");
     boolean(out, check.passed);
-    key(out, "gating", false);
+    field!(out, "gating");
     boolean(out, check.gating);
     if let Some(failure) = &check.failure {
-        key(out, "failure", false);
+        field!(out, "failure");
         string(out, failure);
     }
     out.push(b'}');
@@ -112,16 +114,16 @@ fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
 
 fn write_step(out: &mut Vec<u8>, step: &Step) {
     out.push(b'{');
-    key(out, "tool", true);
+    field!(out, first "tool");
     string(out, &step.tool);
-    key(out, "args", false);
+    field!(out, "args");
     value(out, &step.args);
     if let Some(error) = &step.error {
-        key(out, "error", false);
+        field!(out, "error");
         value(out, error);
     }
     if let Some(result) = &step.result {
-        key(out, "result", false);
+        field!(out, "result");
         value(out, result);
     }
     out.push(b'}');
@@ -129,24 +131,24 @@ fn write_step(out: &mut Vec<u8>, step: &Step) {
 
 fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
     out.push(b'{');
-    key(out, "usd", true);
+    field!(out, first "usd");
     opt_decimal(out, cost.usd);
-    key(out, "tokens", false);
+    field!(out, "tokens");
     uint(out, cost.tokens);
-    key(out, "unpriced_calls", false);
+    field!(out, "unpriced_calls");
     uint(out, cost.unpriced_calls);
-    key(out, "agent_usd", false);
+    field!(out, "agent_usd");
     opt_decimal(out, cost.agent_usd);
-    key(out, "judge_usd", false);
+    field!(out, "judge_usd");
     opt_decimal(out, cost.judge_usd);
-    key(out, "price_ids", false);
+    field!(out, "price_ids");
     strings(out, &cost.price_ids);
     if let Some(at) = &cost.priced_at {
-        key(out, "priced_at", false);
+        field!(out, "priced_at");
         string(out, at);
     }
     if !cost.models.is_empty() {
-        key(out, "models", false);
+        field!(out, "models");
         out.push(b'[');
         for (index, model) in cost.models.iter().enumerate() {
             if index > 0 {
@@ -161,32 +163,34 @@ fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
 
 fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
     out.push(b'{');
-    key(out, "role", true);
+    field!(out, first "role");
     string(out, model.role.as_str());
-    key(out, "provider", false);
+    field!(out, "provider");
     opt_string(out, model.provider.as_deref());
-    key(out, "model", false);
+    field!(out, "model");
     opt_string(out, model.model.as_deref());
     if let Some(tier) = &model.service_tier {
-        key(out, "service_tier", false);
+        field!(out, "service_tier");
         string(out, tier);
     }
-    for (name, count) in [
-        ("calls", model.calls),
-        ("input_tokens", model.input_tokens),
-        ("cache_read_tokens", model.cache_read_tokens),
-        ("cache_write_5m_tokens", model.cache_write_5m_tokens),
-        ("cache_write_1h_tokens", model.cache_write_1h_tokens),
-        ("output_tokens", model.output_tokens),
-        ("reasoning_tokens", model.reasoning_tokens),
-    ] {
-        key(out, name, false);
-        uint(out, count);
-    }
-    key(out, "usd", false);
+    field!(out, "calls");
+    uint(out, model.calls);
+    field!(out, "input_tokens");
+    uint(out, model.input_tokens);
+    field!(out, "cache_read_tokens");
+    uint(out, model.cache_read_tokens);
+    field!(out, "cache_write_5m_tokens");
+    uint(out, model.cache_write_5m_tokens);
+    field!(out, "cache_write_1h_tokens");
+    uint(out, model.cache_write_1h_tokens);
+    field!(out, "output_tokens");
+    uint(out, model.output_tokens);
+    field!(out, "reasoning_tokens");
+    uint(out, model.reasoning_tokens);
+    field!(out, "usd");
     opt_decimal(out, model.usd);
     if let Some(id) = &model.price_id {
-        key(out, "price_id", false);
+        field!(out, "price_id");
         string(out, id);
     }
     out.push(b'}');

@@ -40,9 +40,10 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
     let model_key = top.text("model")?;
 
     let otel_attrs = otel::collect(outer);
+    let top_families = families(&top);
     let (shape, body, provider, model) = match &otel_attrs {
         Some(attrs) => {
-            if let Some(&(family, key)) = families(&top).as_slice().first() {
+            if let Some(&(family, key)) = top_families.as_slice().first() {
                 return Err(UsageError::Ambiguous {
                     first: otel::marker(attrs),
                     first_shape: UsageShape::OpenTelemetry.label(),
@@ -56,13 +57,21 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
             (UsageShape::OpenTelemetry, body, provider, model)
         }
         None => {
-            let body = unwrap(&top)?.unwrap_or_else(|| top.clone());
+            // The top level's families serve again when there is no wrapper.
+            let (body, body_families) = match unwrap(&top, &top_families)? {
+                Some(inner) => {
+                    let inner_families = families(&inner);
+                    (inner, inner_families)
+                }
+                None => (top.clone(), top_families),
+            };
             let provider = body.text("provider")?.or(provider_key);
             let model = match body.text("model")? {
                 Some(m) => Some(m),
                 None => model_key.or(first_text(&top, &WRAPPER_MODEL_KEYS)?),
             };
-            (shape_of(&body, provider.as_deref())?, body, provider, model)
+            let shape = shape_of(&body, &body_families, provider.as_deref())?;
+            (shape, body, provider, model)
         }
     };
     let tokens = match shape {
@@ -101,8 +110,8 @@ pub fn normalise_all(values: &[Value]) -> Result<Vec<Usage>, UsageError> {
 
 /// The usage object inside a whole response (`{"model": …, "usage": {…}}`), when the
 /// top level has no token keys of its own.
-fn unwrap<'a>(top: &Fields<'a>) -> Result<Option<Fields<'a>>, UsageError> {
-    if !families(top).as_slice().is_empty() || has_any(top, anthropic::HINTS) {
+fn unwrap<'a>(top: &Fields<'a>, top_families: &Families) -> Result<Option<Fields<'a>>, UsageError> {
+    if !top_families.as_slice().is_empty() || has_any(top, anthropic::HINTS) {
         return Ok(None);
     }
     for key in WRAPPERS {
@@ -174,9 +183,13 @@ fn has_any(f: &Fields<'_>, keys: &[&str]) -> bool {
     keys.iter().any(|k| f.has(k))
 }
 
-/// Which shape `f` is, from its keys and the provider it names.
-fn shape_of(f: &Fields<'_>, provider: Option<&str>) -> Result<UsageShape, UsageError> {
-    match families(f).as_slice() {
+/// Which shape `f` is, from its keys (`families` are its own) and the provider it names.
+fn shape_of(
+    f: &Fields<'_>,
+    families: &Families,
+    provider: Option<&str>,
+) -> Result<UsageShape, UsageError> {
+    match families.as_slice() {
         [] if has_any(f, anthropic::HINTS) => Ok(UsageShape::Anthropic),
         [] => Err(UsageError::Unrecognised {
             found: describe_keys(f),
