@@ -56,23 +56,28 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
             let model = model_key.or(first_text(&body, &otel::MODEL_KEYS)?);
             (UsageShape::OpenTelemetry, body, provider, model)
         }
-        None => {
-            // The top level's families serve again when there is no wrapper.
-            let (body, body_families) = match unwrap(&top, &top_families)? {
-                Some(inner) => {
-                    let inner_families = families(&inner);
-                    (inner, inner_families)
-                }
-                None => (top.clone(), top_families),
-            };
-            let provider = body.text("provider")?.or(provider_key);
-            let model = match body.text("model")? {
-                Some(m) => Some(m),
-                None => model_key.or(first_text(&top, &WRAPPER_MODEL_KEYS)?),
-            };
-            let shape = shape_of(&body, &body_families, provider.as_deref())?;
-            (shape, body, provider, model)
-        }
+        None => match unwrap(&top, &top_families)? {
+            // A whole response: the usage inside names its provider and model first.
+            Some(body) => {
+                let body_families = families(&body);
+                let provider = body.text("provider")?.or(provider_key);
+                let model = match body.text("model")? {
+                    Some(m) => Some(m),
+                    None => model_key.or(first_text(&top, &WRAPPER_MODEL_KEYS)?),
+                };
+                let shape = shape_of(&body, &body_families, provider.as_deref())?;
+                (shape, body, provider, model)
+            }
+            // The top level is the usage: its families and names are read already.
+            None => {
+                let model = match model_key {
+                    Some(m) => Some(m),
+                    None => first_text(&top, &WRAPPER_MODEL_KEYS)?,
+                };
+                let shape = shape_of(&top, &top_families, provider_key.as_deref())?;
+                (shape, top, provider_key, model)
+            }
+        },
     };
     let tokens = match shape {
         UsageShape::Anthropic => anthropic::read(&body)?,
