@@ -33,14 +33,21 @@ pub enum Status {
 impl Status {
     /// Parses a status string, accepting the aliases `done` and `completed` for `final`.
     pub fn parse(text: &str) -> Option<Status> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "final" | "done" | "completed" => Some(Status::Final),
-            "gave_up" => Some(Status::GaveUp),
-            "hit_cap" => Some(Status::HitCap),
-            "timeout" => Some(Status::Timeout),
-            "error" => Some(Status::Error),
-            _ => None,
-        }
+        const NAMES: [(&str, Status); 7] = [
+            ("final", Status::Final),
+            ("done", Status::Final),
+            ("completed", Status::Final),
+            ("gave_up", Status::GaveUp),
+            ("hit_cap", Status::HitCap),
+            ("timeout", Status::Timeout),
+            ("error", Status::Error),
+        ];
+        // Compared without a lowercased copy: every outcome line has a status.
+        let text = text.trim();
+        NAMES
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(text))
+            .map(|&(_, status)| status)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -290,6 +297,24 @@ mod tests {
         assert_eq!(o.steps, 2);
         assert_eq!(o.tools_used, vec!["calculator".to_owned()]);
         assert_eq!(o.trajectory[0].args, json!("2+3"));
+    }
+
+    #[test]
+    fn status_names_ignore_case_and_outer_space() {
+        for (text, status) in [
+            (" DONE ", Some(Status::Final)),
+            ("Completed", Some(Status::Final)),
+            ("final", Some(Status::Final)),
+            ("Gave_Up", Some(Status::GaveUp)),
+            ("hit_cap\n", Some(Status::HitCap)),
+            ("TIMEOUT", Some(Status::Timeout)),
+            ("error", Some(Status::Error)),
+            ("finished", None),
+            ("gave up", None),
+            ("", None),
+        ] {
+            assert_eq!(Status::parse(text), status, "{text:?}");
+        }
     }
 
     #[test]
