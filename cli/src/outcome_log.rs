@@ -266,6 +266,7 @@ mod tests {
         assert_eq!(lines(5, b"a\n\nb\n"), owned(&[(5, "a"), (6, ""), (7, "b")]));
         assert_eq!(lines(1, b"last"), owned(&[(1, "last")]));
         assert_eq!(lines(3, b"\n"), owned(&[(3, "")]));
+        assert_eq!(lines(1, b"a\n\n"), owned(&[(1, "a"), (2, "")]));
         assert_eq!(lines(1, b""), owned(&[]));
     }
 

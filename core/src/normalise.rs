@@ -43,7 +43,9 @@ fn normalise_into(text: &str, out: &mut String) {
         }
         out.push_str(word);
     }
-    out.make_ascii_lowercase();
+    if let Cow::Borrowed(_) = lowered {
+        out.make_ascii_lowercase();
+    }
     let kept = out.trim_end_matches(['.', '!']).len();
     out.truncate(kept);
 }

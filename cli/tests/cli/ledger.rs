@@ -354,3 +354,44 @@ fn two_processes_appending_at_once_lose_no_row() {
         "whole rows only"
     );
 }
+
+#[test]
+fn result_lines_are_the_same_with_or_without_a_ledger() {
+    // Graded lines hand their cost per model to the ledger only when there is one; the
+    // results file must not notice.
+    let dir = tempfile::tempdir().unwrap();
+    let graded = |name: &str, with_ledger: bool| {
+        let results = dir.path().join(format!("{name}.jsonl"));
+        let ledger = dir.path().join(format!("{name}.csv"));
+        let mut command = proctor();
+        command.args([
+            "grade",
+            "--tasks",
+            "fixtures/refunds/tasks.yaml",
+            "--outcomes",
+            "fixtures/refunds/outcomes.jsonl",
+            "--prices",
+            "fixtures/prices/test.toml",
+            "--out",
+            results.to_str().unwrap(),
+        ]);
+        if with_ledger {
+            command.arg("--ledger").arg(&ledger);
+        }
+        let out = run(&mut command);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        // Lines without a time of their own are priced at the command's start.
+        lines(&results)
+            .into_iter()
+            .map(|line| {
+                let mut value: serde_json::Value = serde_json::from_str(&line).unwrap();
+                value["cost"]["priced_at"].take();
+                value
+            })
+            .collect::<Vec<_>>()
+    };
+    let plain = graded("plain", false);
+    let with_ledger = graded("with_ledger", true);
+    assert!(plain.iter().any(|line| line["cost"]["models"].is_array()));
+    assert_eq!(plain, with_ledger);
+}

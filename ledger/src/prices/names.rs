@@ -10,15 +10,11 @@ use std::borrow::Cow;
 /// a model is sold by several (OpenAI's `gpt-4o` is also on Azure).
 pub(crate) const FIRST_PARTY: [&str; 3] = ["anthropic", "openai", "google"];
 
-/// The canonical name of a provider: lowercase, with the usual aliases folded. A name
-/// that is already canonical is borrowed, as usage records mostly name providers so.
+/// The canonical name of a provider: trimmed, lowercase, with the usual aliases folded.
+/// Nothing is copied unless the name has capitals, as usage records mostly write names in
+/// lowercase.
 pub fn canonical_provider(name: &str) -> Cow<'_, str> {
-    let trimmed = name.trim();
-    let lower = if trimmed.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(trimmed.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(trimmed)
-    };
+    let lower = ascii_lowercase(name.trim());
     let canonical = match lower.as_ref() {
         "gemini" | "google" | "gcp.gemini" | "google.gemini" | "google_genai" | "google-genai"
         | "google_ai_studio" | "googleai" => "google",
@@ -32,6 +28,15 @@ pub fn canonical_provider(name: &str) -> Cow<'_, str> {
         _ => return lower,
     };
     Cow::Borrowed(canonical)
+}
+
+/// `text` with ASCII capitals lowercased, borrowed when it has none.
+pub(crate) fn ascii_lowercase(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The names to try for `model`, most exact first: as given (lowercase), without a

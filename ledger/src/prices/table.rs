@@ -1,8 +1,9 @@
 //! [`PriceTable`]: every price row, and which one is in force for a call.
 
-use super::names::{FIRST_PARTY, canonical_provider, model_candidates};
+use super::names::{FIRST_PARTY, ascii_lowercase, canonical_provider, model_candidates};
 use super::row::PriceRow;
 use jiff::Timestamp;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -160,15 +161,17 @@ impl PriceTable {
             .map(canonical_provider);
         let provider = provider.as_deref();
         // Most records name a model exactly as the table does: try it before building
-        // the other candidates (it is their first).
+        // the other candidates, of which it is the first when it is lowercase and not
+        // empty (empty names are never tried).
         let given = model.trim();
-        let given_is_lower = !given.bytes().any(|b| b.is_ascii_uppercase());
-        if given_is_lower && let Some(found) = self.in_force(given, provider, model, at) {
+        let given_is_first =
+            !given.is_empty() && matches!(ascii_lowercase(given), Cow::Borrowed(_));
+        if given_is_first && let Some(found) = self.in_force(given, provider, model, at) {
             return found;
         }
         for name in model_candidates(model)
             .iter()
-            .skip(usize::from(given_is_lower))
+            .skip(usize::from(given_is_first))
         {
             if let Some(found) = self.in_force(name, provider, model, at) {
                 return found;

@@ -60,7 +60,8 @@ pub fn price_attempt(
 ) -> Result<Cost, CostError> {
     let mut cost = Cost {
         priced_at: Some(rfc3339(at)),
-        models: Vec::with_capacity(agent.len() + judge.len()),
+        // Entries are per model, so a line of many calls to one model needs one.
+        models: Vec::with_capacity((agent.len() + judge.len()).min(4)),
         ..Cost::default()
     };
     for (role, usage) in [(CallRole::Agent, agent), (CallRole::Judge, judge)] {
@@ -95,8 +96,8 @@ pub fn price_attempt(
                         CallRole::Judge => &mut cost.judge_usd,
                     };
                     add(share, q.usd);
-                    if let Err(at) = cost.price_ids.binary_search(&q.price_id) {
-                        cost.price_ids.insert(at, q.price_id.clone());
+                    if let Err(slot) = cost.price_ids.binary_search(&q.price_id) {
+                        cost.price_ids.insert(slot, q.price_id.clone());
                     }
                 }
                 None => cost.unpriced_calls += 1,
@@ -167,4 +168,28 @@ fn service_tier(object: &serde_json::Map<String, Value>) -> Option<&str> {
     map_get(object, "service_tier")
         .or_else(|| map_get(object, "usage").and_then(|u| get(u, "service_tier")))
         .and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_attempt_records_its_own_price_time_whatever_was_priced_before() {
+        let usage = [json!({"input_tokens": 1, "output_tokens": 1})];
+        let priced_at = |at: &str| {
+            price_attempt(&PriceTable::empty(), &usage, &[], at.parse().unwrap())
+                .unwrap()
+                .priced_at
+        };
+        for at in [
+            "2026-03-01T00:00:00Z",
+            "2026-03-02T12:30:00Z",
+            "2026-03-02T12:30:00Z",
+            "2026-03-01T00:00:00Z",
+        ] {
+            assert_eq!(priced_at(at).as_deref(), Some(at));
+        }
+    }
 }

@@ -69,6 +69,9 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
                 (shape, body, provider, model)
             }
             // The top level is the usage: its families and names are read already.
+            // `modelVersion` is looked at only when there is no `model`, so a bad one
+            // beside a `model` is no error (the wrapped branch above reads it whenever the
+            // inner object names no model).
             None => {
                 let model = match model_key {
                     Some(m) => Some(m),
@@ -169,7 +172,7 @@ impl Families {
     }
 }
 
-/// The families of token keys present, each with the first key found.
+/// Which families `f` has keys of.
 fn families(f: &Fields<'_>) -> Families {
     let mut families = Families {
         found: [(Family::InputOutput, ""); Family::ALL.len()],
@@ -271,6 +274,20 @@ mod tests {
 
     fn err(v: Value) -> String {
         normalise(&v).expect_err(&v.to_string()).to_string()
+    }
+
+    #[test]
+    fn a_model_version_is_read_where_a_model_is_missing() {
+        // The top level is the usage: `modelVersion` only when there is no `model`.
+        let g = ok(json!({"modelVersion": "g", "promptTokenCount": 1}));
+        assert_eq!(g.model.as_deref(), Some("g"));
+        let m = ok(json!({"model": "m", "modelVersion": 5, "promptTokenCount": 1}));
+        assert_eq!(m.model.as_deref(), Some("m"));
+        assert!(err(json!({"modelVersion": 5, "promptTokenCount": 1})).contains("`modelVersion`"));
+        // A wrapped usage that names no model of its own: the wrapper's keys are read.
+        let wrapped =
+            json!({"model": "m", "modelVersion": 5, "usageMetadata": {"promptTokenCount": 1}});
+        assert!(err(wrapped).contains("`modelVersion`"));
     }
 
     #[test]

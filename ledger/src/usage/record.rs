@@ -74,6 +74,7 @@ pub(crate) fn names_anthropic(provider: Option<&str>) -> bool {
 
 /// Whether `text` contains `lowercase` (ASCII), in any case, without lowercasing a copy.
 fn contains_ignoring_case(text: &str, lowercase: &str) -> bool {
+    debug_assert!(!lowercase.is_empty() && lowercase.is_ascii());
     text.as_bytes()
         .windows(lowercase.len())
         .any(|window| window.eq_ignore_ascii_case(lowercase.as_bytes()))

@@ -80,6 +80,12 @@ fn snapshots_prefixes_and_provider_aliases_match() {
         "google/gemini-2.5-pro@2025-06-17"
     );
     assert_eq!(id(None, "o3").unwrap(), "openai/o3@2025-06-10");
+    // Capitals and padding in either name: the lowercase candidates are tried in order.
+    assert_eq!(
+        id(Some(" Anthropic "), "Claude-Sonnet-4-5-20250929").unwrap(),
+        "anthropic/claude-sonnet-4-5@2025-09-29"
+    );
+    assert_eq!(id(None, " gpt-4o ").unwrap(), "openai/gpt-4o@2024-10-02");
     assert_eq!(
         table
             .find(None, "o3", ts("2025-05-01T00:00:00Z"))
@@ -117,6 +123,30 @@ fn a_price_file_replaces_a_models_whole_history_and_adds_models() {
         table.find(None, "gpt-5-mini", at).is_ok(),
         "other models keep theirs"
     );
+}
+
+#[test]
+fn a_blank_model_name_is_never_looked_up() {
+    // An alias that trims to nothing must not price calls that name no model.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("blank.toml");
+    std::fs::write(
+        &file,
+        "[[price]]\nprovider = \"acme\"\nmodel = \"m1\"\naliases = [\" \"]\neffective = 2026-01-01\ninput = 1\noutput = 1\n",
+    )
+    .unwrap();
+    let table = load_price_file(&file).unwrap();
+    let at = ts("2026-06-01T00:00:00Z");
+    assert_eq!(table.find(None, "m1", at).unwrap().id, "acme/m1@2026-01-01");
+    for blank in ["", "  ", "\u{b}"] {
+        assert!(
+            matches!(
+                table.find(None, blank, at),
+                Err(Unpriced::UnknownModel { .. })
+            ),
+            "{blank:?}"
+        );
+    }
 }
 
 #[test]
