@@ -9,15 +9,22 @@ use super::{Cost, ModelCost, ResultLine};
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Step;
 
+/// A field's name and colon after a comma, `,"name":`, as bytes put together at compile time.
+macro_rules! field_text {
+    ($name:literal) => {
+        concat!(",\"", $name, "\":").as_bytes()
+    };
+}
+
 /// Appends a field's name and colon, after a comma unless it is the object's first
-/// (`field!(out, first "format")`). The text is put together at compile time, so each
-/// name is one copy: a result line has about fifty of them.
+/// (`field!(out, first "format")`). Each name is one copy of text made at compile time: a
+/// result line has about fifty of them.
 macro_rules! field {
     ($out:expr, first $name:literal) => {
-        $out.extend_from_slice(concat!("\"", $name, "\":").as_bytes())
+        $out.extend_from_slice(&field_text!($name)[1..])
     };
     ($out:expr, $name:literal) => {
-        $out.extend_from_slice(concat!(",\"", $name, "\":").as_bytes())
+        $out.extend_from_slice(field_text!($name))
     };
 }
 
@@ -173,20 +180,24 @@ fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
         field!(out, "service_tier");
         string(out, tier);
     }
-    field!(out, "calls");
-    uint(out, model.calls);
-    field!(out, "input_tokens");
-    uint(out, model.input_tokens);
-    field!(out, "cache_read_tokens");
-    uint(out, model.cache_read_tokens);
-    field!(out, "cache_write_5m_tokens");
-    uint(out, model.cache_write_5m_tokens);
-    field!(out, "cache_write_1h_tokens");
-    uint(out, model.cache_write_1h_tokens);
-    field!(out, "output_tokens");
-    uint(out, model.output_tokens);
-    field!(out, "reasoning_tokens");
-    uint(out, model.reasoning_tokens);
+    for (field, count) in [
+        (field_text!("calls"), model.calls),
+        (field_text!("input_tokens"), model.input_tokens),
+        (field_text!("cache_read_tokens"), model.cache_read_tokens),
+        (
+            field_text!("cache_write_5m_tokens"),
+            model.cache_write_5m_tokens,
+        ),
+        (
+            field_text!("cache_write_1h_tokens"),
+            model.cache_write_1h_tokens,
+        ),
+        (field_text!("output_tokens"), model.output_tokens),
+        (field_text!("reasoning_tokens"), model.reasoning_tokens),
+    ] {
+        out.extend_from_slice(field);
+        uint(out, count);
+    }
     field!(out, "usd");
     opt_decimal(out, model.usd);
     if let Some(id) = &model.price_id {

@@ -97,18 +97,22 @@ fn snapshots_prefixes_and_provider_aliases_match() {
     );
 }
 
+/// The table read from a price file named `name` holding `text`.
+fn price_file(name: &str, text: &str) -> PriceTable {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    load_price_file(&file).unwrap()
+}
+
 #[test]
 fn a_price_file_replaces_a_models_whole_history_and_adds_models() {
     let mut table = PriceTable::builtin();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("mine.toml");
-    std::fs::write(
-        &file,
+    table.override_with(price_file(
+        "mine.toml",
         "[[price]]\nprovider = \"openai\"\nmodel = \"o3\"\neffective = 2026-01-01\ninput = \"1\"\noutput = \"4\"\n\
          [[price]]\nprovider = \"acme\"\nmodel = \"m1\"\neffective = 2026-01-01\ninput = 1\noutput = 2\n",
-    )
-    .unwrap();
-    table.override_with(load_price_file(&file).unwrap());
+    ));
     let at = ts("2026-06-01T00:00:00Z");
     assert_eq!(table.find(None, "o3", at).unwrap().prices.input, dec("1"));
     assert!(
@@ -128,14 +132,10 @@ fn a_price_file_replaces_a_models_whole_history_and_adds_models() {
 #[test]
 fn a_blank_model_name_is_never_looked_up() {
     // An alias that trims to nothing must not price calls that name no model.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("blank.toml");
-    std::fs::write(
-        &file,
+    let table = price_file(
+        "blank.toml",
         "[[price]]\nprovider = \"acme\"\nmodel = \"m1\"\naliases = [\" \"]\neffective = 2026-01-01\ninput = 1\noutput = 1\n",
-    )
-    .unwrap();
-    let table = load_price_file(&file).unwrap();
+    );
     let at = ts("2026-06-01T00:00:00Z");
     assert_eq!(table.find(None, "m1", at).unwrap().id, "acme/m1@2026-01-01");
     for blank in ["", "  ", "\u{b}"] {
@@ -151,19 +151,15 @@ fn a_blank_model_name_is_never_looked_up() {
 
 #[test]
 fn a_model_sold_by_several_needs_a_provider_unless_one_makes_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("litellm.json");
-    std::fs::write(
-        &file,
+    let table = price_file(
+        "litellm.json",
         r#"{
   "gpt-4o": {"litellm_provider": "openai", "input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05},
   "azure/gpt-4o": {"litellm_provider": "azure", "input_cost_per_token": 2.75e-06, "output_cost_per_token": 1.1e-05},
   "azure/mistral-large": {"litellm_provider": "azure", "input_cost_per_token": 4e-06, "output_cost_per_token": 1.2e-05},
   "bedrock/mistral-large": {"litellm_provider": "bedrock", "input_cost_per_token": 4e-06, "output_cost_per_token": 1.2e-05}
 }"#,
-    )
-    .unwrap();
-    let table = load_price_file(&file).unwrap();
+    );
     let at = ts("2026-06-01T00:00:00Z");
     assert_eq!(
         table.find(None, "gpt-4o", at).unwrap().id,
