@@ -66,13 +66,12 @@ impl SummaryBuilder {
             key.0.clone_from(&line.task);
             key.1.clear();
             key.1.push_str(line.label.as_deref().unwrap_or_default());
-            if !self.grid.contains_key(key) {
-                self.grid.insert(key.clone(), (0, 0));
-            }
-            let cell = self.grid.get_mut(key).expect("just inserted");
-            cell.1 += 1;
-            if line.passed == Some(true) {
-                cell.0 += 1;
+            let passed = u64::from(line.passed == Some(true));
+            match self.grid.get_mut(key) {
+                Some(cell) => *cell = (cell.0 + passed, cell.1 + 1),
+                None => {
+                    self.grid.insert(key.clone(), (passed, 1));
+                }
             }
         }
         if line.aborted() {
