@@ -5,6 +5,7 @@
 //! command line (`proctor`) and the judge build on these types.
 
 pub mod calibrate;
+pub mod compact_json;
 pub mod compare;
 pub mod end_state;
 pub mod grade;

@@ -13,6 +13,7 @@ mod steps;
 
 pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
 
+use crate::compact_json::CompactJson;
 use read::RawFields;
 use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
@@ -65,8 +66,9 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     pub tool: String,
+    /// The call's arguments as compact JSON text; rules look into them only when asked.
     #[serde(default)]
-    pub args: Value,
+    pub args: CompactJson,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -73,7 +73,7 @@ mod tests {
             .iter()
             .map(|t| Step {
                 tool: (*t).to_owned(),
-                args: serde_json::Value::Null,
+                args: Default::default(),
                 error: None,
                 result: None,
             })

@@ -276,19 +276,19 @@ mod tests {
             vec![
                 Step {
                     tool: "lookup".into(),
-                    args: json!({"order_id": "A1"}),
+                    args: json!({"order_id": "A1"}).into(),
                     error: None,
                     result: Some(json!({"ok": true})),
                 },
                 Step {
                     tool: "refund".into(),
-                    args: json!({"order_id": "A1"}),
+                    args: json!({"order_id": "A1"}).into(),
                     error: None,
                     result: None,
                 },
                 Step {
                     tool: "email".into(),
-                    args: Value::Null,
+                    args: Default::default(),
                     error: Some(json!("timeout")),
                     result: None,
                 },

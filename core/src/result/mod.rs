@@ -5,7 +5,7 @@
 //! `task`, `run` for `attempt`) and refuse lines from a newer major version rather than
 //! misreading them.
 
-mod json_text;
+pub(crate) mod json_text;
 mod write;
 
 use crate::grade::{CheckResult, Diagnosis, Grade};

@@ -124,7 +124,7 @@ fn write_step(out: &mut Vec<u8>, step: &Step) {
     field!(out, first "tool");
     string(out, &step.tool);
     field!(out, "args");
-    value(out, &step.args);
+    out.extend_from_slice(step.args.as_str().as_bytes());
     if let Some(error) = &step.error {
         field!(out, "error");
         value(out, error);
@@ -234,13 +234,14 @@ mod tests {
             trajectory: vec![
                 Step {
                     tool: text.to_owned(),
-                    args: json!({"order_id": text, "n": number, "f": -1.5, "list": [null, true]}),
+                    args: json!({"order_id": text, "n": number, "f": -1.5, "list": [null, true]})
+                        .into(),
                     error: Some(json!({"type": "KeyError"})),
                     result: Some(json!("ok")),
                 },
                 Step {
                     tool: "lookup".into(),
-                    args: json!([text, -3]),
+                    args: json!([text, -3]).into(),
                     error: None,
                     result: None,
                 },

@@ -4,10 +4,8 @@
 //! reason always points at the earliest place a reader should look. Steps are numbered
 //! from 1, as a person counts tool calls.
 
-use serde_json::Value;
-
 use super::{Rule, Same};
-use crate::json_field::{get, map_get};
+use crate::compact_json::CompactJson;
 use crate::outcome::Step;
 
 impl Rule {
@@ -36,7 +34,7 @@ impl Rule {
 fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) -> Option<String> {
     let mut required_seen = false;
     // Arguments of the earlier calls of `requires` that hold every compared key.
-    let mut required_args: Vec<&Value> = Vec::new();
+    let mut required_args: Vec<&CompactJson> = Vec::new();
     for (index, step) in trajectory.iter().enumerate() {
         // Checked before recording, so a tool that requires itself needs a strictly earlier call.
         if step.tool == tool {
@@ -76,7 +74,7 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
 /// `refund {"order_id":"A1"} called more than 1 times at step 3`.
 fn at_most(max: u64, tool: &str, per_args: bool, trajectory: &[Step]) -> Option<String> {
     // Calls so far per distinct argument value (one entry for all calls without `per_args`).
-    let mut calls: Vec<(&Value, u64)> = Vec::new();
+    let mut calls: Vec<(&CompactJson, u64)> = Vec::new();
     for (index, step) in trajectory
         .iter()
         .enumerate()
@@ -137,109 +135,52 @@ fn sequence(tools: &[String], trajectory: &[Step]) -> Option<String> {
 
 /// Whether a call can be compared by a `before` rule: with `same: [keys]` it needs every
 /// key, because a missing key can equal nothing (not even another missing key).
-fn comparable(args: &Value, same: &Same) -> bool {
+fn comparable(args: &CompactJson, same: &Same) -> bool {
     match same {
         Same::Args => true,
-        Same::Keys(keys) => keys.iter().all(|key| get(args, key).is_some()),
+        Same::Keys(keys) => keys.iter().all(|key| args.get(key).is_some()),
     }
 }
 
 /// Whether two comparable calls agree on what `same` compares.
-fn same_part(a: &Value, b: &Value, same: &Same) -> bool {
+fn same_part(a: &CompactJson, b: &CompactJson, same: &Same) -> bool {
     match same {
         Same::Args => same_value(a, b),
         Same::Keys(keys) => keys.iter().all(
-            |key| matches!((get(a, key), get(b, key)), (Some(x), Some(y)) if same_value(x, y)),
+            |key| matches!((a.get(key), b.get(key)), (Some(x), Some(y)) if CompactJson::same(x, y)),
         ),
     }
 }
 
 /// The compared part of a call's arguments for a reason: the whole args, or the list of
 /// the keys' values (a missing key shows as `null`).
-fn render(args: &Value, same: &Same) -> String {
+fn render(args: &CompactJson, same: &Same) -> String {
     match same {
         Same::Args => compact(args),
-        Same::Keys(keys) => compact(&Value::Array(
-            keys.iter()
-                .map(|key| get(args, key).cloned().unwrap_or(Value::Null))
-                .collect(),
-        )),
+        Same::Keys(keys) => {
+            let values: Vec<&str> = keys
+                .iter()
+                .map(|key| args.get(key).unwrap_or("null"))
+                .collect();
+            format!("[{}]", values.join(","))
+        }
     }
 }
 
 /// Compact JSON in the agent's own key order, for people to read.
-fn compact(value: &Value) -> String {
-    value.to_string()
+fn compact(args: &CompactJson) -> String {
+    args.as_str().to_owned()
 }
 
-/// Whether two values are the same argument: equal JSON with object key order ignored,
-/// exactly when their [`canonical`] texts are equal, but without writing them out. So
-/// `1` and `1.0` differ (no number parsing), and so do `0.0` and `-0.0`.
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .all(|(key, x)| map_get(b, key).is_some_and(|y| same_value(x, y)))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
-        }
-        (Value::Number(a), Value::Number(b)) => match (a.as_f64(), a.is_f64(), b.is_f64()) {
-            // Floats print the same exactly when their bits are equal.
-            (Some(x), true, true) => b.as_f64().is_some_and(|y| x.to_bits() == y.to_bits()),
-            // An integer never prints like a float.
-            (_, false, false) => a == b,
-            _ => false,
-        },
-        (a, b) => a == b,
-    }
-}
-
-/// JSON text with object keys sorted at every level: two argument values are the same
-/// exactly when these texts are equal (what [`same_value`] decides without them).
-#[cfg(test)]
-fn canonical(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-#[cfg(test)]
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (position, (key, item)) in entries.into_iter().enumerate() {
-                if position > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(item, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (position, item) in items.iter().enumerate() {
-                if position > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
+/// Whether two calls have the same arguments: equal JSON with object key order ignored.
+fn same_value(a: &CompactJson, b: &CompactJson) -> bool {
+    CompactJson::same(a.as_str(), b.as_str())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn rule(value: Value) -> Rule {
         Rule::from_json(&value).unwrap()
@@ -248,7 +189,7 @@ mod tests {
     fn step(tool: &str, args: Value) -> Step {
         Step {
             tool: tool.to_owned(),
-            args,
+            args: args.into(),
             error: None,
             result: None,
         }
@@ -598,47 +539,6 @@ mod tests {
     }
 
     // ---- helpers ----
-
-    #[test]
-    fn canonical_text_sorts_keys_at_every_level() {
-        assert_eq!(
-            canonical(&json!({"b": [{"d": 1, "c": "x\"y"}], "a": null})),
-            r#"{"a":null,"b":[{"c":"x\"y","d":1}]}"#
-        );
-        // Numbers keep their JSON form: 1 and 1.0 are different arguments.
-        assert_ne!(canonical(&json!(1)), canonical(&json!(1.0)));
-    }
-
-    #[test]
-    fn same_value_agrees_with_canonical_text() {
-        let values = [
-            json!(null),
-            json!(true),
-            json!(1),
-            json!(1.0),
-            json!(-1),
-            json!(0.0),
-            json!(-0.0),
-            json!(u64::MAX),
-            json!("A1"),
-            json!("a\"b"),
-            json!([1, "a"]),
-            json!(["a", 1]),
-            json!([1]),
-            json!({"order_id": "A1"}),
-            json!({"order_id": "A1", "amount": 5}),
-            json!({"amount": 5, "order_id": "A1"}),
-            json!({"amount": 5.0, "order_id": "A1"}),
-            json!({"a": {"x": 1, "y": [2]}, "b": null}),
-            json!({"b": null, "a": {"y": [2], "x": 1}}),
-            json!({"a": {"x": 1}, "b": null}),
-        ];
-        for a in &values {
-            for b in &values {
-                assert_eq!(same_value(a, b), canonical(a) == canonical(b), "{a} vs {b}");
-            }
-        }
-    }
 
     #[test]
     fn errored_calls_still_count() {

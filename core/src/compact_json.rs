@@ -1,0 +1,599 @@
+//! A JSON value kept as its compact text: what a trajectory step's `args` are.
+//!
+//! Rules read one or two keys of a call's arguments and compare them, and the result
+//! line writes them back out; nothing else looks inside. Building a map for each of
+//! the millions of calls in a large log (an allocation for its entries, one for its
+//! index, a hashed key, a string per key and per value) costs more than grading it.
+//! So the value is read straight into the text `serde_json` would write for it
+//! (`serde_json::to_string` of the parsed [`Value`], byte for byte), and looked into
+//! only when a rule asks.
+
+use crate::result::json_text;
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use std::fmt;
+use std::ops::Range;
+
+/// A JSON value as its compact text, exactly as `serde_json::to_string` writes the
+/// [`Value`] parsed from the same input (keys in the input's order, a repeated key
+/// holding its last value at its first place).
+#[derive(Clone)]
+pub struct CompactJson(String);
+
+impl CompactJson {
+    /// JSON `null`: the args of a step that gave none.
+    #[must_use]
+    pub fn null() -> Self {
+        CompactJson("null".to_owned())
+    }
+
+    /// The text of `value`.
+    #[must_use]
+    pub fn from_value(value: &Value) -> Self {
+        let mut out = Vec::new();
+        json_text::value(&mut out, value);
+        CompactJson(String::from_utf8(out).expect("JSON text is UTF-8"))
+    }
+
+    /// The compact JSON text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The value, parsed from the text.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.0).expect("a CompactJson holds valid JSON")
+    }
+
+    /// The compact text of the member `key` when this is an object holding it.
+    ///
+    /// The text is compact JSON this type wrote, without repeated keys, so the members
+    /// are found by walking its bytes rather than by parsing it.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let text = self.0.as_bytes();
+        if text.first() != Some(&b'{') {
+            return None;
+        }
+        let mut quoted = Vec::new();
+        json_text::string(&mut quoted, key);
+        let mut at = 1;
+        while text.get(at) == Some(&b'"') {
+            let key_end = value_end(text, at);
+            let value_start = key_end + 1; // after the colon
+            let end = value_end(text, value_start);
+            if text[at..key_end] == *quoted {
+                return Some(&self.0[value_start..end]);
+            }
+            at = end + 1; // after the comma or the closing brace
+        }
+        None
+    }
+
+    /// Whether two texts of this kind are the same value: equal JSON with object key order
+    /// ignored, numbers compared as written (`1` and `1.0` differ). Equal texts always are;
+    /// texts without objects are canonical, so only objects need to be parsed to decide.
+    #[must_use]
+    pub fn same(a: &str, b: &str) -> bool {
+        if a == b {
+            return true;
+        }
+        if !a.contains('{') || !b.contains('{') {
+            return false;
+        }
+        let parse = |text: &str| -> Value {
+            serde_json::from_str(text).expect("a CompactJson holds valid JSON")
+        };
+        same_value(&parse(a), &parse(b))
+    }
+}
+
+/// Whether two values are the same argument: equal JSON with object key order ignored,
+/// exactly when their texts with keys sorted are equal. So `1` and `1.0` differ (no number
+/// parsing), and so do `0.0` and `-0.0`.
+pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().all(|(key, x)| {
+                    crate::json_field::map_get(b, key).is_some_and(|y| same_value(x, y))
+                })
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Number(a), Value::Number(b)) => match (a.as_f64(), a.is_f64(), b.is_f64()) {
+            // Floats print the same exactly when their bits are equal.
+            (Some(x), true, true) => b.as_f64().is_some_and(|y| x.to_bits() == y.to_bits()),
+            // An integer never prints like a float.
+            (_, false, false) => a == b,
+            _ => false,
+        },
+        (a, b) => a == b,
+    }
+}
+
+impl Default for CompactJson {
+    fn default() -> Self {
+        CompactJson::null()
+    }
+}
+
+impl From<Value> for CompactJson {
+    fn from(value: Value) -> Self {
+        CompactJson::from_value(&value)
+    }
+}
+
+/// Equal as JSON values are (object key order ignored), as the [`Value`]s were before.
+impl PartialEq for CompactJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 || self.to_value() == other.to_value()
+    }
+}
+
+impl Eq for CompactJson {}
+
+impl PartialEq<Value> for CompactJson {
+    fn eq(&self, other: &Value) -> bool {
+        self.to_value() == *other
+    }
+}
+
+impl fmt::Debug for CompactJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Display for CompactJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for CompactJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for CompactJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut out = Vec::with_capacity(32);
+        let mut rebuild = false;
+        Transcode {
+            out: &mut out,
+            rebuild: &mut rebuild,
+        }
+        .deserialize(deserializer)?;
+        let text = String::from_utf8(out).expect("JSON text is UTF-8");
+        if rebuild {
+            // A key repeated in an object: let `Value` decide which value stays where.
+            let value: Value = serde_json::from_str(&text).map_err(serde::de::Error::custom)?;
+            return Ok(CompactJson::from_value(&value));
+        }
+        Ok(CompactJson(text))
+    }
+}
+
+/// Writes the value it reads as compact JSON, the way `Value` would print it.
+struct Transcode<'o> {
+    out: &'o mut Vec<u8>,
+    /// Set when an object repeats a key, or has too many keys to check cheaply.
+    rebuild: &'o mut bool,
+}
+
+/// Keys of one object checked for repeats without allocating; more set `rebuild`.
+const CHECKED_KEYS: usize = 8;
+
+impl<'de> DeserializeSeed<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        json_text::boolean(self.out, v);
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        json_text::value(self.out, &Value::from(v));
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        json_text::uint(self.out, v);
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        // As `Value` does: a float JSON cannot hold becomes null.
+        let value = serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
+        json_text::value(self.out, &value);
+        Ok(())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        json_text::string(self.out, v);
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.deserialize(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.out.push(b'[');
+        let mut first = true;
+        loop {
+            let at = self.out.len();
+            if !first {
+                self.out.push(b',');
+            }
+            let element = Transcode {
+                out: &mut *self.out,
+                rebuild: &mut *self.rebuild,
+            };
+            if seq.next_element_seed(element)?.is_none() {
+                self.out.truncate(at);
+                break;
+            }
+            first = false;
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.out.push(b'{');
+        let mut keys: [Range<usize>; CHECKED_KEYS] = Default::default();
+        let mut count = 0;
+        loop {
+            let at = self.out.len();
+            if count > 0 {
+                self.out.push(b',');
+            }
+            let key_start = self.out.len();
+            if map.next_key_seed(KeyText(&mut *self.out))?.is_none() {
+                self.out.truncate(at);
+                break;
+            }
+            let key = key_start..self.out.len();
+            if count < CHECKED_KEYS {
+                let text = &self.out[key.clone()];
+                if keys[..count].iter().any(|k| self.out[k.clone()] == *text) {
+                    *self.rebuild = true;
+                }
+                keys[count] = key;
+            } else {
+                *self.rebuild = true;
+            }
+            count += 1;
+            self.out.push(b':');
+            map.next_value_seed(Transcode {
+                out: &mut *self.out,
+                rebuild: &mut *self.rebuild,
+            })?;
+        }
+        self.out.push(b'}');
+        Ok(())
+    }
+}
+
+/// Writes an object key as a JSON string.
+struct KeyText<'o>(&'o mut Vec<u8>);
+
+impl<'de> DeserializeSeed<'de> for KeyText<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        json_text::string(self.0, v);
+        Ok(())
+    }
+}
+
+/// Where the value that starts at `start` of compact JSON text ends (one past its last
+/// byte): strings end at their closing quote, objects and lists at their closing bracket,
+/// other values at the next `,`, `}` or `]`.
+fn value_end(text: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut at = start;
+    while let Some(&byte) = text.get(at) {
+        at += 1;
+        if in_string {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => {
+                    in_string = false;
+                    if depth == 0 {
+                        return at;
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth == 0 => return at - 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return at;
+                }
+            }
+            b',' if depth == 0 => return at - 1,
+            _ => {}
+        }
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// The text as `serde_json` writes the parsed `Value`.
+    fn through_value(text: &str) -> String {
+        serde_json::to_string(&serde_json::from_str::<Value>(text).unwrap()).unwrap()
+    }
+
+    fn read(text: &str) -> CompactJson {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn reading_writes_what_serde_json_writes_for_the_value() {
+        for text in [
+            "null",
+            "true",
+            "-0",
+            "0",
+            "-12",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1.0",
+            "1e400",
+            "1E2",
+            "-0.0",
+            "2.50",
+            "0.1",
+            r#""a\u0041\n\"\\\/\u00e9\ud83d\ude00""#,
+            "[]",
+            "{}",
+            r#" { "b" : [ 1 , { } , [ ] ] , "a" : "x" } "#,
+            r#"{"a": 1, "b": 2, "a": 3}"#,
+            r#"{"a": {"k": 1, "k": {"z": 2}}, "b": [{"x": 1, "x": 2}]}"#,
+            r#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k0":9}"#,
+            r#"{"\u0061": 1, "a": 2}"#,
+        ] {
+            if text == "1e400" {
+                assert!(serde_json::from_str::<CompactJson>(text).is_err());
+                continue;
+            }
+            assert_eq!(read(text).as_str(), through_value(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn reading_a_parsed_value_writes_the_same_text() {
+        let value = json!({"order_id": "A1", "n": [1, -2, 2.5, null, true], "o": {"x": "y"}});
+        let read = CompactJson::deserialize(&value).unwrap();
+        assert_eq!(read.as_str(), serde_json::to_string(&value).unwrap());
+        assert_eq!(read, CompactJson::from_value(&value));
+        assert_eq!(read, value);
+    }
+
+    #[test]
+    fn get_finds_members_as_compact_text() {
+        let args = read(r#"{"order_id": "A1", "n": {"x": [1, 2]}, "e": "\"q\"", "z": null}"#);
+        assert_eq!(args.get("order_id"), Some(r#""A1""#));
+        assert_eq!(args.get("n"), Some(r#"{"x":[1,2]}"#));
+        assert_eq!(args.get("e"), Some(r#""\"q\"""#));
+        assert_eq!(args.get("z"), Some("null"));
+        assert_eq!(args.get("missing"), None);
+        assert_eq!(read(r#""order_id""#).get("order_id"), None);
+        assert_eq!(read(r#"["order_id"]"#).get("order_id"), None);
+        let escaped_key = read(r#"{"a\"b": 1}"#);
+        assert_eq!(escaped_key.get("a\"b"), Some("1"));
+    }
+
+    #[test]
+    fn same_ignores_key_order_and_nothing_else() {
+        let same = |a: &str, b: &str| CompactJson::same(read(a).as_str(), read(b).as_str());
+        assert!(same(
+            r#"{"a": 1, "b": [2, {"c": 3, "d": 4}]}"#,
+            r#"{"b": [2, {"d": 4, "c": 3}], "a": 1}"#
+        ));
+        assert!(!same(r#"{"a": 1}"#, r#"{"a": 1.0}"#));
+        assert!(!same("0.0", "-0.0"));
+        assert!(same("2.50", "2.5"));
+        assert!(!same(r#"[1, 2]"#, r#"[2, 1]"#));
+        assert!(!same(r#"{"a": 1}"#, r#"{"a": 1, "b": 2}"#));
+        assert!(same(r#""{x""#, r#""{x""#));
+        assert!(!same(r#""{x""#, r#"{"x": 1}"#));
+    }
+
+    /// JSON text with object keys sorted at every level: two argument values are the same
+    /// exactly when these texts are equal (what [`same_value`] decides without them).
+    fn canonical(value: &Value) -> String {
+        let mut out = String::new();
+        write_canonical(value, &mut out);
+        out
+    }
+
+    fn write_canonical(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (position, (key, item)) in entries.into_iter().enumerate() {
+                    if position > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    write_canonical(item, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (position, item) in items.iter().enumerate() {
+                    if position > 0 {
+                        out.push(',');
+                    }
+                    write_canonical(item, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+
+    #[test]
+    fn canonical_text_sorts_keys_at_every_level() {
+        assert_eq!(
+            canonical(&json!({"b": [{"d": 1, "c": "x\"y"}], "a": null})),
+            r#"{"a":null,"b":[{"c":"x\"y","d":1}]}"#
+        );
+        // Numbers keep their JSON form: 1 and 1.0 are different arguments.
+        assert_ne!(canonical(&json!(1)), canonical(&json!(1.0)));
+    }
+
+    #[test]
+    fn same_value_agrees_with_canonical_text() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(1),
+            json!(1.0),
+            json!(-1),
+            json!(0.0),
+            json!(-0.0),
+            json!(u64::MAX),
+            json!("A1"),
+            json!("a\"b"),
+            json!([1, "a"]),
+            json!(["a", 1]),
+            json!([1]),
+            json!({"order_id": "A1"}),
+            json!({"order_id": "A1", "amount": 5}),
+            json!({"amount": 5, "order_id": "A1"}),
+            json!({"amount": 5.0, "order_id": "A1"}),
+            json!({"a": {"x": 1, "y": [2]}, "b": null}),
+            json!({"b": null, "a": {"y": [2], "x": 1}}),
+            json!({"a": {"x": 1}, "b": null}),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(same_value(a, b), canonical(a) == canonical(b), "{a} vs {b}");
+                let (x, y) = (CompactJson::from_value(a), CompactJson::from_value(b));
+                assert_eq!(CompactJson::same(x.as_str(), y.as_str()), same_value(a, b));
+            }
+        }
+    }
+
+    /// Any JSON value, with short keys that may repeat across objects.
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-1e6f64..1e6).prop_map(Value::from),
+            "[a-c\"\\\\\n\u{e9}{ ]{0,4}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..4)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// The same value with every object's keys in reverse order.
+    fn reordered(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .rev()
+                    .map(|(k, v)| (k.clone(), reordered(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(reordered).collect()),
+            other => other.clone(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn text_is_what_serde_json_writes(value in any_json()) {
+            let written = serde_json::to_string(&value).unwrap();
+            prop_assert_eq!(read(&written).as_str().to_owned(), written.clone());
+            prop_assert_eq!(CompactJson::from_value(&value).as_str().to_owned(), written.clone());
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert_eq!(read(&pretty).as_str().to_owned(), written);
+        }
+
+        #[test]
+        fn same_agrees_with_comparing_values(a in any_json(), b in any_json()) {
+            let (text_a, text_b) = (CompactJson::from_value(&a), CompactJson::from_value(&b));
+            let same = CompactJson::same(text_a.as_str(), text_b.as_str());
+            prop_assert_eq!(same, same_value(&a, &b));
+            prop_assert_eq!(same, canonical(&a) == canonical(&b));
+            let turned = CompactJson::from_value(&reordered(&a));
+            prop_assert!(CompactJson::same(text_a.as_str(), turned.as_str()));
+        }
+
+        #[test]
+        fn get_agrees_with_the_parsed_object(value in any_json(), key in "[a-c]{1,2}") {
+            let text = CompactJson::from_value(&value);
+            let expected = value.get(&key).map(|member| serde_json::to_string(member).unwrap());
+            prop_assert_eq!(text.get(&key).map(str::to_owned), expected);
+        }
+    }
+}
