@@ -58,14 +58,22 @@ impl CompactJson {
         if text.first() != Some(&b'{') {
             return None;
         }
-        let mut quoted = Vec::new();
-        json_text::string(&mut quoted, key);
+        // The key as it is written in the text, between its quotes.
+        let quoted;
+        let written = if json_text::needs_no_escape(key.as_bytes()) {
+            key.as_bytes()
+        } else {
+            let mut text = Vec::new();
+            json_text::string(&mut text, key);
+            quoted = text;
+            &quoted[1..quoted.len() - 1]
+        };
         let mut at = 1;
         while text.get(at) == Some(&b'"') {
             let key_end = value_end(text, at);
             let value_start = key_end + 1; // after the colon
             let end = value_end(text, value_start);
-            if text[at..key_end] == *quoted {
+            if text[at + 1..key_end - 1] == *written {
                 return Some(&self.0[value_start..end]);
             }
             at = end + 1; // after the comma or the closing brace

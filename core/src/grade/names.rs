@@ -11,50 +11,80 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 /// A check's name: text shared between results, serialised as a plain string.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CheckName(Arc<str>);
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CheckName(Arc<NameText>);
+
+/// A name and the JSON string that writes it: every result line writes each of its
+/// task's check names, and an answer check's name has quotes to escape.
+#[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct NameText {
+    text: Box<str>,
+    json: Box<[u8]>,
+}
+
+impl CheckName {
+    fn new(text: &str) -> Self {
+        let mut json = Vec::with_capacity(text.len() + 2);
+        crate::result::json_text::string(&mut json, text);
+        CheckName(Arc::new(NameText {
+            text: text.into(),
+            json: json.into(),
+        }))
+    }
+
+    /// The name as a JSON string, quoted and escaped.
+    pub(crate) fn json(&self) -> &[u8] {
+        &self.0.json
+    }
+}
 
 impl Deref for CheckName {
     type Target = str;
 
     fn deref(&self) -> &str {
-        &self.0
+        &self.0.text
+    }
+}
+
+impl fmt::Debug for CheckName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CheckName").field(&&*self.0.text).finish()
     }
 }
 
 impl fmt::Display for CheckName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self)
     }
 }
 
 impl From<&str> for CheckName {
     fn from(text: &str) -> Self {
-        CheckName(text.into())
+        CheckName::new(text)
     }
 }
 
 impl From<String> for CheckName {
     fn from(text: String) -> Self {
-        CheckName(text.into())
+        CheckName::new(&text)
     }
 }
 
 impl PartialEq<str> for CheckName {
     fn eq(&self, other: &str) -> bool {
-        &*self.0 == other
+        **self == *other
     }
 }
 
 impl PartialEq<&str> for CheckName {
     fn eq(&self, other: &&str) -> bool {
-        &*self.0 == *other
+        **self == **other
     }
 }
 
 impl Serialize for CheckName {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
+        serializer.serialize_str(self)
     }
 }
 

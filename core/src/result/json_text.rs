@@ -62,7 +62,7 @@ const TOPS: u64 = ONES * 0x80;
 /// True when no byte is a control character, `"` or `\\`: the bytes JSON escapes.
 /// Eight bytes are tested at a time: `(x - n) & !x` sets a byte's top bit when some byte of
 /// `x` is below `n`, and a byte equal to `c` is a zero byte of `x ^ c`.
-fn needs_no_escape(bytes: &[u8]) -> bool {
+pub(crate) fn needs_no_escape(bytes: &[u8]) -> bool {
     let mut words = bytes.chunks_exact(8);
     for word in &mut words {
         let x = u64::from_ne_bytes(word.try_into().expect("eight bytes"));
@@ -79,6 +79,23 @@ fn needs_no_escape(bytes: &[u8]) -> bool {
         .remainder()
         .iter()
         .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+/// A name that needs no escape (an enum's, fixed at compile time), between quotes.
+pub fn name(out: &mut Vec<u8>, text: &'static str) {
+    debug_assert!(needs_no_escape(text.as_bytes()), "{text:?} needs escaping");
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+}
+
+/// A name, or `null`.
+pub fn opt_name(out: &mut Vec<u8>, text: Option<&'static str>) {
+    match text {
+        Some(text) => name(out, text),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
 /// A string, or `null`.

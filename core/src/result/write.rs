@@ -3,7 +3,8 @@
 //! writes millions of these lines.
 
 use super::json_text::{
-    boolean, opt_boolean, opt_decimal, opt_string, serde, string, strings, uint, value, values,
+    boolean, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string, strings, uint,
+    value, values,
 };
 use super::{Cost, ModelCost, ResultLine};
 use crate::grade::{CheckResult, Diagnosis};
@@ -44,7 +45,7 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     field!(out, "reasons");
     strings(out, &line.reasons);
     field!(out, "diagnosis");
-    opt_string(out, line.diagnosis.map(Diagnosis::as_str));
+    opt_name(out, line.diagnosis.map(Diagnosis::as_str));
     field!(out, "checks");
     out.push(b'[');
     for (index, check) in line.checks.iter().enumerate() {
@@ -55,7 +56,7 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     }
     out.push(b']');
     field!(out, "status");
-    opt_string(out, line.status.map(|s| s.as_str()));
+    opt_name(out, line.status.map(|s| s.as_str()));
     field!(out, "answer");
     opt_string(out, line.answer.as_deref());
     field!(out, "tool_calls");
@@ -105,9 +106,9 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
 fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
     out.push(b'{');
     field!(out, first "category");
-    string(out, check.category.as_str());
+    name(out, check.category.as_str());
     field!(out, "check");
-    string(out, &check.check);
+    out.extend_from_slice(check.check.json());
     field!(out, "passed");
     boolean(out, check.passed);
     field!(out, "gating");
@@ -171,7 +172,7 @@ fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
 fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
     out.push(b'{');
     field!(out, first "role");
-    string(out, model.role.as_str());
+    name(out, model.role.as_str());
     field!(out, "provider");
     opt_string(out, model.provider.as_deref());
     field!(out, "model");
