@@ -6,7 +6,7 @@ use super::json_text::{
     boolean, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string, strings, uint,
     value, values,
 };
-use super::{Cost, ModelCost, ResultLine};
+use super::{Cost, ModelCost, ResultLine, Timings};
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Step;
 
@@ -75,13 +75,16 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     field!(out, "steps");
     uint(out, line.steps);
     field!(out, "error");
-    serde(out, &line.error);
+    match &line.error {
+        Some(error) => serde(out, error),
+        None => out.extend_from_slice(b"null"),
+    }
     field!(out, "usage");
     values(out, &line.usage);
     field!(out, "step_efficiency");
-    serde(out, &line.step_efficiency);
+    opt_float(out, line.step_efficiency);
     field!(out, "tool_correctness");
-    serde(out, &line.tool_correctness);
+    opt_float(out, line.tool_correctness);
     if let Some(judge) = &line.judge {
         field!(out, "judge");
         value(out, judge);
@@ -89,7 +92,11 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     field!(out, "cost");
     write_cost(out, &line.cost);
     field!(out, "timings");
-    serde(out, &line.timings);
+    if line.timings == Timings::default() {
+        out.extend_from_slice(b"{}");
+    } else {
+        serde(out, &line.timings);
+    }
     field!(out, "task_digest");
     string(out, &line.task_digest);
     if let Some(seed) = line.seed {
@@ -101,6 +108,14 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         serde(out, process);
     }
     out.push(b'}');
+}
+
+/// A share, or `null`. Most lines have none, and `null` needs no serializer.
+fn opt_float(out: &mut Vec<u8>, value: Option<f64>) {
+    match value {
+        Some(value) => serde(out, &value),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
 fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
