@@ -10,6 +10,7 @@
 mod read;
 mod skip;
 mod steps;
+mod value;
 
 pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
 

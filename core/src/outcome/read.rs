@@ -11,6 +11,7 @@
 
 use super::skip::Skip;
 use super::steps::{RawTrajectory, TrajectorySeed};
+use super::value::ValueSeed;
 use super::{Outcome, OutcomeError, kind_of};
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
@@ -100,6 +101,7 @@ impl<'de, S: AsRef<str>> Visitor<'de> for OutcomeSeed<'_, S> {
                         fields.trajectory = Some(map.next_value_seed(TrajectorySeed)?);
                     }
                     Field::Other => map.next_value_seed(Skip)?,
+                    Field::Usage => fields.usage = Some(map.next_value_seed(ValueSeed)?),
                     field => *fields.value_slot(field) = Some(map.next_value()?),
                 }
                 continue;

@@ -119,18 +119,9 @@ pub fn strings<S: AsRef<str>>(out: &mut Vec<u8>, items: &[S]) {
 }
 
 /// An unsigned integer.
-pub fn uint(out: &mut Vec<u8>, mut number: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (number % 10) as u8;
-        number /= 10;
-        if number == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
+pub fn uint(out: &mut Vec<u8>, number: u64) {
+    let mut buffer = [0u8; 20];
+    out.extend_from_slice(digits_of(number, &mut buffer));
 }
 
 /// `true` or `false`.
@@ -172,17 +163,35 @@ fn decimal(out: &mut Vec<u8>, value: Decimal) {
         out.extend_from_slice(value.to_string().as_bytes());
         return;
     };
-    let start = out.len();
-    uint(out, mantissa);
-    let digits = out.len() - start;
-    if digits > scale {
+    let mut buffer = [0u8; 20];
+    let digits = digits_of(mantissa, &mut buffer);
+    if digits.len() > scale {
+        let (whole, fraction) = digits.split_at(digits.len() - scale);
+        out.extend_from_slice(whole);
         if scale > 0 {
-            out.insert(out.len() - scale, b'.');
+            out.push(b'.');
+            out.extend_from_slice(fraction);
         }
     } else {
-        let zeros = std::iter::repeat_n(b'0', scale - digits);
-        out.splice(start..start, b"0.".iter().copied().chain(zeros));
+        // Money is mostly below a dollar: `0.`, the zeros the scale asks for, the digits.
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat_n(b'0', scale - digits.len()));
+        out.extend_from_slice(digits);
     }
+}
+
+/// The decimal digits of `number`, written at the end of `buffer`.
+fn digits_of(mut number: u64, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (number % 10) as u8;
+        number /= 10;
+        if number == 0 {
+            break;
+        }
+    }
+    &buffer[at..]
 }
 
 /// Any JSON value, in its map's order.
