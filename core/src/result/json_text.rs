@@ -65,20 +65,25 @@ const TOPS: u64 = ONES * 0x80;
 pub(crate) fn needs_no_escape(bytes: &[u8]) -> bool {
     let mut words = bytes.chunks_exact(8);
     for word in &mut words {
-        let x = u64::from_ne_bytes(word.try_into().expect("eight bytes"));
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let backslash = x ^ (ONES * u64::from(b'\\'));
-        let control = x.wrapping_sub(ONES * 0x20) & !x;
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        if (control | quote | backslash) & TOPS != 0 {
+        if word_needs_escape(u64::from_ne_bytes(word.try_into().expect("eight bytes"))) {
             return false;
         }
     }
-    words
-        .remainder()
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    // The last few bytes are tested as one word too, padded with spaces (never escaped).
+    let rest = words.remainder();
+    let mut last = [b' '; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    !word_needs_escape(u64::from_ne_bytes(last))
+}
+
+/// Whether any byte of a word is one that JSON escapes.
+fn word_needs_escape(x: u64) -> bool {
+    let quote = x ^ (ONES * u64::from(b'"'));
+    let backslash = x ^ (ONES * u64::from(b'\\'));
+    let control = x.wrapping_sub(ONES * 0x20) & !x;
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (control | quote | backslash) & TOPS != 0
 }
 
 /// A name that needs no escape (an enum's, fixed at compile time), between quotes.
@@ -308,16 +313,19 @@ mod tests {
         for byte in [
             0x00u8, 0x1f, b'"', b'\\', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f,
         ] {
-            for at in 0..17 {
-                let mut text = vec![b'a'; 17];
-                text[at] = byte;
-                let text = String::from_utf8(text).unwrap();
-                let escaped = byte < 0x20 || byte == b'"' || byte == b'\\';
-                assert_eq!(
-                    needs_no_escape(text.as_bytes()),
-                    !escaped,
-                    "{byte:#x} at {at}"
-                );
+            // Every length up to two words and a part, so the padded last word is tested too.
+            for length in 1..=17 {
+                for at in 0..length {
+                    let mut text = vec![b'a'; length];
+                    text[at] = byte;
+                    let text = String::from_utf8(text).unwrap();
+                    let escaped = byte < 0x20 || byte == b'"' || byte == b'\\';
+                    assert_eq!(
+                        needs_no_escape(text.as_bytes()),
+                        !escaped,
+                        "{byte:#x} at {at} of {length}"
+                    );
+                }
             }
         }
     }
