@@ -1,19 +1,22 @@
-//! Reading a usage object into a `serde_json::Value`, exactly as `Value` reads itself, but
-//! with each object's map made with room for its keys up front.
+//! Reading a `usage` field (a usage object or a list of them) into a `serde_json::Value`,
+//! exactly as `Value` reads itself, but with each usage object's map made with room for its
+//! keys up front.
 //!
 //! A usage object has a handful of keys; grown one insert at a time, its map reallocates
 //! its entries and rehashes its index on the way, which costs more than reading the keys.
+//! What is inside a usage object is read by `Value` itself.
 
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
-/// Keys an object's map has room for before it grows: a usage object's buckets, the
+/// Keys a usage object's map has room for before it grows: its token buckets, the
 /// provider and the model, with a few to spare.
 const OBJECT_ROOM: usize = 8;
 
-/// Reads any JSON value into a [`Value`].
+/// Reads any JSON value into a [`Value`]; a list's items are read the same way, an object's
+/// members by `Value`.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ValueSeed;
 
@@ -81,7 +84,7 @@ impl<'de> Visitor<'de> for ValueSeed {
         let mut object = Map::with_capacity(map.size_hint().unwrap_or(OBJECT_ROOM));
         // A repeated key keeps its first place and its last value, as in `Value`.
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(ValueSeed)?;
+            let value: Value = map.next_value()?;
             object.insert(key, value);
         }
         Ok(Value::Object(object))
