@@ -66,7 +66,7 @@ pub fn price_attempt(
     };
     for (role, usage) in [(CallRole::Agent, agent), (CallRole::Judge, judge)] {
         for (index, value) in usage.iter().enumerate() {
-            let read = normalise(value).map_err(|error| CostError::Usage {
+            let mut read = normalise(value).map_err(|error| CostError::Usage {
                 role,
                 error: UsageError::Item {
                     index,
@@ -88,6 +88,7 @@ pub fn price_attempt(
             );
             let priced = quote(table, &call).ok();
             cost.tokens = cost.tokens.saturating_add(read.tokens.total());
+            let usd = priced.as_ref().map(|q| q.usd);
             match &priced {
                 Some(q) => {
                     add(&mut cost.usd, q.usd);
@@ -102,7 +103,7 @@ pub fn price_attempt(
                 }
                 None => cost.unpriced_calls += 1,
             }
-            let price_id = priced.as_ref().map(|q| q.price_id.clone());
+            let price_id = priced.map(|q| q.price_id);
             let entry = match cost.models.iter_mut().find(|m| {
                 m.role == role
                     && m.provider == read.provider
@@ -112,10 +113,11 @@ pub fn price_attempt(
             }) {
                 Some(entry) => entry,
                 None => {
+                    // The names are not read again: moved, not copied.
                     cost.models.push(ModelCost {
                         role,
-                        provider: read.provider.clone(),
-                        model: read.model.clone(),
+                        provider: read.provider.take(),
+                        model: read.model.take(),
                         service_tier: tier.map(str::to_owned),
                         price_id,
                         ..ModelCost::default()
@@ -135,8 +137,8 @@ pub fn price_attempt(
                 .saturating_add(t.cache_write_1h_tokens);
             entry.output_tokens = entry.output_tokens.saturating_add(t.output_tokens);
             entry.reasoning_tokens = entry.reasoning_tokens.saturating_add(t.reasoning_tokens);
-            if let Some(q) = &priced {
-                add(&mut entry.usd, q.usd);
+            if let Some(usd) = usd {
+                add(&mut entry.usd, usd);
             }
         }
     }
