@@ -80,9 +80,9 @@ fn at_most(max: u64, tool: &str, per_args: bool, trajectory: &[Step]) -> Option<
         .enumerate()
         .filter(|(_, s)| s.tool == tool)
     {
-        let position = calls
-            .iter()
-            .position(|(args, _)| !per_args || same_value(args, &step.args));
+        let position = calls.iter().position(|(args, _)| {
+            !per_args || CompactJson::same(args.as_str(), step.args.as_str())
+        });
         let count = match position {
             Some(position) => &mut calls[position].1,
             None => {
@@ -94,7 +94,7 @@ fn at_most(max: u64, tool: &str, per_args: bool, trajectory: &[Step]) -> Option<
         if *count > max {
             let step_number = index + 1;
             return Some(if per_args {
-                let args = compact(&step.args);
+                let args = &step.args;
                 format!("{tool} {args} called more than {max} times at step {step_number}")
             } else {
                 format!("{tool} called more than {max} times at step {step_number}")
@@ -145,7 +145,7 @@ fn comparable(args: &CompactJson, same: &Same) -> bool {
 /// Whether two comparable calls agree on what `same` compares.
 fn same_part(a: &CompactJson, b: &CompactJson, same: &Same) -> bool {
     match same {
-        Same::Args => same_value(a, b),
+        Same::Args => CompactJson::same(a.as_str(), b.as_str()),
         Same::Keys(keys) => keys.iter().all(
             |key| matches!((a.get(key), b.get(key)), (Some(x), Some(y)) if CompactJson::same(x, y)),
         ),
@@ -156,7 +156,8 @@ fn same_part(a: &CompactJson, b: &CompactJson, same: &Same) -> bool {
 /// the keys' values (a missing key shows as `null`).
 fn render(args: &CompactJson, same: &Same) -> String {
     match same {
-        Same::Args => compact(args),
+        // Compact JSON in the agent's own key order, for people to read.
+        Same::Args => args.to_string(),
         Same::Keys(keys) => {
             let values: Vec<&str> = keys
                 .iter()
@@ -165,16 +166,6 @@ fn render(args: &CompactJson, same: &Same) -> String {
             format!("[{}]", values.join(","))
         }
     }
-}
-
-/// Compact JSON in the agent's own key order, for people to read.
-fn compact(args: &CompactJson) -> String {
-    args.as_str().to_owned()
-}
-
-/// Whether two calls have the same arguments: equal JSON with object key order ignored.
-fn same_value(a: &CompactJson, b: &CompactJson) -> bool {
-    CompactJson::same(a.as_str(), b.as_str())
 }
 
 #[cfg(test)]
