@@ -3,6 +3,7 @@
 
 use crate::exit::Failure;
 use clap::Args;
+use proctor_core::compact_json::CompactJson;
 use proctor_core::grade::RubricVerdict;
 use proctor_core::task::Task;
 use proctor_judge::{CassetteMode, Judge, JudgeConfig, JudgeError, JudgeRequest, Provider, Seed};
@@ -132,7 +133,7 @@ pub struct Judged {
     /// The verdict with provenance, for the result line's `judge` field.
     pub record: Option<Value>,
     /// The judge's token usage, priced under role `judge`.
-    pub usage: Vec<Value>,
+    pub usage: Vec<CompactJson>,
 }
 
 impl Judged {
@@ -177,6 +178,10 @@ pub async fn judge_run(
     Ok(Some(Judged {
         verdict: outcome.rubric_verdict(),
         record: Some(outcome.to_json()),
-        usage: outcome.usage(),
+        usage: outcome
+            .usage()
+            .iter()
+            .map(CompactJson::from_value)
+            .collect(),
     }))
 }

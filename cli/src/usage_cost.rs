@@ -8,10 +8,10 @@
 
 use anyhow::Context;
 use jiff::Timestamp;
+use proctor_core::compact_json::CompactJson;
 use proctor_core::result::Cost;
 use proctor_ledger::prices::{PriceTable, load_price_file};
 use proctor_ledger::pricing::{CostError, price_attempt};
-use serde_json::Value;
 use std::path::PathBuf;
 
 /// The price table of one command, and the time it started.
@@ -48,8 +48,8 @@ impl Pricer {
     /// The cost of one attempt's agent and judge usage, at `at` (else now).
     pub fn cost(
         &self,
-        agent: &[Value],
-        judge: &[Value],
+        agent: &[CompactJson],
+        judge: &[CompactJson],
         at: Option<Timestamp>,
     ) -> Result<Cost, CostError> {
         price_attempt(&self.table, agent, judge, at.unwrap_or(self.now))
@@ -58,7 +58,7 @@ impl Pricer {
 
 impl Pricer {
     /// Tokens counted, every call unpriced: for usage whose time could not be read.
-    pub fn unpriced_cost(&self, agent: &[Value]) -> Result<Cost, CostError> {
+    pub fn unpriced_cost(&self, agent: &[CompactJson]) -> Result<Cost, CostError> {
         price_attempt(&PriceTable::empty(), agent, &[], self.now)
     }
 }

@@ -12,6 +12,7 @@ use crate::result::json_text;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::fmt;
 use std::ops::Range;
 
@@ -42,6 +43,16 @@ impl CompactJson {
         &self.0
     }
 
+    /// The items of this list, each as its own compact text; `None` when it is no list.
+    #[must_use]
+    pub fn items(&self) -> Option<Vec<CompactJson>> {
+        Some(
+            items(&self.0)?
+                .map(|item| CompactJson(item.to_owned()))
+                .collect(),
+        )
+    }
+
     /// The value, parsed from the text.
     #[must_use]
     pub fn to_value(&self) -> Value {
@@ -54,10 +65,6 @@ impl CompactJson {
     /// are found by walking its bytes rather than by parsing it.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&str> {
-        let text = self.0.as_bytes();
-        if text.first() != Some(&b'{') {
-            return None;
-        }
         // The key as it is written in the text, between its quotes.
         let quoted;
         let written = if json_text::needs_no_escape(key.as_bytes()) {
@@ -68,17 +75,9 @@ impl CompactJson {
             quoted = text;
             &quoted[1..quoted.len() - 1]
         };
-        let mut at = 1;
-        while text.get(at) == Some(&b'"') {
-            let key_end = value_end(text, at);
-            let value_start = key_end + 1; // after the colon
-            let end = value_end(text, value_start);
-            if text[at + 1..key_end - 1] == *written {
-                return Some(&self.0[value_start..end]);
-            }
-            at = end + 1; // after the comma or the closing brace
-        }
-        None
+        members(&self.0)?
+            .find(|(name, _)| name.as_bytes() == written)
+            .map(|(_, value)| value)
     }
 
     /// Whether two texts of this kind are the same value: equal JSON with object key order
@@ -173,21 +172,140 @@ impl Serialize for CompactJson {
 
 impl<'de> Deserialize<'de> for CompactJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        CompactJson::transcoded(|transcode| transcode.deserialize(deserializer))
+    }
+}
+
+impl CompactJson {
+    /// Runs `read` with a [`Transcode`] into a new text, then rebuilds the text through
+    /// [`Value`] when it repeats a key.
+    fn transcoded<E: serde::de::Error>(
+        read: impl FnOnce(Transcode<'_>) -> Result<(), E>,
+    ) -> Result<Self, E> {
         let mut out = Vec::with_capacity(32);
         let mut rebuild = false;
-        Transcode {
+        read(Transcode {
             out: &mut out,
             rebuild: &mut rebuild,
-        }
-        .deserialize(deserializer)?;
+        })?;
         let text = String::from_utf8(out).expect("JSON text is UTF-8");
         if rebuild {
             // A key repeated in an object: let `Value` decide which value stays where.
-            let value: Value = serde_json::from_str(&text).map_err(serde::de::Error::custom)?;
+            let value: Value = serde_json::from_str(&text).map_err(E::custom)?;
             return Ok(CompactJson::from_value(&value));
         }
         Ok(CompactJson(text))
     }
+}
+
+/// Reads a value into a [`CompactJson`] by keeping its text as written when that already
+/// is the compact text (as JSON written by a program mostly is), else through the
+/// transcoder. serde_json validates the value either way, and skips through text it only
+/// keeps far faster than it hands each token to a visitor.
+///
+/// For `serde_json`'s deserializers (of text or of a parsed [`Value`]) only: they are the
+/// ones that can hand over a value's text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CompactSeed;
+
+impl<'de> DeserializeSeed<'de> for CompactSeed {
+    type Value = CompactJson;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CompactJson, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        let text = String::from(Box::<str>::from(raw));
+        if is_compact(&text) {
+            return Ok(CompactJson(text));
+        }
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Objects and lists nested deeper than this are left to the transcoder, which has
+/// serde_json's own limit.
+const MAX_CHECKED_DEPTH: usize = 32;
+
+/// Whether valid JSON `text` already is the compact text `serde_json` writes for its
+/// value: no whitespace, no escapes, integers of at most 18 digits other than `-0` (no
+/// fraction or exponent, which serde_json may write differently), and no object with a
+/// repeated key or more keys than are checked cheaply. `false` only sends the text the
+/// slow way.
+fn is_compact(text: &str) -> bool {
+    compact_end(text.as_bytes(), 0, 0) == Some(text.len())
+}
+
+/// One past the end of the value at `at` when it is compact text (see [`is_compact`]).
+fn compact_end(text: &[u8], at: usize, depth: usize) -> Option<usize> {
+    match *text.get(at)? {
+        b'"' => plain_string_end(text, at),
+        b'{' if depth < MAX_CHECKED_DEPTH => {
+            let mut keys: [&[u8]; CHECKED_KEYS] = [&[]; CHECKED_KEYS];
+            let mut count = 0;
+            let mut at = at + 1;
+            if text.get(at) == Some(&b'}') {
+                return Some(at + 1);
+            }
+            loop {
+                let key_end = plain_string_end(text, at)?;
+                let key = &text[at..key_end];
+                if count == CHECKED_KEYS || keys[..count].contains(&key) {
+                    return None;
+                }
+                keys[count] = key;
+                count += 1;
+                if text.get(key_end) != Some(&b':') {
+                    return None;
+                }
+                at = compact_end(text, key_end + 1, depth + 1)?;
+                match text.get(at) {
+                    Some(b',') => at += 1,
+                    Some(b'}') => return Some(at + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b'[' if depth < MAX_CHECKED_DEPTH => {
+            let mut at = at + 1;
+            if text.get(at) == Some(&b']') {
+                return Some(at + 1);
+            }
+            loop {
+                at = compact_end(text, at, depth + 1)?;
+                match text.get(at) {
+                    Some(b',') => at += 1,
+                    Some(b']') => return Some(at + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b't' | b'f' | b'n' => ["true", "false", "null"]
+            .iter()
+            .find(|word| text[at..].starts_with(word.as_bytes()))
+            .map(|word| at + word.len()),
+        b'-' | b'0'..=b'9' => {
+            let digits_start = at + usize::from(text[at] == b'-');
+            let digits = text[digits_start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let end = digits_start + digits;
+            let negative_zero = digits_start > at && text.get(digits_start) == Some(&b'0');
+            let fraction = matches!(text.get(end), Some(b'.' | b'e' | b'E'));
+            (digits > 0 && digits <= 18 && !negative_zero && !fraction).then_some(end)
+        }
+        _ => None,
+    }
+}
+
+/// One past the closing quote of the string at `at` when it has no escapes.
+fn plain_string_end(text: &[u8], at: usize) -> Option<usize> {
+    if text.get(at) != Some(&b'"') {
+        return None;
+    }
+    let length = text[at + 1..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')?;
+    (text[at + 1 + length] == b'"').then_some(at + length + 2)
 }
 
 /// Writes the value it reads as compact JSON, the way `Value` would print it.
@@ -338,39 +456,117 @@ impl<'de> Visitor<'de> for KeyText<'_> {
     }
 }
 
+/// The members of the object in `text`, in order, as each key's text between its quotes
+/// (escapes as written) and the value's compact text; `None` when `text` is not an object.
+///
+/// `text` must be compact JSON as a [`CompactJson`] holds it, or a value inside one: such
+/// text has no whitespace and no repeated keys, so the members are found by walking its
+/// bytes rather than by parsing it.
+#[must_use]
+pub fn members(text: &str) -> Option<Members<'_>> {
+    (text.as_bytes().first() == Some(&b'{')).then_some(Members { text, at: 1 })
+}
+
+/// The members of a compact JSON object: see [`members`].
+#[derive(Debug, Clone)]
+pub struct Members<'a> {
+    text: &'a str,
+    /// Where the next key's opening quote is.
+    at: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.text.as_bytes();
+        if bytes.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let key_end = value_end(bytes, self.at);
+        let value_start = key_end + 1; // after the colon
+        let end = value_end(bytes, value_start);
+        let member = (
+            &self.text[self.at + 1..key_end - 1],
+            &self.text[value_start..end],
+        );
+        self.at = end + 1; // after the comma or the closing brace
+        Some(member)
+    }
+}
+
+/// The items of the list in `text`, compact JSON as for [`members`], each as its compact
+/// text; `None` when `text` is not a list.
+#[must_use]
+pub fn items(text: &str) -> Option<Items<'_>> {
+    (text.as_bytes().first() == Some(&b'[')).then_some(Items { text, at: 1 })
+}
+
+/// The items of a compact JSON list: see [`items`].
+#[derive(Debug, Clone)]
+pub struct Items<'a> {
+    text: &'a str,
+    /// Where the next item starts.
+    at: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        if matches!(bytes.get(self.at), None | Some(b']')) {
+            return None;
+        }
+        let end = value_end(bytes, self.at);
+        let item = &self.text[self.at..end];
+        self.at = end + 1; // after the comma or the closing bracket
+        Some(item)
+    }
+}
+
 /// Where the value that starts at `start` of compact JSON text ends (one past its last
 /// byte): strings end at their closing quote, objects and lists at their closing bracket,
 /// other values at the next `,`, `}` or `]`.
 fn value_end(text: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut at = start;
+    match text.get(start) {
+        Some(b'"') => string_end(text, start + 1),
+        Some(b'{' | b'[') => nested_end(text, start + 1),
+        _ => text[start..]
+            .iter()
+            .position(|&b| matches!(b, b',' | b'}' | b']'))
+            .map_or(text.len(), |length| start + length),
+    }
+}
+
+/// One past the closing quote of the string whose text starts at `at`.
+fn string_end(text: &[u8], mut at: usize) -> usize {
+    loop {
+        let Some(rest) = text.get(at..) else {
+            return text.len();
+        };
+        match rest.iter().position(|&b| b == b'"' || b == b'\\') {
+            Some(length) if text[at + length] == b'\\' => at += length + 2,
+            Some(length) => return at + length + 1,
+            None => return text.len(),
+        }
+    }
+}
+
+/// One past the bracket that closes the object or list whose members start at `at`.
+fn nested_end(text: &[u8], mut at: usize) -> usize {
+    let mut depth = 1usize;
     while let Some(&byte) = text.get(at) {
         at += 1;
-        if in_string {
-            match byte {
-                b'\\' => at += 1,
-                b'"' => {
-                    in_string = false;
-                    if depth == 0 {
-                        return at;
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
         match byte {
-            b'"' => in_string = true,
+            b'"' => at = string_end(text, at),
             b'{' | b'[' => depth += 1,
-            b'}' | b']' if depth == 0 => return at - 1,
             b'}' | b']' => {
                 depth -= 1;
                 if depth == 0 {
                     return at;
                 }
             }
-            b',' if depth == 0 => return at - 1,
             _ => {}
         }
     }
@@ -390,6 +586,14 @@ mod tests {
 
     fn read(text: &str) -> CompactJson {
         serde_json::from_str(text).unwrap()
+    }
+
+    /// Read by [`CompactSeed`], which keeps text that is already compact.
+    fn read_raw(text: &str) -> CompactJson {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = CompactSeed.deserialize(&mut deserializer).unwrap();
+        deserializer.end().unwrap();
+        read
     }
 
     #[test]
@@ -420,9 +624,12 @@ mod tests {
         ] {
             if text == "1e400" {
                 assert!(serde_json::from_str::<CompactJson>(text).is_err());
+                let mut raw = serde_json::Deserializer::from_str(text);
+                assert!(CompactSeed.deserialize(&mut raw).is_err());
                 continue;
             }
             assert_eq!(read(text).as_str(), through_value(text), "{text}");
+            assert_eq!(read_raw(text).as_str(), through_value(text), "{text}");
         }
     }
 
@@ -593,8 +800,11 @@ mod tests {
         fn text_is_what_serde_json_writes(value in any_json()) {
             let written = serde_json::to_string(&value).unwrap();
             prop_assert_eq!(read(&written).as_str().to_owned(), written.clone());
+            prop_assert_eq!(read_raw(&written).as_str().to_owned(), written.clone());
+            prop_assert_eq!(CompactSeed.deserialize(&value).unwrap().as_str().to_owned(), written.clone());
             prop_assert_eq!(CompactJson::from_value(&value).as_str().to_owned(), written.clone());
             let pretty = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert_eq!(read_raw(&pretty).as_str().to_owned(), written.clone());
             prop_assert_eq!(read(&pretty).as_str().to_owned(), written);
         }
 
@@ -619,6 +829,24 @@ mod tests {
                 .collect();
             let text = format!("{{{}}}", members.join(", "));
             prop_assert_eq!(read(&text).as_str().to_owned(), through_value(&text));
+            prop_assert_eq!(read_raw(&text).as_str().to_owned(), through_value(&text));
+            // The same members with no whitespace: compact text but for the repeats.
+            let compact: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), v))
+                .collect();
+            let text = format!("{{{}}}", compact.join(","));
+            prop_assert_eq!(read_raw(&text).as_str().to_owned(), through_value(&text));
+        }
+
+        #[test]
+        fn items_are_the_lists_items(value in any_json()) {
+            let text = CompactJson::from_value(&value);
+            let expected = value
+                .as_array()
+                .map(|items| items.iter().map(|i| serde_json::to_string(i).unwrap()).collect::<Vec<_>>());
+            let items = text.items().map(|items| items.iter().map(|i| i.as_str().to_owned()).collect());
+            prop_assert_eq!(items, expected);
         }
 
         #[test]

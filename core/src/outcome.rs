@@ -10,7 +10,7 @@
 mod read;
 mod skip;
 mod steps;
-mod value;
+mod usage;
 
 pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
 
@@ -20,6 +20,7 @@ use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use steps::RawTrajectory;
+use usage::RawUsage;
 
 /// How an attempt ended, as the agent reported it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -94,8 +95,8 @@ pub struct Outcome {
     pub tool_calls: u64,
     pub tools_used: Vec<String>,
     pub trajectory: Vec<Step>,
-    /// Raw usage objects in whatever provider shape they came in.
-    pub usage: Vec<Value>,
+    /// Raw usage objects in whatever provider shape they came in, as their compact JSON.
+    pub usage: Vec<CompactJson>,
     pub steps: u64,
     pub error: Option<AgentError>,
 }
@@ -201,16 +202,12 @@ impl Outcome {
             }
         };
         let usage = match fields.usage {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items,
-            Some(v @ Value::Object(_)) => vec![v],
-            Some(other) => {
+            None => Vec::new(),
+            Some(RawUsage::Objects(items)) => items,
+            Some(RawUsage::Other(kind)) => {
                 return Err(OutcomeError::new(
                     "usage",
-                    format!(
-                        "expected a usage object or a list of them, found {}",
-                        kind_of(&other)
-                    ),
+                    format!("expected a usage object or a list of them, found {kind}"),
                 ));
             }
         };

@@ -5,7 +5,7 @@
 //!
 //! | part | where |
 //! |------|-------|
-//! | usage normalisation: any provider's usage object → one record of disjoint buckets | [`normalise`], [`normalise_all`], [`TokenCounts`] |
+//! | usage normalisation: any provider's usage object → one record of disjoint buckets | [`normalise`], [`normalise_all`], [`normalise_compact`], [`TokenCounts`] |
 //! | cost of one record at given per-bucket prices, as an exact decimal | [`cost_usd`], [`BucketPrices`] |
 //! | price tables: TOML or LiteLLM JSON, effective-dated rows, long-context tiers, service-tier multipliers, a dated default | [`prices`] |
 //! | pricing a call at its time, and a whole attempt into a result line's `cost` | [`pricing`] |
@@ -45,4 +45,4 @@ pub mod usage;
 
 pub use cost::{BucketPrices, cost_usd};
 pub use tokens::TokenCounts;
-pub use usage::{Usage, UsageError, UsageShape, normalise, normalise_all};
+pub use usage::{Usage, UsageError, UsageShape, normalise, normalise_all, normalise_compact};

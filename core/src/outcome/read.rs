@@ -11,7 +11,7 @@
 
 use super::skip::Skip;
 use super::steps::{RawTrajectory, TrajectorySeed};
-use super::value::ValueSeed;
+use super::usage::{RawUsage, UsageSeed};
 use super::{Outcome, OutcomeError, kind_of};
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
@@ -101,7 +101,7 @@ impl<'de, S: AsRef<str>> Visitor<'de> for OutcomeSeed<'_, S> {
                         fields.trajectory = Some(map.next_value_seed(TrajectorySeed)?);
                     }
                     Field::Other => map.next_value_seed(Skip)?,
-                    Field::Usage => fields.usage = Some(map.next_value_seed(ValueSeed)?),
+                    Field::Usage => fields.usage = Some(map.next_value_seed(UsageSeed)?),
                     field => *fields.value_slot(field) = Some(map.next_value()?),
                 }
                 continue;
@@ -118,6 +118,10 @@ impl<'de, S: AsRef<str>> Visitor<'de> for OutcomeSeed<'_, S> {
                         .deserialize(&value)
                         .map_err(A::Error::custom)?;
                     fields.trajectory = Some(steps);
+                }
+                Field::Usage => {
+                    let usage = UsageSeed.deserialize(&value).map_err(A::Error::custom)?;
+                    fields.usage = Some(usage);
                 }
                 Field::Other => {}
                 field => *fields.value_slot(field) = Some(value),
@@ -167,7 +171,7 @@ pub(super) struct RawFields {
     pub tool_calls: Option<Value>,
     pub tools_used: Option<Value>,
     pub trajectory: Option<RawTrajectory>,
-    pub usage: Option<Value>,
+    pub usage: Option<RawUsage>,
     pub steps: Option<Value>,
     pub error: Option<Value>,
 }
@@ -209,10 +213,11 @@ impl RawFields {
             Field::Answer => &mut self.answer,
             Field::ToolCalls => &mut self.tool_calls,
             Field::ToolsUsed => &mut self.tools_used,
-            Field::Usage => &mut self.usage,
             Field::Steps => &mut self.steps,
             Field::Error => &mut self.error,
-            Field::Trajectory | Field::Other => unreachable!("{field:?} has no value slot"),
+            Field::Trajectory | Field::Usage | Field::Other => {
+                unreachable!("{field:?} has no value slot")
+            }
         }
     }
 }

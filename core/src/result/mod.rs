@@ -8,6 +8,7 @@
 pub(crate) mod json_text;
 mod write;
 
+use crate::compact_json::CompactJson;
 use crate::grade::{CheckResult, Diagnosis, Grade};
 use crate::outcome::{AgentError, Outcome, Status, Step};
 use rust_decimal::Decimal;
@@ -167,7 +168,7 @@ pub struct ResultLine {
     #[serde(default)]
     pub error: Option<AgentError>,
     #[serde(default)]
-    pub usage: Vec<Value>,
+    pub usage: Vec<CompactJson>,
     // Per-run numbers that are reported, never gated.
     #[serde(default)]
     pub step_efficiency: Option<f64>,

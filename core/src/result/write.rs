@@ -3,8 +3,8 @@
 //! writes millions of these lines.
 
 use super::json_text::{
-    boolean, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string, strings, uint,
-    value, values,
+    boolean, compact_values, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string,
+    strings, uint, value,
 };
 use super::{Cost, ModelCost, ResultLine, Timings};
 use crate::grade::{CheckResult, Diagnosis};
@@ -80,7 +80,7 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         None => out.extend_from_slice(b"null"),
     }
     field!(out, "usage");
-    values(out, &line.usage);
+    compact_values(out, &line.usage);
     field!(out, "step_efficiency");
     opt_float(out, line.step_efficiency);
     field!(out, "tool_correctness");
@@ -262,7 +262,7 @@ mod tests {
                     result: None,
                 },
             ],
-            usage: vec![json!({"provider": "anthropic", "input_tokens": number})],
+            usage: vec![json!({"provider": "anthropic", "input_tokens": number}).into()],
             steps: number,
             error: Some(AgentError {
                 kind: text.to_owned(),

@@ -4,7 +4,7 @@
 use super::row::LedgerRow;
 use crate::TokenCounts;
 use crate::time::parse_time_text;
-use crate::usage::normalise;
+use crate::usage::normalise_compact;
 use jiff::Timestamp;
 use proctor_core::result::{CallRole, ResultLine};
 
@@ -88,7 +88,7 @@ pub fn rows_of_result(line: &ResultLine, ctx: &RowContext<'_>) -> Vec<LedgerRow>
 /// Unpriced rows from the raw usage of a line that stored no per-model costs.
 fn older_usage_rows(line: &ResultLine, base: &LedgerRow) -> Vec<LedgerRow> {
     let mut rows: Vec<LedgerRow> = Vec::new();
-    for usage in line.usage.iter().filter_map(|v| normalise(v).ok()) {
+    for usage in line.usage.iter().filter_map(|v| normalise_compact(v).ok()) {
         let provider = usage.provider.unwrap_or_default();
         let model = usage.model.unwrap_or_default();
         match rows

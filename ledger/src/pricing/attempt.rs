@@ -2,13 +2,15 @@
 
 use super::quote::{Call, quote};
 use crate::prices::PriceTable;
-use crate::time::{TimeError, time_of};
-use crate::usage::{UsageError, normalise};
+use crate::time::{TIME_KEYS, TimeError, time_of};
+use crate::usage::{UsageError, normalise_compact};
 use jiff::Timestamp;
+use proctor_core::compact_json::{CompactJson, members};
 use proctor_core::json_field::{get, map_get};
 use proctor_core::result::{CallRole, Cost, ModelCost};
 use rust_decimal::Decimal;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 /// Why an attempt's usage could not be counted.
@@ -54,8 +56,8 @@ fn role_prefix(role: CallRole) -> &'static str {
 /// [`CostError`] for the first usage object that cannot be read; nothing is priced then.
 pub fn price_attempt(
     table: &PriceTable,
-    agent: &[Value],
-    judge: &[Value],
+    agent: &[CompactJson],
+    judge: &[CompactJson],
     at: Timestamp,
 ) -> Result<Cost, CostError> {
     let mut cost = Cost {
@@ -66,19 +68,17 @@ pub fn price_attempt(
     };
     for (role, usage) in [(CallRole::Agent, agent), (CallRole::Judge, judge)] {
         for (index, value) in usage.iter().enumerate() {
-            let mut read = normalise(value).map_err(|error| CostError::Usage {
+            let mut read = normalise_compact(value).map_err(|error| CostError::Usage {
                 role,
                 error: UsageError::Item {
                     index,
                     error: Box::new(error),
                 },
             })?;
-            let object = value.as_object();
-            let call_at = match object.map(time_of).transpose() {
-                Ok(time) => time.flatten().unwrap_or(at),
-                Err(error) => return Err(CostError::Time { role, index, error }),
-            };
-            let tier = object.and_then(service_tier);
+            let own =
+                CallFacts::of(value).map_err(|error| CostError::Time { role, index, error })?;
+            let call_at = own.at.unwrap_or(at);
+            let tier = own.service_tier.as_deref();
             let call = Call::new(
                 read.provider.as_deref(),
                 read.model.as_deref(),
@@ -165,6 +165,74 @@ fn add(total: &mut Option<Decimal>, usd: Decimal) {
     *total = Some((total.unwrap_or_default() + usd).normalize());
 }
 
+/// What a usage object records about its call besides tokens.
+struct CallFacts<'a> {
+    /// Its own time, under one of [`TIME_KEYS`].
+    at: Option<Timestamp>,
+    /// Its `service_tier` (or that of the `usage` inside a response).
+    service_tier: Option<Cow<'a, str>>,
+}
+
+impl<'a> CallFacts<'a> {
+    /// Reads them from the object's compact text, which is parsed only when it holds a
+    /// time or an escape.
+    fn of(usage: &'a CompactJson) -> Result<Self, TimeError> {
+        let text = usage.as_str();
+        // Most usage objects record neither: a key is written as `"key":`, and every time
+        // key but `timestamp` ends in `_at`.
+        if !["_at\":", "\"timestamp\":", "\"service_tier\":"]
+            .iter()
+            .any(|key| text.contains(key))
+        {
+            return Ok(CallFacts {
+                at: None,
+                service_tier: None,
+            });
+        }
+        if !text.contains('\\')
+            && let Some(tier) = plain_service_tier(text)
+        {
+            return Ok(CallFacts {
+                at: None,
+                service_tier: tier.map(Cow::Borrowed),
+            });
+        }
+        let value = usage.to_value();
+        let Some(object) = value.as_object() else {
+            return Ok(CallFacts {
+                at: None,
+                service_tier: None,
+            });
+        };
+        Ok(CallFacts {
+            at: time_of(object)?,
+            service_tier: service_tier(object).map(|t| Cow::Owned(t.to_owned())),
+        })
+    }
+}
+
+/// [`service_tier`] of an object's compact text without escapes, in one walk over its
+/// members; `None` when it is no object or records a time, which is then read from the
+/// parsed value.
+fn plain_service_tier(text: &str) -> Option<Option<&str>> {
+    let (mut own, mut response) = (None, None);
+    for (key, value) in members(text)? {
+        match key {
+            "service_tier" => own = Some(value),
+            "usage" => response = Some(value),
+            key if TIME_KEYS.contains(&key) => return None,
+            _ => {}
+        }
+    }
+    let tier = own.or_else(|| {
+        members(response?)?
+            .find(|(key, _)| *key == "service_tier")
+            .map(|(_, value)| value)
+    });
+    // No escapes: a string's text between its quotes is the string.
+    Some(tier.and_then(|t| t.strip_prefix('"')?.strip_suffix('"')))
+}
+
 /// The `service_tier` a usage object (or the `usage` inside a response) reports.
 fn service_tier(object: &serde_json::Map<String, Value>) -> Option<&str> {
     map_get(object, "service_tier")
@@ -175,11 +243,63 @@ fn service_tier(object: &serde_json::Map<String, Value>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    /// A time and a service tier as the parsed object gives them.
+    fn from_value(value: &Value) -> Result<(Option<Timestamp>, Option<String>), TimeError> {
+        let object = value.as_object().expect("an object");
+        Ok((time_of(object)?, service_tier(object).map(str::to_owned)))
+    }
+
+    fn from_text(value: &Value) -> Result<(Option<Timestamp>, Option<String>), TimeError> {
+        let compact = CompactJson::from_value(value);
+        let facts = CallFacts::of(&compact)?;
+        Ok((facts.at, facts.service_tier.map(Cow::into_owned)))
+    }
+
+    fn member_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(json!("flex")),
+            Just(json!("batch \"x\"")),
+            Just(json!("2026-11-23T09:00:00Z")),
+            Just(json!("not a time")),
+            Just(json!(1_763_888_400)),
+            Just(Value::Null),
+            Just(json!(3)),
+            Just(json!({"service_tier": "priority"})),
+            Just(json!({"service_tier": null})),
+            Just(json!({"service_tier": 5})),
+            Just(json!("usage")),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn call_facts_read_from_text_as_from_the_parsed_object(
+            members in prop::collection::vec(
+                (
+                    prop::sample::select(vec![
+                        "service_tier", "usage", "timestamp", "recorded_at", "started_at",
+                        "created_at", "input_tokens", "tier\\",
+                    ]),
+                    member_value(),
+                ),
+                0..5,
+            )
+        ) {
+            let object: serde_json::Map<String, Value> =
+                members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            let value = Value::Object(object);
+            prop_assert_eq!(from_text(&value), from_value(&value), "{}", value);
+        }
+    }
 
     #[test]
     fn each_attempt_records_its_own_price_time_whatever_was_priced_before() {
-        let usage = [json!({"input_tokens": 1, "output_tokens": 1})];
+        let usage = [CompactJson::from(
+            json!({"input_tokens": 1, "output_tokens": 1}),
+        )];
         let priced_at = |at: &str| {
             price_attempt(&PriceTable::empty(), &usage, &[], at.parse().unwrap())
                 .unwrap()

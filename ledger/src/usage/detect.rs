@@ -1,6 +1,7 @@
 //! [`normalise`]: which shape a usage object has, and reading it as that shape.
 
-use serde_json::Value;
+use proctor_core::compact_json::CompactJson;
+use serde_json::{Map, Value};
 
 use super::fields::{Fields, describe};
 use super::record::{names_anthropic, names_openai};
@@ -35,11 +36,38 @@ pub fn normalise(value: &Value) -> Result<Usage, UsageError> {
             found: describe(value),
         });
     };
-    let top = Fields::new(outer, "");
+    read_usage(Fields::new(outer, ""), otel::collect(outer))
+}
+
+/// [`normalise`] for a usage object kept as its compact JSON text, as an outcome keeps it.
+///
+/// The text is read in place: a usage object is a handful of keys read once, for every
+/// line of a log. Text with escapes, and objects with OpenTelemetry attributes (which are
+/// flattened into a map first), are read through [`Value`]; either way the result is what
+/// [`normalise`] gives for the parsed value.
+///
+/// # Errors
+///
+/// As [`normalise`].
+pub fn normalise_compact(usage: &CompactJson) -> Result<Usage, UsageError> {
+    let text = usage.as_str();
+    if !text.contains('\\')
+        && let Some(top) = Fields::from_text(text, "")
+        && !top.any_key(otel::may_hold_attributes)
+    {
+        return read_usage(top, None);
+    }
+    normalise(&usage.to_value())
+}
+
+/// Reads the usage object `top`, whose OpenTelemetry attributes are `otel_attrs`.
+fn read_usage(
+    top: Fields<'_>,
+    otel_attrs: Option<Map<String, Value>>,
+) -> Result<Usage, UsageError> {
     let provider_key = top.text("provider")?;
     let model_key = top.text("model")?;
 
-    let otel_attrs = otel::collect(outer);
     let top_families = families(&top);
     let (shape, body, provider, model) = match &otel_attrs {
         Some(attrs) => {
@@ -253,7 +281,11 @@ fn first_text(f: &Fields<'_>, keys: &[&str]) -> Result<Option<String>, UsageErro
 /// "keys `a`, `b`" (at most eight), or "no keys".
 fn describe_keys(f: &Fields<'_>) -> String {
     const SHOWN: usize = 8;
-    let keys: Vec<String> = f.keys().map(|k| format!("`{}`", f.name(k))).collect();
+    let keys: Vec<String> = f
+        .keys()
+        .into_iter()
+        .map(|k| format!("`{}`", f.name(k)))
+        .collect();
     match keys.len() {
         0 => "no keys".to_owned(),
         n if n > SHOWN => format!("keys {}, … ({n} in all)", keys[..SHOWN].join(", ")),

@@ -5,6 +5,7 @@
 //! JSON encoding writes 64-bit integers). An absent field or `null` counts 0. Anything else
 //! (negative, fractional, `"12 tokens"`, `true`, a list) is refused, naming the field.
 
+use proctor_core::compact_json;
 use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
 
@@ -19,19 +20,53 @@ const MAX_QUOTED_CHARS: usize = 40;
 /// A JSON object being read, with the path that leads to it (for error messages).
 #[derive(Debug, Clone)]
 pub(crate) struct Fields<'a> {
-    map: &'a Map<String, Value>,
+    object: Object<'a>,
     prefix: String,
+}
+
+/// The object itself: parsed, or the members of its compact text.
+#[derive(Debug, Clone)]
+enum Object<'a> {
+    Parsed(&'a Map<String, Value>),
+    /// Keys and values as written in compact JSON text without escapes
+    /// ([`Fields::from_text`]), so each key is the key itself.
+    Text(Vec<(&'a str, &'a str)>),
+}
+
+/// The value of a member that is present and not `null`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Member<'a> {
+    Parsed(&'a Value),
+    /// Compact JSON text without escapes.
+    Text(&'a str),
 }
 
 impl<'a> Fields<'a> {
     /// Reads `map`; `path` is where it sits in the usage object ("" at the top).
     pub(crate) fn new(map: &'a Map<String, Value>, path: &str) -> Self {
-        let prefix = if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}.")
-        };
-        Fields { map, prefix }
+        Fields {
+            object: Object::Parsed(map),
+            prefix: prefix(path),
+        }
+    }
+
+    /// Reads the object in `text`, compact JSON as a [`CompactJson`] holds it, or `None`
+    /// when it is not an object.
+    ///
+    /// The caller makes sure the text has no backslash: then no key or string is escaped,
+    /// and each key and string is read as it is written.
+    ///
+    /// [`CompactJson`]: proctor_core::compact_json::CompactJson
+    pub(crate) fn from_text(text: &'a str, path: &str) -> Option<Self> {
+        debug_assert!(!text.contains('\\'), "escaped text: {text}");
+        let members = compact_json::members(text)?;
+        // Usage objects have a handful of keys.
+        let mut read = Vec::with_capacity(8);
+        read.extend(members);
+        Some(Fields {
+            object: Object::Text(read),
+            prefix: prefix(path),
+        })
     }
 
     /// The path of `key` for messages, e.g. `usage.input_tokens`.
@@ -40,13 +75,33 @@ impl<'a> Fields<'a> {
     }
 
     /// The keys of the object, in order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a str> {
-        self.map.keys().map(String::as_str)
+    pub(crate) fn keys(&self) -> Vec<&'a str> {
+        match &self.object {
+            Object::Parsed(map) => map.keys().map(String::as_str).collect(),
+            Object::Text(members) => members.iter().map(|(key, _)| *key).collect(),
+        }
+    }
+
+    /// Whether any key satisfies `test`.
+    pub(crate) fn any_key(&self, test: impl Fn(&str) -> bool) -> bool {
+        match &self.object {
+            Object::Parsed(map) => map.keys().any(|key| test(key)),
+            Object::Text(members) => members.iter().any(|(key, _)| test(key)),
+        }
     }
 
     /// The value of `key` unless absent or `null`.
-    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
-        map_get(self.map, key).filter(|v| !v.is_null())
+    pub(crate) fn get(&self, key: &str) -> Option<Member<'a>> {
+        match &self.object {
+            Object::Parsed(map) => map_get(map, key)
+                .filter(|v| !v.is_null())
+                .map(Member::Parsed),
+            Object::Text(members) => members
+                .iter()
+                .find(|(name, _)| *name == key)
+                .filter(|(_, value)| *value != "null")
+                .map(|(_, value)| Member::Text(value)),
+        }
     }
 
     /// Whether `key` is present and not `null`.
@@ -69,7 +124,7 @@ impl<'a> Fields<'a> {
     pub(crate) fn optional_count(&self, key: &str) -> Result<Option<u64>, UsageError> {
         // The path is built only for the error message.
         self.get(key)
-            .map(|v| count_value(v).ok_or_else(|| bad_count(v, &self.name(key))))
+            .map(|v| v.count().ok_or_else(|| bad_count(v, &self.name(key))))
             .transpose()
     }
 
@@ -79,7 +134,7 @@ impl<'a> Fields<'a> {
         for key in keys {
             if let Some(v) = self.get(key) {
                 let name = self.name(key);
-                let n = parse_count(v, &name)?;
+                let n = v.count().ok_or_else(|| bad_count(v, &name))?;
                 return Ok(Some((name, n)));
             }
         }
@@ -88,37 +143,88 @@ impl<'a> Fields<'a> {
 
     /// The object in `key`, or `None` when absent or `null`; any other value is an error.
     pub(crate) fn child(&self, key: &str) -> Result<Option<Fields<'a>>, UsageError> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Object(map)) => Ok(Some(Fields::new(map, &self.name(key)))),
-            Some(other) => Err(UsageError::WrongType {
-                field: self.name(key),
-                expected: "an object",
-                found: describe(other),
-            }),
-        }
+        let Some(value) = self.get(key) else {
+            return Ok(None);
+        };
+        let child = match value {
+            Member::Parsed(Value::Object(map)) => Some(Fields::new(map, &self.name(key))),
+            Member::Text(text) => Fields::from_text(text, &self.name(key)),
+            Member::Parsed(_) => None,
+        };
+        child.map(Some).ok_or_else(|| UsageError::WrongType {
+            field: self.name(key),
+            expected: "an object",
+            found: value.describe(),
+        })
     }
 
     /// The trimmed string in `key`, or `None` when absent, `null` or blank.
     pub(crate) fn text(&self, key: &str) -> Result<Option<String>, UsageError> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => {
-                let s = s.trim();
-                Ok((!s.is_empty()).then(|| s.to_owned()))
+        let text = match self.get(key) {
+            None => return Ok(None),
+            Some(Member::Parsed(Value::String(s))) => s.as_str(),
+            // No escapes: the string is what is written between the quotes.
+            Some(Member::Text(t)) if t.starts_with('"') => &t[1..t.len() - 1],
+            Some(other) => {
+                return Err(UsageError::WrongType {
+                    field: self.name(key),
+                    expected: "a string",
+                    found: other.describe(),
+                });
             }
-            Some(other) => Err(UsageError::WrongType {
-                field: self.name(key),
-                expected: "a string",
-                found: describe(other),
-            }),
+        };
+        let text = text.trim();
+        Ok((!text.is_empty()).then(|| text.to_owned()))
+    }
+}
+
+impl Member<'_> {
+    /// The token count this is, or `None` when it is not one.
+    fn count(self) -> Option<u64> {
+        match self {
+            Member::Parsed(value) => count_value(value),
+            // Compact text writes an integer as its digits and a string between quotes;
+            // anything else (a sign, a fraction, an exponent) is read as `Value` reads it.
+            Member::Text(text) => {
+                let digits = text
+                    .strip_prefix('"')
+                    .and_then(|t| t.strip_suffix('"'))
+                    .unwrap_or(text);
+                if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    digits.parse::<u64>().ok()
+                } else if text.starts_with('"') {
+                    None
+                } else {
+                    count_value(&self.to_value())
+                }
+            }
+        }
+    }
+
+    /// The value, parsed when it is text.
+    fn to_value(self) -> Value {
+        match self {
+            Member::Parsed(value) => value.clone(),
+            Member::Text(text) => serde_json::from_str(text).expect("compact JSON text"),
+        }
+    }
+
+    /// A short description for error messages, as [`describe`] gives.
+    fn describe(self) -> String {
+        match self {
+            Member::Parsed(value) => describe(value),
+            Member::Text(_) => describe(&self.to_value()),
         }
     }
 }
 
-/// Reads one token count; `field` names it in the error.
-pub(crate) fn parse_count(value: &Value, field: &str) -> Result<u64, UsageError> {
-    count_value(value).ok_or_else(|| bad_count(value, field))
+/// `path.`, what the names of an object's keys start with ("" at the top).
+fn prefix(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}.")
+    }
 }
 
 /// One token count, or `None` when `value` is not a count.
@@ -140,10 +246,10 @@ fn count_value(value: &Value) -> Option<u64> {
     }
 }
 
-fn bad_count(value: &Value, field: &str) -> UsageError {
+fn bad_count(value: Member<'_>, field: &str) -> UsageError {
     UsageError::BadCount {
         field: field.to_owned(),
-        found: describe(value),
+        found: value.describe(),
     }
 }
 
@@ -194,7 +300,10 @@ mod tests {
     use serde_json::json;
 
     fn count(v: Value) -> Result<u64, UsageError> {
-        parse_count(&v, "output_tokens")
+        let member = Member::Parsed(&v);
+        member
+            .count()
+            .ok_or_else(|| bad_count(member, "output_tokens"))
     }
 
     #[test]

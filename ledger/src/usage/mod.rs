@@ -76,6 +76,6 @@ mod openai_responses;
 mod otel;
 mod record;
 
-pub use detect::{normalise, normalise_all};
+pub use detect::{normalise, normalise_all, normalise_compact};
 pub use error::UsageError;
 pub use record::{Usage, UsageShape};

@@ -62,7 +62,7 @@ pub(crate) const MODEL_KEYS: [&str; 2] = ["gen_ai.response.model", "gen_ai.reque
 pub(crate) fn collect(outer: &Map<String, Value>) -> Option<Map<String, Value>> {
     let mut attrs = Map::new();
     for (key, value) in outer {
-        if key == "gen_ai" || key.starts_with(PREFIX) {
+        if is_attribute(key) {
             flatten(key, value, &mut attrs);
         }
     }
@@ -87,6 +87,17 @@ pub(crate) fn collect(outer: &Map<String, Value>) -> Option<Map<String, Value>> 
         .keys()
         .any(|key| key.starts_with(USAGE_PREFIX))
         .then_some(attrs)
+}
+
+/// Whether a top-level key may bring attributes that [`collect`] reads: when no key of
+/// an object does, it has none.
+pub(crate) fn may_hold_attributes(key: &str) -> bool {
+    is_attribute(key) || key == "attributes"
+}
+
+/// Whether a top-level key is a `gen_ai` attribute or an object of them.
+fn is_attribute(key: &str) -> bool {
+    key == "gen_ai" || key.starts_with(PREFIX)
 }
 
 /// The first `gen_ai.usage.*` attribute, to name the shape in messages.

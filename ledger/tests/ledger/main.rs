@@ -6,6 +6,7 @@ mod common;
 mod prices;
 mod pricing;
 mod report;
+mod usage_text;
 
 use std::str::FromStr;
 

@@ -2,15 +2,33 @@
 //! thresholds, service tiers, unknown models, and property tests on money.
 
 use crate::common::{dec, test_prices, ts};
+use proctor_core::compact_json::CompactJson;
 use proctor_core::result::CallRole;
+use proctor_core::result::Cost;
 use proctor_ledger::TokenCounts;
 use proctor_ledger::prices::{PriceTable, Unpriced};
-use proctor_ledger::pricing::{Call, price_attempt, quote};
+use proctor_ledger::pricing::{Call, CostError, quote};
 use proptest::prelude::*;
 use rust_decimal::Decimal;
-use serde_json::json;
+use serde_json::{Value, json};
 
 const AT: &str = "2026-11-23T09:00:00Z";
+
+/// [`proctor_ledger::pricing::price_attempt`] of usage objects written as values.
+fn price_attempt(
+    table: &PriceTable,
+    agent: &[Value],
+    judge: &[Value],
+    at: jiff::Timestamp,
+) -> Result<Cost, CostError> {
+    let compact = |values: &[Value]| {
+        values
+            .iter()
+            .map(CompactJson::from_value)
+            .collect::<Vec<_>>()
+    };
+    proctor_ledger::pricing::price_attempt(table, &compact(agent), &compact(judge), at)
+}
 
 #[test]
 fn design_6_2_check_through_the_default_table() {
