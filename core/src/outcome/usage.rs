@@ -84,6 +84,20 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_number_is_placed_in_the_line_not_in_the_usage_object() {
+        let line = r#"{"status": "final", "usage": {"input_tokens": 1e400}}"#;
+        let error = crate::outcome::OutcomeSeed::<&str>::new(&[])
+            .read_str(line)
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("number out of range at line 1 column ")
+        );
+        assert!(error.column() > line.find("1e400").unwrap(), "{error}");
+    }
+
+    #[test]
     fn reads_a_parsed_value_as_it_reads_text() {
         let text = r#"[{"usage": {"input_tokens": 3}, "list": [1, "a"]}, null]"#;
         let value: Value = serde_json::from_str(text).unwrap();
