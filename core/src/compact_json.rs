@@ -1,12 +1,14 @@
-//! A JSON value kept as its compact text: what a trajectory step's `args` are.
+//! A JSON value kept as its compact text: what a trajectory step's `args` and an
+//! outcome's usage objects are.
 //!
-//! Rules read one or two keys of a call's arguments and compare them, and the result
-//! line writes them back out; nothing else looks inside. Building a map for each of
-//! the millions of calls in a large log (an allocation for its entries, one for its
-//! index, a hashed key, a string per key and per value) costs more than grading it.
-//! So the value is read straight into the text `serde_json` would write for it
-//! (`serde_json::to_string` of the parsed [`Value`], byte for byte), and looked into
-//! only when a rule asks.
+//! Rules read one or two keys of a call's arguments and compare them, the ledger reads a
+//! few keys of a usage object once, and the result line writes both back out; nothing
+//! else looks inside. Building a map for each of the millions of calls in a large log (an
+//! allocation for its entries, one for its index, a hashed key, a string per key and per
+//! value) costs more than grading it. So the value is kept as the text `serde_json` would
+//! write for it (`serde_json::to_string` of the parsed [`Value`], byte for byte), and
+//! looked into only when asked. Text that already is that (as a program's JSON mostly is)
+//! is kept as it was written ([`CompactSeed`]); other text is transcoded.
 
 use crate::result::json_text;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -217,12 +219,35 @@ impl<'de> DeserializeSeed<'de> for CompactSeed {
         if is_compact(&text) {
             return Ok(CompactJson(text));
         }
+        CompactJson::transcode_text(&text)
+    }
+}
+
+impl CompactJson {
+    /// The compact text of valid JSON `text`: kept as it is when already compact (see
+    /// [`CompactSeed`]), else transcoded. `None` when the text is not valid JSON after all
+    /// (a number out of range).
+    pub(crate) fn from_json_text(text: &str) -> Option<CompactJson> {
+        if is_compact(text) {
+            return Some(CompactJson(text.to_owned()));
+        }
+        CompactJson::transcode_text::<serde_json::Error>(text).ok()
+    }
+
+    /// Text a reader found to be compact as [`is_compact`] defines it, kept as it is.
+    pub(crate) fn from_compact_text(text: &str) -> CompactJson {
+        debug_assert!(is_compact(text), "not compact: {text}");
+        CompactJson(text.to_owned())
+    }
+
+    /// `text` read through the transcoder.
+    fn transcode_text<E: serde::de::Error>(text: &str) -> Result<CompactJson, E> {
         // A position inside the value would point at the wrong column of the whole text:
         // the message goes without it, and the deserializer of the whole text adds its own.
-        serde_json::from_str(&text).map_err(|error| {
+        serde_json::from_str(text).map_err(|error| {
             let message = error.to_string();
             let at = message.rfind(" at line ").filter(|_| error.line() > 0);
-            serde::de::Error::custom(&message[..at.unwrap_or(message.len())])
+            E::custom(&message[..at.unwrap_or(message.len())])
         })
     }
 }

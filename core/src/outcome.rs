@@ -7,6 +7,7 @@
 //! [`OutcomeSeed`] reads an outcome straight from JSON text (or a parsed object), so a
 //! large log is graded without building a map of every line first.
 
+mod plain;
 mod read;
 mod skip;
 mod steps;

@@ -9,6 +9,7 @@
 //! It works on any serde deserializer: on JSON text for logs, and on an already parsed
 //! object for [`Outcome::from_json`], so both paths share one set of rules.
 
+use super::plain::read_plain;
 use super::skip::Skip;
 use super::steps::{RawTrajectory, TrajectorySeed};
 use super::usage::{RawUsage, UsageSeed};
@@ -57,6 +58,9 @@ impl<'k, S: AsRef<str>> OutcomeSeed<'k, S> {
     /// Reads one JSON document (a log line). Trailing text after the value is an error,
     /// as it is for `serde_json::from_str`.
     pub fn read_str(self, text: &str) -> serde_json::Result<Result<ReadOutcome, NotAnObject>> {
+        if let Some(read) = read_plain(text, self.extra_keys) {
+            return Ok(Ok(read));
+        }
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let read = self.deserialize(&mut deserializer)?;
         deserializer.end()?;
@@ -178,7 +182,7 @@ pub(super) struct RawFields {
 
 /// Which outcome field a key names.
 #[derive(Debug, Clone, Copy)]
-enum Field {
+pub(super) enum Field {
     Status,
     Answer,
     ToolCalls,
@@ -190,7 +194,7 @@ enum Field {
     Other,
 }
 
-fn field_of(key: &str) -> Field {
+pub(super) fn field_of(key: &str) -> Field {
     match key {
         "status" => Field::Status,
         "answer" => Field::Answer,

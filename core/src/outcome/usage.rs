@@ -27,15 +27,21 @@ impl<'de> DeserializeSeed<'de> for UsageSeed {
     type Value = RawUsage;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<RawUsage, D::Error> {
-        let usage = CompactSeed.deserialize(deserializer)?;
-        Ok(match usage.as_str().as_bytes().first() {
+        Ok(RawUsage::of(CompactSeed.deserialize(deserializer)?))
+    }
+}
+
+impl RawUsage {
+    /// The usage objects a `usage` field's compact text holds.
+    pub(super) fn of(usage: CompactJson) -> RawUsage {
+        match usage.as_str().as_bytes().first() {
             Some(b'{') => RawUsage::Objects(vec![usage]),
             Some(b'[') => RawUsage::Objects(usage.items().unwrap_or_default()),
             Some(b'n') => RawUsage::Objects(Vec::new()),
             Some(b'"') => RawUsage::Other("a string"),
             Some(b't' | b'f') => RawUsage::Other("a boolean"),
             _ => RawUsage::Other("a number"),
-        })
+        }
     }
 }
 

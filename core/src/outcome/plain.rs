@@ -1,0 +1,623 @@
+//! A fast reader for plain log lines, tried before the general one.
+//!
+//! Most outcome lines are written by a program: compact or evenly spaced, integers or
+//! short decimals for numbers. Handing every token of such a line to a
+//! serde visitor costs several times what scanning its bytes does, so this reader scans
+//! the line itself and builds the same fields the general reader builds, which
+//! [`Outcome::from_fields`] then checks with the same rules.
+//!
+//! It gives up (returns `None`) on anything it does not read exactly as the general
+//! reader would: a control character or a bad escape in a string, a number with an exponent
+//! or more than 18 integer digits, nesting deeper than [`MAX_DEPTH`], a trajectory or step
+//! that is not a list of well-formed objects or pairs, or any JSON error. A key given twice
+//! keeps its last value, as in the general reader.
+//! The general reader then reads the line and reports what is wrong with it, so a line is
+//! accepted, refused and explained exactly as before, only faster when it is plain.
+
+use super::read::{Field, RawFields, ReadOutcome, field_of};
+use super::steps::RawTrajectory;
+use super::usage::RawUsage;
+use super::{Outcome, Step};
+use crate::compact_json::CompactJson;
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// Deepest nesting read; deeper lines go to the general reader, which has its own limit.
+const MAX_DEPTH: usize = 64;
+
+/// Most integer digits read; longer integers may not fit 64 bits.
+const MAX_DIGITS: usize = 18;
+
+/// Reads `text` as an outcome with the values of `extra_keys`, or `None` when the line
+/// is not plain (see the module docs).
+pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<ReadOutcome> {
+    let mut scanner = Scanner {
+        text,
+        at: 0,
+        loose: false,
+    };
+    let mut fields = RawFields::default();
+    let mut extras = vec![None; extra_keys.len()];
+    scanner.expect(b'{')?;
+    if !scanner.next_is(b'}') {
+        loop {
+            let key = scanner.string()?;
+            scanner.expect(b':')?;
+            let field = field_of(&key);
+            let extra_bits = extra_keys
+                .iter()
+                .enumerate()
+                .filter(|(_, extra)| extra.as_ref() == key)
+                .fold(0u64, |bits, (i, _)| bits | 1 << i);
+            if extra_bits == 0 {
+                scanner.field(field, &mut fields)?;
+            } else {
+                let span = scanner.value(1)?;
+                let value = value_of(span)?;
+                for (i, extra) in extras.iter_mut().enumerate() {
+                    if extra_bits & (1 << i) != 0 {
+                        *extra = Some(value.clone());
+                    }
+                }
+                if !matches!(field, Field::Other) {
+                    Scanner {
+                        text: span,
+                        at: 0,
+                        loose: false,
+                    }
+                    .field(field, &mut fields)?;
+                }
+            }
+            if !scanner.next_is(b',') {
+                scanner.expect(b'}')?;
+                break;
+            }
+        }
+    }
+    scanner.skip_whitespace();
+    if scanner.at != text.len() {
+        return None;
+    }
+    Some(ReadOutcome {
+        outcome: Outcome::from_fields(fields),
+        extras,
+    })
+}
+
+/// The text of one line and where reading has got to.
+struct Scanner<'t> {
+    text: &'t str,
+    at: usize,
+    /// Set on anything that keeps text from being compact JSON as a [`CompactJson`] holds
+    /// it: whitespace, an escape, a fraction, `-0`, an object with a repeated key or more
+    /// keys than are checked. Reset before each value kept as text.
+    loose: bool,
+}
+
+impl<'t> Scanner<'t> {
+    /// Reads the value of `field` into `fields`.
+    fn field(&mut self, field: Field, fields: &mut RawFields) -> Option<()> {
+        match field {
+            Field::Trajectory => fields.trajectory = Some(self.trajectory()?),
+            Field::Usage => fields.usage = Some(RawUsage::of(self.compact_value(1)?)),
+            Field::Other => {
+                self.value(1)?;
+            }
+            Field::Status => fields.status = Some(value_of(self.value(1)?)?),
+            Field::Answer => fields.answer = Some(value_of(self.value(1)?)?),
+            Field::ToolCalls => fields.tool_calls = Some(value_of(self.value(1)?)?),
+            Field::ToolsUsed => fields.tools_used = Some(value_of(self.value(1)?)?),
+            Field::Steps => fields.steps = Some(value_of(self.value(1)?)?),
+            Field::Error => fields.error = Some(value_of(self.value(1)?)?),
+        }
+        Some(())
+    }
+
+    /// A trajectory: `null`, or a list of well-formed steps.
+    fn trajectory(&mut self) -> Option<RawTrajectory> {
+        self.skip_whitespace();
+        if self.text[self.at..].starts_with("null") {
+            self.value(1)?;
+            return Some(RawTrajectory::Null);
+        }
+        self.expect(b'[')?;
+        let mut steps = Vec::new();
+        if !self.next_is(b']') {
+            loop {
+                steps.push(self.step()?);
+                if !self.next_is(b',') {
+                    self.expect(b']')?;
+                    break;
+                }
+            }
+        }
+        Some(RawTrajectory::Steps(Ok(steps)))
+    }
+
+    /// One step: an object with a string `tool`, or a pair `[tool, arg]`.
+    fn step(&mut self) -> Option<Step> {
+        if self.next_is(b'[') {
+            let tool = self.string()?.into_owned();
+            self.expect(b',')?;
+            let args = self.compact_value(3)?;
+            self.expect(b']')?;
+            return Some(Step {
+                tool,
+                args,
+                error: None,
+                result: None,
+            });
+        }
+        self.expect(b'{')?;
+        let (mut tool, mut args, mut error, mut result) = (None, None, None, None);
+        if !self.next_is(b'}') {
+            loop {
+                let key = self.string()?;
+                self.expect(b':')?;
+                let slot = match &*key {
+                    "tool" => {
+                        // Anything but a plain string is for the general reader to report.
+                        tool = Some(self.string()?);
+                        None
+                    }
+                    "args" => {
+                        args = Some(self.compact_value(3)?);
+                        None
+                    }
+                    "error" => Some(&mut error),
+                    "result" => Some(&mut result),
+                    _ => {
+                        self.value(3)?;
+                        None
+                    }
+                };
+                if let Some(slot) = slot {
+                    *slot = Some(self.value(3)?);
+                }
+                if !self.next_is(b',') {
+                    self.expect(b'}')?;
+                    break;
+                }
+            }
+        }
+        let present = |span: Option<&str>| -> Option<Option<Value>> {
+            match span {
+                None => Some(None),
+                Some(span) => Some(Some(value_of(span)?).filter(|v| !v.is_null())),
+            }
+        };
+        Some(Step {
+            tool: tool?.into_owned(),
+            args: args.unwrap_or_default(),
+            error: present(error)?,
+            result: present(result)?,
+        })
+    }
+
+    /// Skips one JSON value, checking it, and gives its text.
+    fn value(&mut self, depth: usize) -> Option<&'t str> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.skip_whitespace();
+        let start = self.at;
+        match *self.text.as_bytes().get(self.at)? {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' => {
+                self.at += 1;
+                let mut keys: [&str; CHECKED_KEYS] = [""; CHECKED_KEYS];
+                let mut count = 0;
+                if !self.next_is(b'}') {
+                    loop {
+                        let key_start = self.at;
+                        self.string()?;
+                        let key = &self.text[key_start..self.at];
+                        if count == CHECKED_KEYS || keys[..count].contains(&key) {
+                            self.loose = true;
+                        } else {
+                            keys[count] = key;
+                            count += 1;
+                        }
+                        self.expect(b':')?;
+                        self.value(depth + 1)?;
+                        if !self.next_is(b',') {
+                            self.expect(b'}')?;
+                            break;
+                        }
+                    }
+                }
+            }
+            b'[' => {
+                self.at += 1;
+                if !self.next_is(b']') {
+                    loop {
+                        self.value(depth + 1)?;
+                        if !self.next_is(b',') {
+                            self.expect(b']')?;
+                            break;
+                        }
+                    }
+                }
+            }
+            b't' => self.word("true")?,
+            b'f' => self.word("false")?,
+            b'n' => self.word("null")?,
+            _ => self.number()?,
+        }
+        Some(&self.text[start..self.at])
+    }
+
+    /// A value kept as compact text: as it is written when it already is that, else
+    /// transcoded.
+    fn compact_value(&mut self, depth: usize) -> Option<CompactJson> {
+        self.skip_whitespace();
+        self.loose = false;
+        let span = self.value(depth)?;
+        if self.loose {
+            CompactJson::from_json_text(span)
+        } else {
+            Some(CompactJson::from_compact_text(span))
+        }
+    }
+
+    /// A string: its text between the quotes when it has no escapes, else the string they
+    /// stand for (read by serde_json, which checks them).
+    fn string(&mut self) -> Option<Cow<'t, str>> {
+        self.expect(b'"')?;
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let mut end = start;
+        let mut escaped = false;
+        loop {
+            // JSON strings hold no raw control characters (serde_json refuses them).
+            end = string_stop(bytes, end)?;
+            match bytes[end] {
+                b'"' => break,
+                b'\\' => {
+                    // A backslash and the byte it escapes.
+                    escaped = true;
+                    end += 2;
+                }
+                _ => return None,
+            }
+        }
+        self.at = end + 1;
+        if escaped {
+            self.loose = true;
+            let quoted = &self.text[start - 1..=end];
+            return serde_json::from_str::<String>(quoted).ok().map(Cow::Owned);
+        }
+        Some(Cow::Borrowed(&self.text[start..end]))
+    }
+
+    /// A number as JSON writes it, without an exponent and with at most [`MAX_DIGITS`]
+    /// integer digits.
+    fn number(&mut self) -> Option<()> {
+        let bytes = self.text.as_bytes();
+        let negative = bytes.get(self.at) == Some(&b'-');
+        self.at += usize::from(negative);
+        let digits = self.digits();
+        if digits == 0 || digits > MAX_DIGITS {
+            return None;
+        }
+        if bytes[self.at - digits] == b'0' {
+            if digits > 1 {
+                return None; // a leading zero
+            }
+            // `-0` is a float to serde_json.
+            self.loose |= negative;
+        }
+        if bytes.get(self.at) == Some(&b'.') {
+            self.loose = true;
+            self.at += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        (!matches!(bytes.get(self.at), Some(b'e' | b'E'))).then_some(())
+    }
+
+    /// Skips ASCII digits, giving how many.
+    fn digits(&mut self) -> usize {
+        let count = self.text.as_bytes()[self.at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        self.at += count;
+        count
+    }
+
+    fn word(&mut self, word: &str) -> Option<()> {
+        self.text[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    /// Skips whitespace and the byte `byte`, which must come next.
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.next_is(byte).then_some(())
+    }
+
+    /// Skips whitespace, then `byte` when it comes next, saying whether it did.
+    fn next_is(&mut self, byte: u8) -> bool {
+        self.skip_whitespace();
+        let found = self.text.as_bytes().get(self.at) == Some(&byte);
+        self.at += usize::from(found);
+        found
+    }
+
+    /// Skips the whitespace JSON allows between tokens.
+    fn skip_whitespace(&mut self) {
+        let rest = &self.text.as_bytes()[self.at..];
+        // Every whitespace byte is at most a space.
+        if rest.first().is_none_or(|&b| b > b' ') {
+            return;
+        }
+        self.loose = true;
+        self.at += rest
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+            .count();
+    }
+}
+
+/// The value a span of checked JSON text holds: strings, integers and literals built
+/// directly, anything else parsed.
+fn value_of(span: &str) -> Option<Value> {
+    let bytes = span.as_bytes();
+    match bytes.first()? {
+        // Without escapes, a string's text is between its quotes.
+        b'"' if !span.contains('\\') => Some(Value::String(span[1..span.len() - 1].to_owned())),
+        b'n' => Some(Value::Null),
+        b't' => Some(Value::Bool(true)),
+        b'f' => Some(Value::Bool(false)),
+        // `-0` is a float to serde_json: parsed below.
+        b'-' if bytes.get(1) != Some(&b'0') && bytes[1..].iter().all(u8::is_ascii_digit) => {
+            span.parse::<i64>().ok().map(Value::from)
+        }
+        b'0'..=b'9' if bytes.iter().all(u8::is_ascii_digit) => {
+            span.parse::<u64>().ok().map(Value::from)
+        }
+        _ => serde_json::from_str(span).ok(),
+    }
+}
+
+/// Where the first byte at or after `at` is that a string cannot hold as it is: a quote,
+/// a backslash or a control character.
+///
+/// Strings are most of a log line, so this looks at eight bytes at a time: a byte of a
+/// word is zero exactly where the word equals the byte looked for, and
+/// `(w - 0x01…) & !w & 0x80…` has its lowest set high bit in the first zero byte (bits
+/// above it may be wrong, so only the lowest is used). `w - 0x20…` does the same for
+/// bytes below 0x20.
+fn string_stop(bytes: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let stops = zero_bytes(word ^ (ONES * u64::from(b'"')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS);
+        if stops != 0 {
+            return Some(at + (stops.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|length| at + length)
+}
+
+/// Keys of one object checked for repeats; an object with more is not kept as written.
+const CHECKED_KEYS: usize = 8;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::OutcomeSeed;
+    use proptest::prelude::*;
+    use serde::de::DeserializeSeed;
+
+    const EXTRAS: [&str; 3] = ["task", "attempt", "status"];
+
+    /// What the general reader makes of `text`, as text to compare (`Debug` shows a
+    /// `CompactJson` as its text, so the comparison is byte for byte).
+    fn general(text: &str, extras: &[&str]) -> Option<String> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = OutcomeSeed::new(extras)
+            .deserialize(&mut deserializer)
+            .ok()?;
+        deserializer.end().ok()?;
+        let read = read.ok()?;
+        Some(format!("{:?} {:?}", read.outcome, read.extras))
+    }
+
+    fn plain(text: &str, extras: &[&str]) -> Option<String> {
+        read_plain(text, extras).map(|read| format!("{:?} {:?}", read.outcome, read.extras))
+    }
+
+    #[test]
+    fn a_program_s_line_is_read_here_as_the_general_reader_reads_it() {
+        for line in [
+            r#"{"task":"refund_A21","attempt":0,"ts":"2026-03-01T00:00:00Z","status":"gave_up","trajectory":[{"tool":"lookup_order","args":{"order_id":"A21"}},["lookup_order",{"order_id":"A21"}]],"usage":{"provider":"anthropic","model":"claude-sonnet-4-6","input_tokens":8713,"output_tokens":239},"steps":4}"#,
+            r#" { "task" : "t", "status" : "final", "answer" : 5, "latency" : 1.25, "trajectory" : [ ] , "usage" : [ {"input_tokens": 3} , {"prompt_tokens": 1} ] } "#,
+            r#"{"task":"t","status":"error","error":{"type":"KeyError","message":"x"},"trajectory":null,"tools_used":["a"],"tool_calls":7}"#,
+            r#"{"task":"t","trajectory":[{"tool":"a","error":"timeout","result":null,"n":[1,{"x":-0}]}],"answer":-12}"#,
+            r#"{"status":"final","task":"a","status":"error","task":"b","trajectory":[{"tool":"a","tool":"b"}]}"#,
+            r#"{"task":"t\u0041","answer":"REFUNDED ORDER A3\n","trajectory":[["a\"b",{"k\n":"\\"}]]}"#,
+            "{}",
+        ] {
+            assert!(plain(line, &EXTRAS).is_some(), "{line}");
+            assert_eq!(plain(line, &EXTRAS), general(line, &EXTRAS), "{line}");
+            assert_eq!(plain(line, &[]), general(line, &[]), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_string_stops_at_the_first_quote_backslash_or_control_byte() {
+        for text in ["", "abc", "abcdefghijklmnop", "\u{e9}\u{1f600}xyzxyzxyzxyz"] {
+            for stop in ['"', '\\', '\n', '\u{0}', '\u{1f}'] {
+                for at in 0..=text.len() {
+                    if !text.is_char_boundary(at) {
+                        continue;
+                    }
+                    let line = format!("{}{stop}{}\"", &text[..at], &text[at..]);
+                    for from in 0..=at {
+                        assert_eq!(
+                            string_stop(line.as_bytes(), from),
+                            Some(at),
+                            "{line:?} {from}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(string_stop(text.as_bytes(), 0), None);
+        }
+        // Bytes just above the limits do not stop a string.
+        assert_eq!(string_stop(b" !#[]~\x7f\"", 0), Some(7));
+    }
+
+    #[test]
+    fn lines_that_are_not_plain_are_left_to_the_general_reader() {
+        for line in [
+            r#"{"task":"t\x"}"#,
+            r#"{"task":"t\ud800"}"#,
+            r#"{"task":"t","n":1e3}"#,
+            r#"{"task":"t","n":12345678901234567890}"#,
+            r#"{"trajectory":[{"tool":5,"tool":"b"}]}"#,
+            r#"{"trajectory":[["a"]]}"#,
+            r#"{"trajectory":[["a",1,2]]}"#,
+            r#"{"trajectory":[{"args":1}]}"#,
+            r#"{"trajectory":[{"tool":5}]}"#,
+            r#"{"trajectory":[42]}"#,
+            r#"{"trajectory":"x"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":1} x"#,
+            r#"[1]"#,
+            "{\"a\":\"tab\there\"}",
+        ] {
+            assert_eq!(plain(line, &EXTRAS), None, "{line}");
+        }
+    }
+
+    /// Some JSON value as text: plain or not, compact or spaced.
+    fn any_value() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("-0".to_owned()),
+            Just("-0.0".to_owned()),
+            Just("1.50".to_owned()),
+            Just("1e2".to_owned()),
+            Just("1e400".to_owned()),
+            Just("18446744073709551616".to_owned()),
+            Just("123456789012345678".to_owned()),
+            Just("-123456789012345678".to_owned()),
+            any::<i32>().prop_map(|n| n.to_string()),
+            "[a-c\u{e9} .!]{0,4}".prop_map(|s| format!("\"{s}\"")),
+            Just(r#""esc\"aped\n""#.to_owned()),
+            Just("\"final\"".to_owned()),
+            Just("\"DONE\"".to_owned()),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec![
+                            "a",
+                            "b",
+                            "order_id",
+                            "tool",
+                            "args",
+                            "type",
+                            "message",
+                            "input_tokens",
+                            "output_tokens",
+                            "model"
+                        ]),
+                        inner
+                    ),
+                    0..4
+                )
+                .prop_map(|members| {
+                    let members: Vec<String> = members
+                        .iter()
+                        .map(|(k, v)| format!("\"{k}\":{v}"))
+                        .collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    /// A step in either shape, well formed or not.
+    fn any_step() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (
+                any_value(),
+                prop::option::of(any_value()),
+                prop::option::of(any_value())
+            )
+                .prop_map(|(args, error, other)| {
+                    let mut members =
+                        vec!["\"tool\":\"refund\"".to_owned(), format!("\"args\":{args}")];
+                    members.extend(error.map(|e| format!("\"error\":{e}")));
+                    members.extend(other.map(|o| format!("\"latency\":{o}")));
+                    format!("{{{}}}", members.join(","))
+                }),
+            any_value().prop_map(|arg| format!("[\"check_eligibility\", {arg}]")),
+            any_value().prop_map(|v| format!("{{\"tool\":{v}}}")),
+            any_value(),
+        ]
+    }
+
+    fn any_line() -> impl Strategy<Value = String> {
+        let member = prop_oneof![
+            any_value().prop_map(|v| format!("\"task\":{v}")),
+            any_value().prop_map(|v| format!("\"attempt\":{v}")),
+            any_value().prop_map(|v| format!("\"status\":{v}")),
+            any_value().prop_map(|v| format!("\"answer\":{v}")),
+            any_value().prop_map(|v| format!("\"tool_calls\":{v}")),
+            any_value().prop_map(|v| format!("\"tools_used\":{v}")),
+            any_value().prop_map(|v| format!("\"steps\":{v}")),
+            any_value().prop_map(|v| format!("\"error\":{v}")),
+            any_value().prop_map(|v| format!("\"usage\":{v}")),
+            any_value().prop_map(|v| format!("\"ts\":{v}")),
+            any_value().prop_map(|v| format!("\"trajectory\":{v}")),
+            prop::collection::vec(any_step(), 0..5)
+                .prop_map(|steps| format!("\"trajectory\": [{}]", steps.join(", "))),
+        ];
+        (prop::collection::vec(member, 0..8), any::<bool>()).prop_map(|(members, spaced)| {
+            let line = format!("{{{}}}", members.join(","));
+            if spaced {
+                line.replace(',', " ,\n ").replace(':', " : ")
+            } else {
+                line
+            }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn a_line_read_here_reads_as_the_general_reader_reads_it(line in any_line()) {
+            if let Some(read) = plain(&line, &EXTRAS) {
+                prop_assert_eq!(Some(read), general(&line, &EXTRAS), "{}", line);
+            }
+            if let Some(read) = plain(&line, &[]) {
+                prop_assert_eq!(Some(read), general(&line, &[]), "{}", line);
+            }
+        }
+    }
+}
