@@ -572,16 +572,43 @@ fn value_end(text: &[u8], start: usize) -> usize {
 
 /// One past the closing quote of the string whose text starts at `at`.
 fn string_end(text: &[u8], mut at: usize) -> usize {
-    loop {
-        let Some(rest) = text.get(at..) else {
-            return text.len();
-        };
-        match rest.iter().position(|&b| b == b'"' || b == b'\\') {
-            Some(length) if text[at + length] == b'\\' => at += length + 2,
-            Some(length) => return at + length + 1,
-            None => return text.len(),
+    while let Some(stop) = string_stop(text, at) {
+        match text[stop] {
+            b'"' => return stop + 1,
+            b'\\' => at = stop + 2, // the backslash and the byte it escapes
+            _ => at = stop + 1,
         }
     }
+    text.len()
+}
+
+/// Where the first byte at or after `at` is that a string cannot hold as it is: a quote,
+/// a backslash or a control character.
+///
+/// Strings are most of a log line, so this looks at eight bytes at a time: a byte of a
+/// word is zero exactly where the word equals the byte looked for, and
+/// `(w - 0x01…) & !w & 0x80…` has its lowest set high bit in the first zero byte (bits
+/// above it may be wrong, so only the lowest is used). `w - 0x20…` does the same for
+/// bytes below 0x20.
+pub(crate) fn string_stop(bytes: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let stops = zero_bytes(word ^ (ONES * u64::from(b'"')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS);
+        if stops != 0 {
+            return Some(at + (stops.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|length| at + length)
 }
 
 /// One past the bracket that closes the object or list whose members start at `at`.
@@ -609,6 +636,30 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn a_string_stops_at_the_first_quote_backslash_or_control_byte() {
+        for text in ["", "abc", "abcdefghijklmnop", "\u{e9}\u{1f600}xyzxyzxyzxyz"] {
+            for stop in ['"', '\\', '\n', '\u{0}', '\u{1f}'] {
+                for at in 0..=text.len() {
+                    if !text.is_char_boundary(at) {
+                        continue;
+                    }
+                    let line = format!("{}{stop}{}\"", &text[..at], &text[at..]);
+                    for from in 0..=at {
+                        assert_eq!(
+                            string_stop(line.as_bytes(), from),
+                            Some(at),
+                            "{line:?} {from}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(string_stop(text.as_bytes(), 0), None);
+        }
+        // Bytes just above the limits do not stop a string.
+        assert_eq!(string_stop(b" !#[]~\x7f\"", 0), Some(7));
+    }
 
     /// The text as `serde_json` writes the parsed `Value`.
     fn through_value(text: &str) -> String {

@@ -18,7 +18,7 @@ use super::read::{Field, RawFields, ReadOutcome, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
 use super::{Outcome, Step};
-use crate::compact_json::CompactJson;
+use crate::compact_json::{CompactJson, string_stop};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -384,35 +384,6 @@ fn value_of(span: &str) -> Option<Value> {
     }
 }
 
-/// Where the first byte at or after `at` is that a string cannot hold as it is: a quote,
-/// a backslash or a control character.
-///
-/// Strings are most of a log line, so this looks at eight bytes at a time: a byte of a
-/// word is zero exactly where the word equals the byte looked for, and
-/// `(w - 0x01…) & !w & 0x80…` has its lowest set high bit in the first zero byte (bits
-/// above it may be wrong, so only the lowest is used). `w - 0x20…` does the same for
-/// bytes below 0x20.
-fn string_stop(bytes: &[u8], mut at: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_bytes = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let stops = zero_bytes(word ^ (ONES * u64::from(b'"')))
-            | zero_bytes(word ^ (ONES * u64::from(b'\\')))
-            | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS);
-        if stops != 0 {
-            return Some(at + (stops.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    bytes
-        .get(at..)?
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|length| at + length)
-}
-
 /// Keys of one object checked for repeats; an object with more is not kept as written.
 const CHECKED_KEYS: usize = 8;
 #[cfg(test)]
@@ -455,30 +426,6 @@ mod tests {
             assert_eq!(plain(line, &EXTRAS), general(line, &EXTRAS), "{line}");
             assert_eq!(plain(line, &[]), general(line, &[]), "{line}");
         }
-    }
-
-    #[test]
-    fn a_string_stops_at_the_first_quote_backslash_or_control_byte() {
-        for text in ["", "abc", "abcdefghijklmnop", "\u{e9}\u{1f600}xyzxyzxyzxyz"] {
-            for stop in ['"', '\\', '\n', '\u{0}', '\u{1f}'] {
-                for at in 0..=text.len() {
-                    if !text.is_char_boundary(at) {
-                        continue;
-                    }
-                    let line = format!("{}{stop}{}\"", &text[..at], &text[at..]);
-                    for from in 0..=at {
-                        assert_eq!(
-                            string_stop(line.as_bytes(), from),
-                            Some(at),
-                            "{line:?} {from}"
-                        );
-                    }
-                }
-            }
-            assert_eq!(string_stop(text.as_bytes(), 0), None);
-        }
-        // Bytes just above the limits do not stop a string.
-        assert_eq!(string_stop(b" !#[]~\x7f\"", 0), Some(7));
     }
 
     #[test]
