@@ -7,14 +7,13 @@
 //! allocation for its entries, one for its index, a hashed key, a string per key and per
 //! value) costs more than grading it. So the value is kept as the text `serde_json` would
 //! write for it (`serde_json::to_string` of the parsed [`Value`], byte for byte), and
-//! looked into only when asked. Text that already is that (as a program's JSON mostly is)
-//! is kept as it was written ([`CompactSeed`]); other text is transcoded.
+//! looked into only when asked. The plain-line reader keeps text that already is that (as a
+//! program's JSON mostly is) as it was written; other text is transcoded.
 
 use crate::result::json_text;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::fmt;
 use std::ops::Range;
 
@@ -200,66 +199,34 @@ impl CompactJson {
     }
 }
 
-/// Reads a value into a [`CompactJson`] by keeping its text as written when that already
-/// is the compact text (as JSON written by a program mostly is), else through the
-/// transcoder. serde_json validates the value either way, and skips through text it only
-/// keeps far faster than it hands each token to a visitor.
-///
-/// For `serde_json`'s deserializers (of text or of a parsed [`Value`]) only: they are the
-/// ones that can hand over a value's text.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CompactSeed;
-
-impl<'de> DeserializeSeed<'de> for CompactSeed {
-    type Value = CompactJson;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CompactJson, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        let text = String::from(Box::<str>::from(raw));
-        if is_compact(&text) {
-            return Ok(CompactJson(text));
-        }
-        CompactJson::transcode_text(&text)
-    }
-}
-
 impl CompactJson {
-    /// The compact text of valid JSON `text`: kept as it is when already compact (see
-    /// [`CompactSeed`]), else transcoded. `None` when the text is not valid JSON after all
+    /// The compact text of valid JSON `text`: kept as it is when it already is compact
+    /// ([`is_compact`]), else transcoded. `None` when the text is not valid JSON after all
     /// (a number out of range).
     pub(crate) fn from_json_text(text: &str) -> Option<CompactJson> {
         if is_compact(text) {
             return Some(CompactJson(text.to_owned()));
         }
-        CompactJson::transcode_text::<serde_json::Error>(text).ok()
+        serde_json::from_str(text).ok()
     }
 
-    /// Text a reader found to be compact as [`is_compact`] defines it, kept as it is.
+    /// Text a reader found to be compact as [`is_compact`] defines it (nesting included),
+    /// kept as it is.
     pub(crate) fn from_compact_text(text: &str) -> CompactJson {
         debug_assert!(is_compact(text), "not compact: {text}");
         CompactJson(text.to_owned())
-    }
-
-    /// `text` read through the transcoder.
-    fn transcode_text<E: serde::de::Error>(text: &str) -> Result<CompactJson, E> {
-        // A position inside the value would point at the wrong column of the whole text:
-        // the message goes without it, and the deserializer of the whole text adds its own.
-        serde_json::from_str(text).map_err(|error| {
-            let message = error.to_string();
-            let at = message.rfind(" at line ").filter(|_| error.line() > 0);
-            E::custom(&message[..at.unwrap_or(message.len())])
-        })
     }
 }
 
 /// Objects and lists nested deeper than this are left to the transcoder, which has
 /// serde_json's own limit.
-const MAX_CHECKED_DEPTH: usize = 32;
+pub(crate) const MAX_CHECKED_DEPTH: usize = 32;
 
 /// Whether valid JSON `text` already is the compact text `serde_json` writes for its
 /// value: no whitespace, no escapes, integers of at most 18 digits other than `-0` (no
-/// fraction or exponent, which serde_json may write differently), and no object with a
-/// repeated key or more keys than are checked cheaply. `false` only sends the text the
+/// fraction or exponent, which serde_json may write differently), no object with a
+/// repeated key or more keys than are checked cheaply, and no nesting deeper than
+/// [`MAX_CHECKED_DEPTH`]. `false` only sends the text the
 /// slow way.
 fn is_compact(text: &str) -> bool {
     compact_end(text.as_bytes(), 0, 0) == Some(text.len())
@@ -517,9 +484,10 @@ impl<'a> Iterator for Members<'a> {
         let key_end = value_end(bytes, self.at);
         let value_start = key_end + 1; // after the colon
         let end = value_end(bytes, value_start);
+        // Text that breaks the rule (not compact) ends the walk rather than a slice.
         let member = (
-            &self.text[self.at + 1..key_end - 1],
-            &self.text[value_start..end],
+            self.text.get(self.at + 1..key_end.checked_sub(1)?)?,
+            self.text.get(value_start..end)?,
         );
         self.at = end + 1; // after the comma or the closing brace
         Some(member)
@@ -550,7 +518,7 @@ impl<'a> Iterator for Items<'a> {
             return None;
         }
         let end = value_end(bytes, self.at);
-        let item = &self.text[self.at..end];
+        let item = self.text.get(self.at..end)?;
         self.at = end + 1; // after the comma or the closing bracket
         Some(item)
     }
@@ -563,9 +531,9 @@ fn value_end(text: &[u8], start: usize) -> usize {
     match text.get(start) {
         Some(b'"') => string_end(text, start + 1),
         Some(b'{' | b'[') => nested_end(text, start + 1),
-        _ => text[start..]
-            .iter()
-            .position(|&b| matches!(b, b',' | b'}' | b']'))
+        _ => text
+            .get(start..)
+            .and_then(|rest| rest.iter().position(|&b| matches!(b, b',' | b'}' | b']')))
             .map_or(text.len(), |length| start + length),
     }
 }
@@ -670,12 +638,9 @@ mod tests {
         serde_json::from_str(text).unwrap()
     }
 
-    /// Read by [`CompactSeed`], which keeps text that is already compact.
+    /// Read by [`CompactJson::from_json_text`], which keeps text that is already compact.
     fn read_raw(text: &str) -> CompactJson {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let read = CompactSeed.deserialize(&mut deserializer).unwrap();
-        deserializer.end().unwrap();
-        read
+        CompactJson::from_json_text(text).unwrap()
     }
 
     #[test]
@@ -706,9 +671,7 @@ mod tests {
         ] {
             if text == "1e400" {
                 assert!(serde_json::from_str::<CompactJson>(text).is_err());
-                let mut raw = serde_json::Deserializer::from_str(text);
-                let error = CompactSeed.deserialize(&mut raw).unwrap_err();
-                assert_eq!(error.to_string(), "number out of range");
+                assert_eq!(CompactJson::from_json_text(text), None);
                 continue;
             }
             assert_eq!(read(text).as_str(), through_value(text), "{text}");
@@ -884,7 +847,6 @@ mod tests {
             let written = serde_json::to_string(&value).unwrap();
             prop_assert_eq!(read(&written).as_str().to_owned(), written.clone());
             prop_assert_eq!(read_raw(&written).as_str().to_owned(), written.clone());
-            prop_assert_eq!(CompactSeed.deserialize(&value).unwrap().as_str().to_owned(), written.clone());
             prop_assert_eq!(CompactJson::from_value(&value).as_str().to_owned(), written.clone());
             let pretty = serde_json::to_string_pretty(&value).unwrap();
             prop_assert_eq!(read_raw(&pretty).as_str().to_owned(), written.clone());
@@ -920,6 +882,12 @@ mod tests {
                 .collect();
             let text = format!("{{{}}}", compact.join(","));
             prop_assert_eq!(read_raw(&text).as_str().to_owned(), through_value(&text));
+        }
+
+        #[test]
+        fn walking_text_that_is_not_compact_ends_without_a_panic(text in "[{\\[\\]}\",:a1 ]{0,12}") {
+            let _ = members(&text).map(Iterator::count);
+            let _ = items(&text).map(Iterator::count);
         }
 
         #[test]

@@ -18,12 +18,14 @@ use super::read::{Field, RawFields, ReadOutcome, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
 use super::{Outcome, Step};
-use crate::compact_json::{CompactJson, string_stop};
+use crate::compact_json::{CompactJson, MAX_CHECKED_DEPTH, string_stop};
 use serde_json::Value;
 use std::borrow::Cow;
 
 /// Deepest nesting read; deeper lines go to the general reader, which has its own limit.
-const MAX_DEPTH: usize = 64;
+/// No deeper than the compact text check goes, so a value found compact here is compact
+/// there.
+const MAX_DEPTH: usize = MAX_CHECKED_DEPTH;
 
 /// Most integer digits read; longer integers may not fit 64 bits.
 const MAX_DIGITS: usize = 18;
@@ -421,6 +423,8 @@ mod tests {
             r#"{"status":"final","task":"a","status":"error","task":"b","trajectory":[{"tool":"a","tool":"b"}]}"#,
             r#"{"task":"t\u0041","answer":"REFUNDED ORDER A3\n","trajectory":[["a\"b",{"k\n":"\\"}]]}"#,
             "{}",
+            // As deep as this reader goes.
+            &format!(r#"{{"usage":{}{}}}"#, "[".repeat(32), "]".repeat(32)),
         ] {
             assert!(plain(line, &EXTRAS).is_some(), "{line}");
             assert_eq!(plain(line, &EXTRAS), general(line, &EXTRAS), "{line}");
@@ -448,6 +452,13 @@ mod tests {
             r#"{"a":tru}"#,
             r#"{"a":1,}"#,
             r#"{"a":1} x"#,
+            // Deeper than this reader goes.
+            &format!(r#"{{"usage":{}{}}}"#, "[".repeat(33), "]".repeat(33)),
+            &format!(
+                r#"{{"trajectory":[["t",{}{}]]}}"#,
+                "[".repeat(31),
+                "]".repeat(31)
+            ),
             r#"[1]"#,
             "{\"a\":\"tab\there\"}",
         ] {

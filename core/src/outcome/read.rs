@@ -347,6 +347,34 @@ mod tests {
     }
 
     #[test]
+    fn a_line_too_deep_for_serde_json_is_refused_wherever_the_depth_is() {
+        // serde_json refuses a 128th level of nesting, counted from the line's own object.
+        for (open, outer, close) in [
+            (r#"{"trajectory":[["t","#, 3, "]]}"),
+            (r#"{"trajectory":[{"tool":"t","args":"#, 3, "}]}"),
+            (r#"{"usage":"#, 1, "}"),
+            (r#"{"ts":"#, 1, "}"),
+        ] {
+            let inner = 128 - outer;
+            let line = format!("{open}{}{}{close}", "[".repeat(inner), "]".repeat(inner));
+            let error = OutcomeSeed::<&str>::new(&[]).read_str(&line).unwrap_err();
+            assert!(
+                error.to_string().starts_with("recursion limit exceeded"),
+                "{open}"
+            );
+            let shallower = format!(
+                "{open}{}{}{close}",
+                "[".repeat(inner - 1),
+                "]".repeat(inner - 1)
+            );
+            assert!(
+                OutcomeSeed::<&str>::new(&[]).read_str(&shallower).is_ok(),
+                "{open}"
+            );
+        }
+    }
+
+    #[test]
     fn unknown_fields_are_ignored_but_still_checked_as_json() {
         let o = read(
             r#"{"status": "final", "answer": "5", "ts": "2026-03-01", "request_id": {"a": [1, 2.5, null]}}"#,

@@ -10,7 +10,7 @@
 use super::read::KeySeed;
 use super::skip::Skip;
 use super::{OutcomeError, Step, kind_of};
-use crate::compact_json::CompactSeed;
+use crate::compact_json::CompactJson;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -138,7 +138,7 @@ impl<'de> Visitor<'de> for StepSeed {
         while let Some(key) = map.next_key_seed(KeySeed(step_key))? {
             match key {
                 StepKey::Tool => tool = Some(map.next_value::<Value>()?),
-                StepKey::Args => args = Some(map.next_value_seed(CompactSeed)?),
+                StepKey::Args => args = Some(map.next_value::<CompactJson>()?),
                 StepKey::Error => error = Some(map.next_value::<Value>()?),
                 StepKey::Result => result = Some(map.next_value::<Value>()?),
                 StepKey::Other => map.next_value_seed(Skip)?,
@@ -158,7 +158,7 @@ impl<'de> Visitor<'de> for StepSeed {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StepResult, A::Error> {
         let first = seq.next_element::<Value>()?;
         let second = match first {
-            Some(_) => seq.next_element_seed(CompactSeed)?,
+            Some(_) => seq.next_element::<CompactJson>()?,
             None => None,
         };
         let mut longer = false;

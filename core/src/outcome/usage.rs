@@ -6,9 +6,9 @@
 //! rather than built into a map: a map costs an allocation per key and per string, and a
 //! hashed key per member, for every line of a log.
 
-use crate::compact_json::{CompactJson, CompactSeed};
-use serde::Deserializer;
+use crate::compact_json::CompactJson;
 use serde::de::DeserializeSeed;
+use serde::{Deserialize, Deserializer};
 
 /// A `usage` field as read.
 #[derive(Debug)]
@@ -27,7 +27,7 @@ impl<'de> DeserializeSeed<'de> for UsageSeed {
     type Value = RawUsage;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<RawUsage, D::Error> {
-        Ok(RawUsage::of(CompactSeed.deserialize(deserializer)?))
+        Ok(RawUsage::of(CompactJson::deserialize(deserializer)?))
     }
 }
 
