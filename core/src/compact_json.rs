@@ -173,26 +173,17 @@ impl Serialize for CompactJson {
 
 impl<'de> Deserialize<'de> for CompactJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        CompactJson::transcoded(|transcode| transcode.deserialize(deserializer))
-    }
-}
-
-impl CompactJson {
-    /// Runs `read` with a [`Transcode`] into a new text, then rebuilds the text through
-    /// [`Value`] when it repeats a key.
-    fn transcoded<E: serde::de::Error>(
-        read: impl FnOnce(Transcode<'_>) -> Result<(), E>,
-    ) -> Result<Self, E> {
         let mut out = Vec::with_capacity(32);
         let mut rebuild = false;
-        read(Transcode {
+        Transcode {
             out: &mut out,
             rebuild: &mut rebuild,
-        })?;
+        }
+        .deserialize(deserializer)?;
         let text = String::from_utf8(out).expect("JSON text is UTF-8");
         if rebuild {
             // A key repeated in an object: let `Value` decide which value stays where.
-            let value: Value = serde_json::from_str(&text).map_err(E::custom)?;
+            let value: Value = serde_json::from_str(&text).map_err(serde::de::Error::custom)?;
             return Ok(CompactJson::from_value(&value));
         }
         Ok(CompactJson(text))
@@ -226,8 +217,7 @@ pub(crate) const MAX_CHECKED_DEPTH: usize = 32;
 /// value: no whitespace, no escapes, integers of at most 18 digits other than `-0` (no
 /// fraction or exponent, which serde_json may write differently), no object with a
 /// repeated key or more keys than are checked cheaply, and no nesting deeper than
-/// [`MAX_CHECKED_DEPTH`]. `false` only sends the text the
-/// slow way.
+/// [`MAX_CHECKED_DEPTH`]. `false` only sends the text the slow way.
 fn is_compact(text: &str) -> bool {
     compact_end(text.as_bytes(), 0, 0) == Some(text.len())
 }
@@ -313,8 +303,9 @@ struct Transcode<'o> {
     rebuild: &'o mut bool,
 }
 
-/// Keys of one object checked for repeats without allocating; more set `rebuild`.
-const CHECKED_KEYS: usize = 8;
+/// Keys of one object checked for repeats without allocating; an object with more is
+/// rebuilt, and not taken as compact as it was written.
+pub(crate) const CHECKED_KEYS: usize = 8;
 
 impl<'de> DeserializeSeed<'de> for Transcode<'_> {
     type Value = ();

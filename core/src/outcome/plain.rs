@@ -1,24 +1,24 @@
 //! A fast reader for plain log lines, tried before the general one.
 //!
 //! Most outcome lines are written by a program: compact or evenly spaced, integers or
-//! short decimals for numbers. Handing every token of such a line to a
-//! serde visitor costs several times what scanning its bytes does, so this reader scans
-//! the line itself and builds the same fields the general reader builds, which
-//! [`Outcome::from_fields`] then checks with the same rules.
+//! short decimals for numbers. Handing every token of such a line to a serde visitor costs
+//! several times what scanning its bytes does, so this reader scans the line itself and
+//! builds the same fields the general reader builds, which [`Outcome::from_fields`] then
+//! checks with the same rules.
 //!
 //! It gives up (returns `None`) on anything it does not read exactly as the general
 //! reader would: a control character or a bad escape in a string, a number with an exponent
 //! or more than 18 integer digits, nesting deeper than [`MAX_DEPTH`], a trajectory or step
-//! that is not a list of well-formed objects or pairs, or any JSON error. A key given twice
+//! that is not a list of well-formed objects or pairs, or any JSON error. The general
+//! reader then reads the line and reports what is wrong with it, so a line is accepted,
+//! refused and explained exactly as before, only faster when it is plain. A key given twice
 //! keeps its last value, as in the general reader.
-//! The general reader then reads the line and reports what is wrong with it, so a line is
-//! accepted, refused and explained exactly as before, only faster when it is plain.
 
-use super::read::{Field, RawFields, ReadOutcome, field_of};
+use super::read::{Field, RawFields, ReadOutcome, extra_bits, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
 use super::{Outcome, Step};
-use crate::compact_json::{CompactJson, MAX_CHECKED_DEPTH, string_stop};
+use crate::compact_json::{CHECKED_KEYS, CompactJson, MAX_CHECKED_DEPTH, string_stop};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -33,11 +33,7 @@ const MAX_DIGITS: usize = 18;
 /// Reads `text` as an outcome with the values of `extra_keys`, or `None` when the line
 /// is not plain (see the module docs).
 pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<ReadOutcome> {
-    let mut scanner = Scanner {
-        text,
-        at: 0,
-        loose: false,
-    };
+    let mut scanner = Scanner::new(text);
     let mut fields = RawFields::default();
     let mut extras = vec![None; extra_keys.len()];
     scanner.expect(b'{')?;
@@ -46,11 +42,7 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
             let key = scanner.string()?;
             scanner.expect(b':')?;
             let field = field_of(&key);
-            let extra_bits = extra_keys
-                .iter()
-                .enumerate()
-                .filter(|(_, extra)| extra.as_ref() == key)
-                .fold(0u64, |bits, (i, _)| bits | 1 << i);
+            let extra_bits = extra_bits(extra_keys, &key);
             if extra_bits == 0 {
                 scanner.field(field, &mut fields)?;
             } else {
@@ -62,12 +54,7 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
                     }
                 }
                 if !matches!(field, Field::Other) {
-                    Scanner {
-                        text: span,
-                        at: 0,
-                        loose: false,
-                    }
-                    .field(field, &mut fields)?;
+                    Scanner::new(span).field(field, &mut fields)?;
                 }
             }
             if !scanner.next_is(b',') {
@@ -97,6 +84,14 @@ struct Scanner<'t> {
 }
 
 impl<'t> Scanner<'t> {
+    fn new(text: &'t str) -> Self {
+        Scanner {
+            text,
+            at: 0,
+            loose: false,
+        }
+    }
+
     /// Reads the value of `field` into `fields`.
     fn field(&mut self, field: Field, fields: &mut RawFields) -> Option<()> {
         match field {
@@ -386,8 +381,6 @@ fn value_of(span: &str) -> Option<Value> {
     }
 }
 
-/// Keys of one object checked for repeats; an object with more is not kept as written.
-const CHECKED_KEYS: usize = 8;
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,15 +66,6 @@ impl<'k, S: AsRef<str>> OutcomeSeed<'k, S> {
         deserializer.end()?;
         Ok(read)
     }
-
-    /// The extra keys that `key` is, as bits.
-    fn extra_bits(&self, key: &str) -> u64 {
-        self.extra_keys
-            .iter()
-            .enumerate()
-            .filter(|(_, extra)| extra.as_ref() == key)
-            .fold(0, |bits, (i, _)| bits | 1 << i)
-    }
 }
 
 impl<'de, S: AsRef<str>> DeserializeSeed<'de> for OutcomeSeed<'_, S> {
@@ -96,9 +87,9 @@ impl<'de, S: AsRef<str>> Visitor<'de> for OutcomeSeed<'_, S> {
         let mut fields = RawFields::default();
         let mut extras = vec![None; self.extra_keys.len()];
         // A repeated key keeps its last value, as a parsed JSON object would.
-        while let Some((field, bits)) =
-            map.next_key_seed(KeySeed(|key: &str| (field_of(key), self.extra_bits(key))))?
-        {
+        while let Some((field, bits)) = map.next_key_seed(KeySeed(|key: &str| {
+            (field_of(key), extra_bits(self.extra_keys, key))
+        }))? {
             if bits == 0 {
                 match field {
                     Field::Trajectory => {
@@ -178,6 +169,15 @@ pub(super) struct RawFields {
     pub usage: Option<RawUsage>,
     pub steps: Option<Value>,
     pub error: Option<Value>,
+}
+
+/// The extra keys that `key` is, as bits.
+pub(super) fn extra_bits<S: AsRef<str>>(extra_keys: &[S], key: &str) -> u64 {
+    extra_keys
+        .iter()
+        .enumerate()
+        .filter(|(_, extra)| extra.as_ref() == key)
+        .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
 /// Which outcome field a key names.
