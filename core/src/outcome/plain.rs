@@ -27,6 +27,12 @@ use std::borrow::Cow;
 /// there.
 const MAX_DEPTH: usize = MAX_CHECKED_DEPTH;
 
+/// How deep a field's value sits: inside the line's object.
+const FIELD_DEPTH: usize = 1;
+
+/// How deep a step's members sit: inside the line's object, the trajectory and the step.
+const STEP_DEPTH: usize = 3;
+
 /// Most integer digits read; longer integers may not fit 64 bits.
 const MAX_DIGITS: usize = 18;
 
@@ -46,7 +52,7 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
             if extra_bits == 0 {
                 scanner.field(field, &mut fields)?;
             } else {
-                let span = scanner.value(1)?;
+                let span = scanner.value(FIELD_DEPTH)?;
                 let value = value_of(span)?;
                 for (i, extra) in extras.iter_mut().enumerate() {
                     if extra_bits & (1 << i) != 0 {
@@ -96,16 +102,11 @@ impl<'t> Scanner<'t> {
     fn field(&mut self, field: Field, fields: &mut RawFields) -> Option<()> {
         match field {
             Field::Trajectory => fields.trajectory = Some(self.trajectory()?),
-            Field::Usage => fields.usage = Some(RawUsage::of(self.compact_value(1)?)),
+            Field::Usage => fields.usage = Some(RawUsage::of(self.compact_value(FIELD_DEPTH)?)),
             Field::Other => {
-                self.value(1)?;
+                self.value(FIELD_DEPTH)?;
             }
-            Field::Status => fields.status = Some(value_of(self.value(1)?)?),
-            Field::Answer => fields.answer = Some(value_of(self.value(1)?)?),
-            Field::ToolCalls => fields.tool_calls = Some(value_of(self.value(1)?)?),
-            Field::ToolsUsed => fields.tools_used = Some(value_of(self.value(1)?)?),
-            Field::Steps => fields.steps = Some(value_of(self.value(1)?)?),
-            Field::Error => fields.error = Some(value_of(self.value(1)?)?),
+            field => *fields.value_slot(field) = Some(value_of(self.value(FIELD_DEPTH)?)?),
         }
         Some(())
     }
@@ -114,7 +115,7 @@ impl<'t> Scanner<'t> {
     fn trajectory(&mut self) -> Option<RawTrajectory> {
         self.skip_whitespace();
         if self.text[self.at..].starts_with("null") {
-            self.value(1)?;
+            self.value(FIELD_DEPTH)?;
             return Some(RawTrajectory::Null);
         }
         self.expect(b'[')?;
@@ -136,7 +137,7 @@ impl<'t> Scanner<'t> {
         if self.next_is(b'[') {
             let tool = self.string()?.into_owned();
             self.expect(b',')?;
-            let args = self.compact_value(3)?;
+            let args = self.compact_value(STEP_DEPTH)?;
             self.expect(b']')?;
             return Some(Step {
                 tool,
@@ -158,18 +159,18 @@ impl<'t> Scanner<'t> {
                         None
                     }
                     "args" => {
-                        args = Some(self.compact_value(3)?);
+                        args = Some(self.compact_value(STEP_DEPTH)?);
                         None
                     }
                     "error" => Some(&mut error),
                     "result" => Some(&mut result),
                     _ => {
-                        self.value(3)?;
+                        self.value(STEP_DEPTH)?;
                         None
                     }
                 };
                 if let Some(slot) = slot {
-                    *slot = Some(self.value(3)?);
+                    *slot = Some(self.value(STEP_DEPTH)?);
                 }
                 if !self.next_is(b',') {
                     self.expect(b'}')?;

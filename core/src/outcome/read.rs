@@ -211,7 +211,7 @@ pub(super) fn field_of(key: &str) -> Field {
 impl RawFields {
     /// Where a field read as a plain value goes. The trajectory has its own reader and
     /// other keys are not kept, so they have no slot.
-    fn value_slot(&mut self, field: Field) -> &mut Option<Value> {
+    pub(super) fn value_slot(&mut self, field: Field) -> &mut Option<Value> {
         match field {
             Field::Status => &mut self.status,
             Field::Answer => &mut self.answer,
