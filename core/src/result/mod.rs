@@ -4,6 +4,11 @@
 //! has one definition. Readers accept older lines (no `format` field, `task_id` for
 //! `task`, `run` for `attempt`) and refuse lines from a newer major version rather than
 //! misreading them.
+//!
+//! A line leaves out what it can say by absence: gating checks that held (see
+//! [`recorded_checks`]), per-run shares that were not measured, USD that nothing priced and
+//! token buckets that are 0. Every such field has a default, so a line reads back the same
+//! whether it was written with them or without.
 
 pub(crate) mod json_text;
 mod write;
@@ -35,11 +40,19 @@ pub struct Cost {
     /// Model calls with no price: their cost is unknown, never 0.
     #[serde(default)]
     pub unpriced_calls: u64,
-    /// USD of the agent's priced calls; `None` when none was priced.
-    #[serde(default, with = "rust_decimal::serde::str_option")]
+    /// USD of the agent's priced calls; `None` (not written) when none was priced.
+    #[serde(
+        default,
+        with = "rust_decimal::serde::str_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub agent_usd: Option<Decimal>,
-    /// USD of the judge's priced calls; `None` when none was priced.
-    #[serde(default, with = "rust_decimal::serde::str_option")]
+    /// USD of the judge's priced calls; `None` (not written) when none was priced.
+    #[serde(
+        default,
+        with = "rust_decimal::serde::str_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub judge_usd: Option<Decimal>,
     /// The price rows used, sorted, each once (e.g. `anthropic/claude-sonnet-4-6@2026-02-17`).
     #[serde(default)]
@@ -85,19 +98,19 @@ pub struct ModelCost {
     pub service_tier: Option<String>,
     #[serde(default)]
     pub calls: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub input_tokens: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_read_tokens: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_5m_tokens: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_1h_tokens: u64,
     /// Output, reasoning included.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub output_tokens: u64,
     /// Already inside `output_tokens`; reported apart.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
     /// `None` when unpriced.
     #[serde(default, with = "rust_decimal::serde::str_option")]
@@ -150,6 +163,8 @@ pub struct ResultLine {
     pub reasons: Vec<String>,
     #[serde(default)]
     pub diagnosis: Option<Diagnosis>,
+    /// The checks the reasons do not account for: every check outside the gate, and
+    /// every gating check that failed (see [`recorded_checks`]).
     #[serde(default)]
     pub checks: Vec<CheckResult>,
     // The outcome fields.
@@ -169,10 +184,10 @@ pub struct ResultLine {
     pub error: Option<AgentError>,
     #[serde(default)]
     pub usage: Vec<CompactJson>,
-    // Per-run numbers that are reported, never gated.
-    #[serde(default)]
+    // Per-run numbers that are reported, never gated; not written when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_efficiency: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_correctness: Option<f64>,
     /// The judge's verdict with its provenance, when the task has a rubric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,6 +203,21 @@ pub struct ResultLine {
     pub seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessInfo>,
+}
+
+/// The checks a result line records: those outside the gate (evaluated and reported, never
+/// counted) and the gating checks that failed, with what failed.
+///
+/// A gating check that held is left out. `passed` and `reasons` already say it held, and the
+/// task file (pinned by `task_digest`) says what it was. A log of a million lines would
+/// otherwise repeat every check's description a million times: it was a third of the line.
+pub fn recorded_checks(mut checks: Vec<CheckResult>) -> Vec<CheckResult> {
+    checks.retain(|check| !(check.gating && check.passed));
+    checks
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 fn older_format() -> String {
@@ -222,7 +252,7 @@ impl ResultLine {
             passed: grade.passed,
             reasons: grade.reasons,
             diagnosis: grade.diagnosis,
-            checks: grade.checks,
+            checks: recorded_checks(grade.checks),
             status: outcome.status,
             answer: outcome.answer,
             tool_calls: outcome.tool_calls,
@@ -292,7 +322,7 @@ impl ResultLine {
         self.passed = grade.passed;
         self.reasons = grade.reasons;
         self.diagnosis = grade.diagnosis;
-        self.checks = grade.checks;
+        self.checks = recorded_checks(grade.checks);
         self.step_efficiency = grade.step_efficiency;
         self.tool_correctness = grade.tool_correctness;
     }
@@ -336,6 +366,85 @@ mod tests {
         let text = line.to_json();
         assert!(text.starts_with("{\"format\":\"proctor.result/1\""));
         assert!(text.contains("\"usd\":\"0.054399\""));
+        assert_eq!(ResultLine::parse(&text).unwrap(), line);
+    }
+
+    #[test]
+    fn a_line_records_only_the_checks_its_reasons_do_not_account_for() {
+        use crate::grade::CheckName;
+        use crate::task::GateCategory;
+        let check = |passed: bool, gating: bool| CheckResult {
+            category: GateCategory::Process,
+            check: CheckName::from(format!("passed {passed}, gating {gating}")),
+            passed,
+            gating,
+            failure: (!passed).then(|| "rule: x".to_owned()),
+        };
+        let all = vec![
+            check(true, true),
+            check(false, true),
+            check(true, false),
+            check(false, false),
+        ];
+        let grade = Grade {
+            passed: Some(false),
+            reasons: vec!["rule: x".into()],
+            checks: all.clone(),
+            diagnosis: None,
+            step_efficiency: None,
+            tool_correctness: None,
+        };
+        let line = ResultLine::new("t", 0, None, Outcome::default(), grade);
+        assert_eq!(line.checks, all[1..]);
+        assert_eq!(ResultLine::parse(&line.to_json()).unwrap(), line);
+    }
+
+    #[test]
+    fn absent_numbers_are_left_out_and_read_back_as_absent() {
+        let line = ResultLine {
+            cost: Cost {
+                usd: None,
+                tokens: 20,
+                unpriced_calls: 1,
+                models: vec![ModelCost {
+                    provider: Some("acme".into()),
+                    calls: 1,
+                    input_tokens: 12,
+                    output_tokens: 8,
+                    ..ModelCost::default()
+                }],
+                ..Cost::default()
+            },
+            ..ResultLine::new(
+                "t",
+                0,
+                None,
+                Outcome::default(),
+                Grade {
+                    passed: Some(true),
+                    reasons: vec![],
+                    checks: vec![],
+                    diagnosis: None,
+                    step_efficiency: None,
+                    tool_correctness: None,
+                },
+            )
+        };
+        let text = line.to_json();
+        for left_out in [
+            "step_efficiency",
+            "tool_correctness",
+            "agent_usd",
+            "judge_usd",
+            "cache_read_tokens",
+            "cache_write_5m_tokens",
+            "cache_write_1h_tokens",
+            "reasoning_tokens",
+        ] {
+            assert!(!text.contains(left_out), "{left_out} in {text}");
+        }
+        assert!(text.contains(r#""usd":null,"tokens":20,"unpriced_calls":1,"#));
+        assert!(text.contains(r#""calls":1,"input_tokens":12,"output_tokens":8,"usd":null"#));
         assert_eq!(ResultLine::parse(&text).unwrap(), line);
     }
 

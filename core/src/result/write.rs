@@ -81,10 +81,14 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     }
     field!(out, "usage");
     compact_values(out, &line.usage);
-    field!(out, "step_efficiency");
-    opt_float(out, line.step_efficiency);
-    field!(out, "tool_correctness");
-    opt_float(out, line.tool_correctness);
+    if let Some(share) = line.step_efficiency {
+        field!(out, "step_efficiency");
+        serde(out, &share);
+    }
+    if let Some(share) = line.tool_correctness {
+        field!(out, "tool_correctness");
+        serde(out, &share);
+    }
     if let Some(judge) = &line.judge {
         field!(out, "judge");
         value(out, judge);
@@ -108,14 +112,6 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         serde(out, process);
     }
     out.push(b'}');
-}
-
-/// A share, or `null`. Most lines have none, and `null` needs no serializer.
-fn opt_float(out: &mut Vec<u8>, value: Option<f64>) {
-    match value {
-        Some(value) => serde(out, &value),
-        None => out.extend_from_slice(b"null"),
-    }
 }
 
 fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
@@ -160,10 +156,14 @@ fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
     uint(out, cost.tokens);
     field!(out, "unpriced_calls");
     uint(out, cost.unpriced_calls);
-    field!(out, "agent_usd");
-    opt_decimal(out, cost.agent_usd);
-    field!(out, "judge_usd");
-    opt_decimal(out, cost.judge_usd);
+    if cost.agent_usd.is_some() {
+        field!(out, "agent_usd");
+        opt_decimal(out, cost.agent_usd);
+    }
+    if cost.judge_usd.is_some() {
+        field!(out, "judge_usd");
+        opt_decimal(out, cost.judge_usd);
+    }
     field!(out, "price_ids");
     strings(out, &cost.price_ids);
     if let Some(at) = &cost.priced_at {
@@ -196,8 +196,10 @@ fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
         field!(out, "service_tier");
         string(out, tier);
     }
+    field!(out, "calls");
+    uint(out, model.calls);
+    // Buckets a call did not use are left out; they read back as 0.
     for (field, count) in [
-        (field_text!("calls"), model.calls),
         (field_text!("input_tokens"), model.input_tokens),
         (field_text!("cache_read_tokens"), model.cache_read_tokens),
         (
@@ -211,8 +213,10 @@ fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
         (field_text!("output_tokens"), model.output_tokens),
         (field_text!("reasoning_tokens"), model.reasoning_tokens),
     ] {
-        out.extend_from_slice(field);
-        uint(out, count);
+        if count != 0 {
+            out.extend_from_slice(field);
+            uint(out, count);
+        }
     }
     field!(out, "usd");
     opt_decimal(out, model.usd);
@@ -382,8 +386,37 @@ mod tests {
             text in any::<String>(),
             number in any::<u64>(),
             share in any::<f64>(),
+            absent in any::<u16>(),
         ) {
-            let line = full_line(&text, number, share);
+            // Each bit of `absent` leaves out one field that is only written when present.
+            let mut line = full_line(&text, number, share);
+            let gone = |bit: u32| absent & (1 << bit) != 0;
+            let model = &mut line.cost.models[0];
+            for (bit, count) in [
+                &mut model.input_tokens,
+                &mut model.cache_read_tokens,
+                &mut model.cache_write_5m_tokens,
+                &mut model.cache_write_1h_tokens,
+                &mut model.output_tokens,
+                &mut model.reasoning_tokens,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                *count = if gone(bit as u32) { 0 } else { number };
+            }
+            if gone(6) {
+                line.cost.agent_usd = None;
+            }
+            if !gone(7) {
+                line.cost.judge_usd = Some(Decimal::new(3, 0));
+            }
+            if gone(8) {
+                line.step_efficiency = None;
+            }
+            if !gone(9) {
+                line.tool_correctness = Some(share / 2.0);
+            }
             let mut ours = Vec::new();
             write_line(&mut ours, &line);
             prop_assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string(&line).unwrap());
