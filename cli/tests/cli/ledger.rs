@@ -60,7 +60,7 @@ fn grade_prices_every_result_and_the_ledger_takes_each_row_once() {
     );
     assert_eq!(first["cost"]["usd"], "0.0087");
     assert_eq!(
-        first["cost"]["price_ids"][0],
+        first["cost"]["models"][0]["price_id"],
         "anthropic/claude-sonnet-4-6@2026-02-17"
     );
     let rows = lines(&ledger);

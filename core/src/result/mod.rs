@@ -28,7 +28,8 @@ const FORMAT_VERSION: u32 = 1;
 /// Money and tokens spent on one attempt.
 ///
 /// Every field after `unpriced_calls` was added later and has a default, so older lines
-/// still read.
+/// still read. Lines written before `models` carried each call's price row also list the
+/// rows in `price_ids`; [`Cost::price_ids`] gives the same from `models`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     /// Total USD for priced calls; `None` when nothing was priced.
@@ -54,15 +55,26 @@ pub struct Cost {
         skip_serializing_if = "Option::is_none"
     )]
     pub judge_usd: Option<Decimal>,
-    /// The price rows used, sorted, each once (e.g. `anthropic/claude-sonnet-4-6@2026-02-17`).
-    #[serde(default)]
-    pub price_ids: Vec<String>,
     /// The time whose prices were used (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priced_at: Option<String>,
     /// One entry per role, provider, model, service tier and price row: what the ledger stores.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelCost>,
+}
+
+impl Cost {
+    /// The price rows used, sorted, each once (e.g. `anthropic/claude-sonnet-4-6@2026-02-17`).
+    pub fn price_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .models
+            .iter()
+            .filter_map(|m| m.price_id.as_deref())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
 }
 
 /// Who made a model call: the agent under test or the judge grading it.
@@ -212,7 +224,7 @@ pub struct ResultLine {
 /// task file (pinned by `task_digest`) says what it was. A log of a million lines would
 /// otherwise repeat every check's description a million times: it was a third of the line.
 pub fn recorded_checks(mut checks: Vec<CheckResult>) -> Vec<CheckResult> {
-    checks.retain(|check| !(check.gating && check.passed));
+    checks.retain(CheckResult::on_record);
     checks
 }
 
@@ -345,7 +357,6 @@ mod tests {
                 tokens: 12857,
                 unpriced_calls: 0,
                 agent_usd: Some(Decimal::new(54399, 6)),
-                price_ids: vec!["anthropic/claude-sonnet-4-6@2026-02-17".into()],
                 ..Cost::default()
             },
             ..ResultLine::new(
@@ -465,7 +476,7 @@ mod tests {
         assert_eq!(old.cost.tokens, 7);
         assert_eq!(old.cost.unpriced_calls, 1);
         assert_eq!((old.cost.agent_usd, old.cost.judge_usd), (None, None));
-        assert!(old.cost.price_ids.is_empty() && old.cost.models.is_empty());
+        assert!(old.cost.price_ids().is_empty() && old.cost.models.is_empty());
     }
 
     #[test]

@@ -164,8 +164,6 @@ fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
         field!(out, "judge_usd");
         opt_decimal(out, cost.judge_usd);
     }
-    field!(out, "price_ids");
-    strings(out, &cost.price_ids);
     if let Some(at) = &cost.priced_at {
         field!(out, "priced_at");
         string(out, at);
@@ -304,7 +302,6 @@ mod tests {
             unpriced_calls: 1,
             agent_usd: Some(Decimal::new(-12, 1)),
             judge_usd: None,
-            price_ids: vec![text.to_owned()],
             priced_at: Some("2026-11-30T00:00:00Z".into()),
             models: vec![ModelCost {
                 role: CallRole::Judge,

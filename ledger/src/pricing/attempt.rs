@@ -97,9 +97,6 @@ pub fn price_attempt(
                         CallRole::Judge => &mut cost.judge_usd,
                     };
                     add(share, q.usd);
-                    if let Err(slot) = cost.price_ids.binary_search(&q.price_id) {
-                        cost.price_ids.insert(slot, q.price_id.clone());
-                    }
                 }
                 None => cost.unpriced_calls += 1,
             }

@@ -40,7 +40,7 @@ fn design_6_2_check_through_the_default_table() {
     assert_eq!(cost.usd.unwrap().to_string(), "0.054399");
     assert_eq!(cost.agent_usd, cost.usd);
     assert_eq!(cost.judge_usd, None);
-    assert_eq!(cost.price_ids, ["anthropic/claude-sonnet-4-6@2026-02-17"]);
+    assert_eq!(cost.price_ids(), ["anthropic/claude-sonnet-4-6@2026-02-17"]);
     assert_eq!(cost.priced_at.as_deref(), Some("2026-11-23T09:00:00Z"));
     assert_eq!((cost.tokens, cost.unpriced_calls), (12_857, 0));
 }
@@ -144,7 +144,7 @@ fn unknown_models_are_unpriced_and_counted_never_zero() {
     assert_eq!(cost.agent_usd, None);
     assert_eq!(cost.unpriced_calls, 2);
     assert_eq!(cost.tokens, 30);
-    assert!(cost.price_ids.is_empty());
+    assert!(cost.price_ids().is_empty());
     assert!(
         cost.models
             .iter()
@@ -194,7 +194,7 @@ fn a_call_that_records_its_own_time_is_priced_then() {
         "$3 before the cut, $2.40 after"
     );
     assert_eq!(
-        cost.price_ids,
+        cost.price_ids(),
         [
             "anthropic/claude-sonnet-4-6@2026-02-17",
             "anthropic/claude-sonnet-4-6@2026-12-09"

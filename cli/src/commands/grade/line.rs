@@ -150,7 +150,6 @@ impl LineGrader<'_> {
             result.judge.take(),
             std::mem::take(&mut result.format),
             std::mem::take(&mut result.task_digest),
-            std::mem::take(&mut result.cost.price_ids),
         ));
         if !self.for_ledger {
             drop((
