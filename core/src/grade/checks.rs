@@ -23,6 +23,19 @@ pub struct CheckResult {
     pub failure: Option<String>,
 }
 
+impl CheckResult {
+    /// Whether a result line records this check (see [`on_record`]).
+    pub fn on_record(&self) -> bool {
+        on_record(self.gating, self.passed)
+    }
+}
+
+/// Whether a result line records a check: every check outside the gate, and every gating
+/// check that failed. A gating check that held is said by `passed` already.
+pub fn on_record(gating: bool, passed: bool) -> bool {
+    !(gating && passed)
+}
+
 /// Where end-state checks can look: the sandbox, or nowhere (offline grading without
 /// `--workdir`), in which case they fail rather than pass on missing data.
 #[derive(Debug, Clone, Copy)]
@@ -40,22 +53,41 @@ pub fn evaluate(
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Vec<CheckResult> {
+    let mut results = Vec::new();
+    each_check(
+        task,
+        outcome,
+        workdir,
+        verdict,
+        |category, check, failure| {
+            results.push(CheckResult {
+                category,
+                gating: task.gates_on(category),
+                passed: failure.is_none(),
+                check: check.clone(),
+                failure,
+            });
+        },
+    );
+    results
+}
+
+/// Evaluates all checks as [`evaluate`] does, handing each to `push` with its category,
+/// its name and the reason it failed (`None` when it held): a caller that keeps only some
+/// checks builds no result for the others.
+pub(crate) fn each_check(
+    task: &Task,
+    outcome: &Outcome,
+    workdir: Workdir<'_>,
+    verdict: Option<&RubricVerdict>,
+    mut push: impl FnMut(GateCategory, &CheckName, Option<String>),
+) {
     let fresh;
     let names = if task.check_names.fit(task) {
         &task.check_names
     } else {
         fresh = CheckNames::of(task);
         &fresh
-    };
-    let mut results = Vec::new();
-    let mut push = |category: GateCategory, check: &CheckName, failure: Option<String>| {
-        results.push(CheckResult {
-            category,
-            gating: task.gates_on(category),
-            passed: failure.is_none(),
-            check: check.clone(),
-            failure,
-        });
     };
 
     push(
@@ -115,7 +147,6 @@ pub fn evaluate(
         };
         push(GateCategory::Rubric, &names.rubric, failure);
     }
-    results
 }
 
 fn end_state_failure(check: &EndStateCheck, workdir: Workdir<'_>) -> Option<String> {

@@ -7,6 +7,7 @@ mod names;
 mod verdict;
 
 pub use checks::{CheckResult, Workdir, evaluate};
+use checks::{each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
 pub use names::{CheckName, CheckNames};
 pub use verdict::RubricVerdict;
@@ -20,6 +21,8 @@ pub struct Grade {
     /// `None` when ungraded: the judge could not decide a gating rubric.
     pub passed: Option<bool>,
     pub reasons: Vec<String>,
+    /// The checks on record ([`CheckResult::on_record`]): those outside the gate and the
+    /// gating ones that failed. [`evaluate`] gives every check.
     pub checks: Vec<CheckResult>,
     /// Set for failed runs only.
     pub diagnosis: Option<Diagnosis>,
@@ -36,35 +39,48 @@ pub fn grade(
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Grade {
-    let checks = evaluate(task, outcome, workdir, verdict);
+    let mut checks = Vec::new();
+    let mut reasons = Vec::new();
+    let mut judge_undecided = false;
+    // Most checks of most runs gate and hold: they make neither a reason nor a record.
+    each_check(
+        task,
+        outcome,
+        workdir,
+        verdict,
+        |category, check, failure| {
+            let gating = task.gates_on(category);
+            if gating && let Some(failure) = &failure {
+                reasons.push(failure.clone());
+                judge_undecided |=
+                    category == GateCategory::Rubric && failure.starts_with("judge error:");
+            }
+            let passed = failure.is_none();
+            if on_record(gating, passed) {
+                checks.push(CheckResult {
+                    category,
+                    gating,
+                    passed,
+                    check: check.clone(),
+                    failure,
+                });
+            }
+        },
+    );
     let raised = outcome.error.is_some() || outcome.status == Some(Status::Error);
-    let (passed, reasons) = if raised {
+    let passed = if raised {
         // A crash replaces every other reason and always gates.
         let kind = outcome
             .error
             .as_ref()
             .map(|e| e.kind.clone())
             .unwrap_or_else(|| "unknown".to_owned());
-        (Some(false), vec![format!("error: {kind}")])
+        reasons = vec![format!("error: {kind}")];
+        Some(false)
+    } else if judge_undecided {
+        None
     } else {
-        let reasons: Vec<String> = checks
-            .iter()
-            .filter(|c| c.gating)
-            .filter_map(|c| c.failure.clone())
-            .collect();
-        let judge_undecided = checks.iter().any(|c| {
-            c.gating
-                && c.category == GateCategory::Rubric
-                && c.failure
-                    .as_deref()
-                    .is_some_and(|f| f.starts_with("judge error:"))
-        });
-        let passed = if judge_undecided {
-            None
-        } else {
-            Some(reasons.is_empty())
-        };
-        (passed, reasons)
+        Some(reasons.is_empty())
     };
     let diagnosis = (passed == Some(false)).then(|| diagnose(outcome, task.step_cap));
     let step_efficiency = match (task.optimal_steps, outcome.steps) {

@@ -206,3 +206,43 @@ fn efficiency_and_tool_correctness_are_numbers_only() {
     assert_eq!(g.step_efficiency, Some(0.5));
     assert_eq!(g.tool_correctness, Some(0.5));
 }
+
+#[test]
+fn a_grade_keeps_the_checks_on_record_and_every_gating_failure_as_a_reason() {
+    let (_dir, s) = suite(TASKS);
+    let runs = [
+        (
+            "add",
+            json!({"status": "final", "answer": "5", "tool_calls": 1}),
+        ),
+        (
+            "add",
+            json!({"status": "gave_up", "answer": "6", "tool_calls": 3, "tools_used": ["rm"]}),
+        ),
+        (
+            "refund",
+            json!({"status": "final", "answer": "refunded A1",
+                "trajectory": [["refund", {"order_id": "A1"}], ["wipe", {}]]}),
+        ),
+        (
+            "process_only",
+            json!({"trajectory": [["refund", 1], ["lookup", 1]]}),
+        ),
+        ("judged", json!({"status": "final", "answer": "a poem"})),
+    ];
+    for (id, run) in runs {
+        let task = s.get(id).unwrap();
+        let run = outcome(run);
+        let every = evaluate(task, &run, Workdir::Missing, None);
+        let graded = grade(task, &run, Workdir::Missing, None);
+        let on_record: Vec<CheckResult> = every.iter().filter(|c| c.on_record()).cloned().collect();
+        assert_eq!(graded.checks, on_record, "{id}");
+        let failures: Vec<&str> = every
+            .iter()
+            .filter(|c| c.gating)
+            .filter_map(|c| c.failure.as_deref())
+            .collect();
+        assert_eq!(graded.reasons, failures, "{id}");
+        assert!(every.len() > graded.checks.len() || graded.passed != Some(true));
+    }
+}
