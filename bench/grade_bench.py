@@ -163,6 +163,13 @@ def contenders(bins: Path, log: Path, tasks_yaml: Path, tasks_json: Path, out_di
     }  # fmt: skip
 
 
+# The result file each contender writes.
+RESULT_FILES = {
+    "proctor": "proctor_results.jsonl",
+    "proctor1": "proctor1_results.jsonl",
+    "python": "python_results.jsonl",
+}
+
 LABELS = {
     "proctor": "proctor grade",
     "proctor1": "proctor grade --jobs 1",
@@ -171,11 +178,19 @@ LABELS = {
 }
 
 
-def run_all(commands: dict, names: list[str], runs: int, out_dir: Path) -> dict:
+def run_all(commands: dict, names: list[str], runs: int, out_dir: Path, keep: bool = False) -> dict:
     samples: dict[str, list[dict]] = {name: [] for name in names}
     for round_ in range(runs):
         for name in names:
             stdout = out_dir / f"{name}_stdout.txt"
+            # Every run starts with no result files: an earlier run's 1 GB would otherwise be
+            # truncated inside this run's time, or its dirty pages written back to disk by the
+            # kernel while this run works (on a 2-core machine, beside it). With --keep-results
+            # the last round keeps its files.
+            last_kept = keep and round_ == runs - 1
+            for other, file in RESULT_FILES.items():
+                if other == name or not last_kept:
+                    (out_dir / file).unlink(missing_ok=True)
             result = measure(commands[name], stdout)
             result["stdout"] = stdout.read_text(encoding="utf-8", errors="replace")
             samples[name].append(result)
@@ -340,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-build", action="store_true", help="use the binaries already in target/release")
     parser.add_argument("--cargo", default=os.environ.get("CARGO", "cargo"))
     parser.add_argument("--out-dir", type=Path, default=BENCH / "out")
-    parser.add_argument("--keep-results", action="store_true", help="keep the result files (about 1.8 KB a line for proctor)")
+    parser.add_argument("--keep-results", action="store_true", help="keep the result files of the last run (about 1.1 KB a line for proctor)")
     parser.add_argument("--json", type=Path, help="also write the measurements as JSON here")
     args = parser.parse_args(argv)  # fmt: skip
     if args.lines < 1 or args.runs < 1:
@@ -361,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = contenders(bins, log, tasks_yaml, tasks_json, out_dir)
     names = [n for n in LABELS if not args.only or n in args.only]
     print(f"timing {', '.join(names)} on {log.name}, {args.runs} run(s) each", file=sys.stderr)
-    samples = run_all(commands, names, args.runs, out_dir)
+    samples = run_all(commands, names, args.runs, out_dir, args.keep_results)
     notes += [f"sanity: {p}" for p in sanity(args.lines, samples)]
     stats = {name: medians(s) for name, s in samples.items()}
 
@@ -371,11 +386,11 @@ def main(argv: list[str] | None = None) -> int:
         big_log, _, _ = generate(out_dir, big_lines, args.seed)
         big = contenders(bins, big_log, tasks_yaml, tasks_json, out_dir)
         print(f"scale: proctor on {big_log.name}", file=sys.stderr)
-        big_samples = run_all(big, ["proctor"], args.runs, out_dir)
+        big_samples = run_all(big, ["proctor"], args.runs, out_dir, args.keep_results)
         scale = {"lines": big_lines, **medians(big_samples["proctor"])}
 
     if not args.keep_results:
-        for name in ("proctor_results.jsonl", "proctor1_results.jsonl", "python_results.jsonl"):
+        for name in RESULT_FILES.values():
             (out_dir / name).unlink(missing_ok=True)
 
     floor = measure(["true"], out_dir / "true_stdout.txt")
