@@ -47,19 +47,20 @@ impl SummaryBuilder {
 
     /// Adds one attempt.
     pub fn add(&mut self, line: &ResultLine) {
-        let tally = entry(&mut self.tasks, &line.task);
-        tally.attempts += 1;
-        match line.passed {
-            Some(true) => tally.passed += 1,
-            Some(false) => tally.failed += 1,
-            None => tally.ungraded += 1,
-        }
-        if line.attempt == 0 && line.passed.is_some() && tally.first_attempt.is_none() {
-            tally.first_attempt = line.passed;
-        }
-        for reason in &line.reasons {
-            *entry(&mut tally.reasons, reason) += 1;
-        }
+        update(&mut self.tasks, &line.task, |tally: &mut TaskTally| {
+            tally.attempts += 1;
+            match line.passed {
+                Some(true) => tally.passed += 1,
+                Some(false) => tally.failed += 1,
+                None => tally.ungraded += 1,
+            }
+            if line.attempt == 0 && line.passed.is_some() && tally.first_attempt.is_none() {
+                tally.first_attempt = line.passed;
+            }
+            for reason in &line.reasons {
+                update(&mut tally.reasons, reason, |count| *count += 1);
+            }
+        });
         if line.passed.is_some() {
             // The key is filled in place, so a cell seen before costs no allocation.
             let key = &mut self.grid_key;
@@ -99,13 +100,14 @@ impl SummaryBuilder {
     }
 }
 
-/// The value for `key`, inserted as the default the first time. Looking up first means
-/// the key is copied once per task or reason, not once per line.
-fn entry<'a, V: Default>(map: &'a mut BTreeMap<String, V>, key: &str) -> &'a mut V {
-    if !map.contains_key(key) {
-        map.insert(key.to_owned(), V::default());
+/// Changes the value for `key`, inserted as the default the first time. Looking up first
+/// means the key is copied once per task or reason, not once per line, and a key seen
+/// before is looked up once.
+fn update<V: Default>(map: &mut BTreeMap<String, V>, key: &str, change: impl FnOnce(&mut V)) {
+    match map.get_mut(key) {
+        Some(value) => change(value),
+        None => change(map.entry(key.to_owned()).or_default()),
     }
-    map.get_mut(key).expect("just inserted")
 }
 
 /// Adds a priced amount; a total stays `None` (unknown, never 0) until something is priced.

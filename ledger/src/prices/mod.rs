@@ -20,7 +20,7 @@ pub use builtin::{DEFAULT_PRICES_NAME, DEFAULT_PRICES_TOML};
 pub use error::PriceError;
 pub use names::canonical_provider;
 pub use row::{LongContext, PriceRow};
-pub use table::{PriceTable, Unpriced};
+pub use table::{PriceTable, RowInForce, Unpriced};
 pub use toml_file::PRICES_FORMAT;
 
 use std::path::Path;

@@ -6,6 +6,7 @@ use jiff::Timestamp;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// (provider, model), both canonical.
 type ModelKey = (String, String);
@@ -16,6 +17,17 @@ pub struct PriceTable {
     models: BTreeMap<ModelKey, Vec<PriceRow>>,
     /// Model names and aliases → the models they name.
     names: HashMap<String, Vec<ModelKey>>,
+    /// Which rows these are: a number no other set of rows in this process has (tables
+    /// with the same number hold the same rows), so a lookup can be remembered.
+    generation: u64,
+}
+
+/// The row found for a call, and until when it stays the row in force.
+#[derive(Debug, Clone, Copy)]
+pub struct RowInForce<'a> {
+    pub row: &'a PriceRow,
+    /// The effective time of the model's next row: from then on another row is in force.
+    pub until: Option<Timestamp>,
 }
 
 /// Why a call has no price. Its cost is then unknown (empty and counted), never 0.
@@ -127,7 +139,14 @@ impl PriceTable {
         self.reindex();
     }
 
+    /// A number that changes whenever the rows do (see the field).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     fn reindex(&mut self) {
+        static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+        self.generation = GENERATIONS.fetch_add(1, Ordering::Relaxed);
         self.names.clear();
         for (key, rows) in &mut self.models {
             rows.sort_by_key(|r| r.effective);
@@ -156,6 +175,18 @@ impl PriceTable {
         model: &str,
         at: Timestamp,
     ) -> Result<&PriceRow, Unpriced> {
+        self.find_in_force(provider, model, at)
+            .map(|found| found.row)
+    }
+
+    /// [`PriceTable::find`], with the time until which the row found stays in force: the
+    /// same call at any time from the row's effective time until then finds the same row.
+    pub fn find_in_force(
+        &self,
+        provider: Option<&str>,
+        model: &str,
+        at: Timestamp,
+    ) -> Result<RowInForce<'_>, Unpriced> {
         let provider = provider
             .filter(|p| !p.trim().is_empty())
             .map(canonical_provider);
@@ -192,7 +223,7 @@ impl PriceTable {
         provider: Option<&str>,
         model: &str,
         at: Timestamp,
-    ) -> Option<Result<&PriceRow, Unpriced>> {
+    ) -> Option<Result<RowInForce<'_>, Unpriced>> {
         let keys = self.names.get(name)?;
         let mut matching = keys.iter().filter(|k| provider.is_none_or(|p| k.0 == p));
         let first = matching.next()?;
@@ -221,8 +252,11 @@ impl PriceTable {
         let rows = &self.models[key];
         Some(
             rows.iter()
-                .rev()
-                .find(|r| r.effective.is_none_or(|e| e <= at))
+                .rposition(|r| r.effective.is_none_or(|e| e <= at))
+                .map(|index| RowInForce {
+                    row: &rows[index],
+                    until: rows.get(index + 1).and_then(|next| next.effective),
+                })
                 .ok_or_else(|| Unpriced::NotYetInForce {
                     first: rows[0].id.clone(),
                 }),

@@ -1,9 +1,10 @@
 //! [`quote`]: the cost of one call at the row in force at its time.
 
-use crate::prices::{PriceTable, Unpriced};
-use crate::{TokenCounts, cost_usd};
+use crate::prices::{LongContext, PriceTable, Unpriced};
+use crate::{BucketPrices, TokenCounts, cost_usd};
 use jiff::Timestamp;
 use rust_decimal::Decimal;
+use std::cell::RefCell;
 
 /// Service tiers that cost the list price (what providers report for ordinary calls).
 const STANDARD_TIERS: [&str; 4] = ["standard", "default", "auto", "on_demand"];
@@ -74,31 +75,111 @@ pub fn quote(table: &PriceTable, call: &Call<'_>) -> Result<Quote, Unpriced> {
         .model
         .filter(|m| !m.trim().is_empty())
         .ok_or(Unpriced::NoModel)?;
-    let row = table.find(call.provider, model, call.at)?;
-    let mut price_id = row.id.clone();
-    let prices = match &row.long_context {
-        Some(long) if call.request_input > long.above => {
-            price_id.push_str(LONG_CONTEXT_SUFFIX);
-            &long.prices
-        }
-        _ => &row.prices,
-    };
-    let mut usd = cost_usd(call.tokens, prices);
     let tier = call
         .service_tier
         .map(|t| t.trim().to_ascii_lowercase())
         .filter(|t| !t.is_empty() && !STANDARD_TIERS.contains(&t.as_str()));
-    if let Some(tier) = tier {
-        let multiplier =
-            row.service_tiers
-                .get(&tier)
-                .ok_or_else(|| Unpriced::UnknownServiceTier {
-                    price_id: row.id.clone(),
-                    tier: tier.clone(),
-                })?;
-        usd = (usd * multiplier).normalize();
-        price_id.push('+');
-        price_id.push_str(&tier);
+    let Some(tier) = tier else {
+        // The common call: list prices, from the row this thread found last time, mostly.
+        return LAST_ROW.with_borrow_mut(|last| {
+            if !last
+                .as_ref()
+                .is_some_and(|row| row.answers(table, call.provider, model, call.at))
+            {
+                *last = Some(LastRow::find(table, call.provider, model, call.at)?);
+            }
+            let row = last.as_ref().expect("just found");
+            Ok(priced(call, &row.id, &row.prices, row.long_context))
+        });
+    };
+    let row = table.find(call.provider, model, call.at)?;
+    let Quote { usd, mut price_id } = priced(call, &row.id, &row.prices, row.long_context);
+    let multiplier = row
+        .service_tiers
+        .get(&tier)
+        .ok_or_else(|| Unpriced::UnknownServiceTier {
+            price_id: row.id.clone(),
+            tier: tier.clone(),
+        })?;
+    price_id.push('+');
+    price_id.push_str(&tier);
+    Ok(Quote {
+        usd: (usd * multiplier).normalize(),
+        price_id,
+    })
+}
+
+/// A call at list prices: the base prices, or the long-context ones above the threshold.
+fn priced(
+    call: &Call<'_>,
+    id: &str,
+    prices: &BucketPrices,
+    long_context: Option<LongContext>,
+) -> Quote {
+    match long_context {
+        Some(long) if call.request_input > long.above => Quote {
+            usd: cost_usd(call.tokens, &long.prices),
+            price_id: format!("{id}{LONG_CONTEXT_SUFFIX}"),
+        },
+        _ => Quote {
+            usd: cost_usd(call.tokens, prices),
+            price_id: id.to_owned(),
+        },
     }
-    Ok(Quote { usd, price_id })
+}
+
+thread_local! {
+    /// The row this thread found last: the calls of a log mostly name one model and are
+    /// priced at one time, and finding a row means hashing names and searching a map.
+    static LAST_ROW: RefCell<Option<LastRow>> = const { RefCell::new(None) };
+}
+
+/// A row found for a (table, provider, model), what a quote at list prices reads of it,
+/// and the times it is in force between.
+#[derive(Debug)]
+struct LastRow {
+    table: u64,
+    provider: Option<String>,
+    model: String,
+    from: Option<Timestamp>,
+    until: Option<Timestamp>,
+    id: String,
+    prices: BucketPrices,
+    long_context: Option<LongContext>,
+}
+
+impl LastRow {
+    fn find(
+        table: &PriceTable,
+        provider: Option<&str>,
+        model: &str,
+        at: Timestamp,
+    ) -> Result<LastRow, Unpriced> {
+        let found = table.find_in_force(provider, model, at)?;
+        Ok(LastRow {
+            table: table.generation(),
+            provider: provider.map(str::to_owned),
+            model: model.to_owned(),
+            from: found.row.effective,
+            until: found.until,
+            id: found.row.id.clone(),
+            prices: found.row.prices,
+            long_context: found.row.long_context,
+        })
+    }
+
+    /// Whether [`PriceTable::find`] would find this row for the call.
+    fn answers(
+        &self,
+        table: &PriceTable,
+        provider: Option<&str>,
+        model: &str,
+        at: Timestamp,
+    ) -> bool {
+        self.table == table.generation()
+            && self.provider.as_deref() == provider
+            && self.model == model
+            && self.from.is_none_or(|from| from <= at)
+            && self.until.is_none_or(|until| at < until)
+    }
 }

@@ -267,3 +267,44 @@ proptest! {
         prop_assert!(after >= before, "bucket {which}: {after} < {before}");
     }
 }
+
+#[test]
+fn a_quote_follows_the_table_and_the_time_it_is_asked_for_in_any_order() {
+    // One thread remembers the row it found last: changing the table, the time across a
+    // price cut, or the model must each find the row again.
+    let test = test_prices();
+    let builtin = PriceTable::builtin();
+    let mut overridden = test_prices();
+    overridden.override_with(PriceTable::builtin());
+    let tokens = TokenCounts {
+        input_tokens: 100_000,
+        output_tokens: 1_000,
+        ..TokenCounts::default()
+    };
+    let asks = [
+        (&test, "claude-sonnet-4-6", "2026-12-10T00:00:00Z"),
+        (&test, "claude-sonnet-4-6", "2026-12-08T23:59:59Z"),
+        (&test, "claude-sonnet-4-6", "2026-12-09T00:00:00Z"),
+        (&builtin, "claude-sonnet-4-6", "2026-12-10T00:00:00Z"),
+        (&overridden, "claude-sonnet-4-6", "2026-12-10T00:00:00Z"),
+        (&test, "claude-sonnet-4-6", "2026-12-10T00:00:00Z"),
+        (&test, "claude-haiku-4-5", "2026-12-10T00:00:00Z"),
+        (&test, "claude-sonnet-4-6", "2020-01-01T00:00:00Z"),
+        (&test, "claude-sonnet-4-6", "2026-12-10T00:00:00Z"),
+    ];
+    let mut ids = std::collections::BTreeSet::new();
+    for (table, model, at) in asks {
+        let call = Call::new(Some("anthropic"), Some(model), &tokens, ts(at), None);
+        let expected = table.find(Some("anthropic"), model, ts(at));
+        match (quote(table, &call), expected) {
+            (Ok(q), Ok(row)) => {
+                assert_eq!(q.price_id, row.id, "{model} at {at}");
+                assert_eq!(q.usd, proctor_ledger::cost_usd(&tokens, &row.prices));
+                ids.insert(q.price_id);
+            }
+            (Err(got), Err(expected)) => assert_eq!(got, expected, "{model} at {at}"),
+            (got, expected) => panic!("{model} at {at}: {got:?} but find gives {expected:?}"),
+        }
+    }
+    assert!(ids.len() >= 3, "the asks cross rows: {ids:?}");
+}
