@@ -1,7 +1,6 @@
 //! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
 
 use crate::end_state::EndStateCheck;
-use crate::normalise::answers_match;
 use crate::outcome::{Outcome, Status};
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
@@ -99,7 +98,7 @@ pub(crate) fn each_check(
         let matches = outcome
             .answer
             .as_deref()
-            .is_some_and(|answer| answers_match(answer, expected));
+            .is_some_and(|answer| task.expected_answer.matches(answer, expected));
         push(
             GateCategory::Outcome,
             name,

@@ -33,18 +33,27 @@ impl Rule {
 /// `refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]`.
 fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) -> Option<String> {
     let mut required_seen = false;
-    // Arguments of the earlier calls of `requires` that hold every compared key.
-    let mut required_args: Vec<&CompactJson> = Vec::new();
+    // The compared parts of the earlier calls of `requires` that hold every compared key,
+    // `width` texts each, read once per call.
+    let width = same.map_or(0, Same::width);
+    let mut required_parts: Vec<&str> = Vec::new();
+    let mut required_calls = 0;
+    let mut part: Vec<&str> = Vec::with_capacity(width);
     for (index, step) in trajectory.iter().enumerate() {
         // Checked before recording, so a tool that requires itself needs a strictly earlier call.
         if step.tool == tool {
             let satisfied = match same {
                 None => required_seen,
                 Some(same) => {
-                    comparable(&step.args, same)
-                        && required_args
-                            .iter()
-                            .any(|earlier| same_part(earlier, &step.args, same))
+                    part.clear();
+                    compared_part(&step.args, same, &mut part)
+                        && (0..required_calls).any(|call| {
+                            let earlier = &required_parts[call * width..(call + 1) * width];
+                            earlier
+                                .iter()
+                                .zip(&part)
+                                .all(|(a, b)| CompactJson::same(a, b))
+                        })
                 }
             };
             if !satisfied {
@@ -62,8 +71,13 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
         }
         if step.tool == requires {
             required_seen = true;
-            if same.is_some_and(|same| comparable(&step.args, same)) {
-                required_args.push(&step.args);
+            if let Some(same) = same {
+                let before = required_parts.len();
+                if compared_part(&step.args, same, &mut required_parts) {
+                    required_calls += 1;
+                } else {
+                    required_parts.truncate(before);
+                }
             }
         }
     }
@@ -133,22 +147,23 @@ fn sequence(tools: &[String], trajectory: &[Step]) -> Option<String> {
     })
 }
 
-/// Whether a call can be compared by a `before` rule: with `same: [keys]` it needs every
-/// key, because a missing key can equal nothing (not even another missing key).
-fn comparable(args: &CompactJson, same: &Same) -> bool {
+/// Appends what a `before` rule compares of a call to `part`: the whole args, or the value
+/// of each key ([`Same::width`] texts). False when the call cannot be compared: with `same:
+/// [keys]` it needs every key, because a missing key can equal nothing (not even another
+/// missing key); `part` may then hold some of them.
+fn compared_part<'a>(args: &'a CompactJson, same: &Same, part: &mut Vec<&'a str>) -> bool {
     match same {
-        Same::Args => true,
-        Same::Keys(keys) => keys.iter().all(|key| args.get(key).is_some()),
-    }
-}
-
-/// Whether two comparable calls agree on what `same` compares.
-fn same_part(a: &CompactJson, b: &CompactJson, same: &Same) -> bool {
-    match same {
-        Same::Args => CompactJson::same(a.as_str(), b.as_str()),
-        Same::Keys(keys) => keys.iter().all(
-            |key| matches!((a.get(key), b.get(key)), (Some(x), Some(y)) if CompactJson::same(x, y)),
-        ),
+        Same::Args => {
+            part.push(args.as_str());
+            true
+        }
+        Same::Keys(keys) => keys.iter().all(|key| match args.get(key) {
+            Some(value) => {
+                part.push(value);
+                true
+            }
+            None => false,
+        }),
     }
 }
 
@@ -191,6 +206,88 @@ mod tests {
     }
 
     // ---- before ----
+
+    /// `before` as the rule reads: each call of `tool` against every earlier call of
+    /// `requires`, comparing the keys afresh each time.
+    fn before_by_definition(
+        tool: &str,
+        requires: &str,
+        same: Option<&Same>,
+        trajectory: &[Step],
+    ) -> Option<usize> {
+        let comparable = |args: &CompactJson, same: &Same| match same {
+            Same::Args => true,
+            Same::Keys(keys) => keys.iter().all(|key| args.get(key).is_some()),
+        };
+        let agree = |a: &CompactJson, b: &CompactJson, same: &Same| {
+            match same {
+            Same::Args => CompactJson::same(a.as_str(), b.as_str()),
+            Same::Keys(keys) => keys.iter().all(|key| {
+                matches!((a.get(key), b.get(key)), (Some(x), Some(y)) if CompactJson::same(x, y))
+            }),
+        }
+        };
+        trajectory.iter().enumerate().position(|(index, step)| {
+            step.tool == tool
+                && !trajectory[..index].iter().any(|earlier| {
+                    earlier.tool == requires
+                        && same.is_none_or(|same| {
+                            comparable(&step.args, same)
+                                && comparable(&earlier.args, same)
+                                && agree(&earlier.args, &step.args, same)
+                        })
+                })
+        })
+    }
+
+    #[test]
+    fn a_call_missing_one_of_two_keys_leaves_no_part_behind() {
+        let same = Same::Keys(vec!["order_id".into(), "amount".into()]);
+        let trajectory = [
+            order("check", "A1"),
+            step("check", json!({"order_id": "B2", "amount": 5})),
+            step("refund", json!({"amount": 5, "order_id": "B2"})),
+        ];
+        assert_eq!(before("refund", "check", Some(&same), &trajectory), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn before_finds_the_step_its_definition_finds(
+            calls in proptest::collection::vec((0usize..3, 0usize..6), 0..8),
+            same_kind in 0usize..4,
+        ) {
+            let tools = ["check", "refund", "lookup"];
+            let args = [
+                json!({"order_id": "A1"}),
+                json!({"order_id": "B2", "amount": 5}),
+                json!({"amount": 5, "order_id": "A1"}),
+                json!({"amount": 5}),
+                json!({"order_id": {"n": 1, "m": [2]}, "amount": 7}),
+                json!({"amount": 7, "order_id": {"m": [2], "n": 1}}),
+            ];
+            let trajectory: Vec<Step> = calls
+                .iter()
+                .map(|&(tool, arg)| step(tools[tool], args[arg].clone()))
+                .collect();
+            let same = [
+                None,
+                Some(Same::Args),
+                Some(Same::Keys(vec!["order_id".into()])),
+                Some(Same::Keys(vec!["order_id".into(), "amount".into()])),
+            ][same_kind]
+                .clone();
+            for (tool, requires) in [("refund", "check"), ("check", "check")] {
+                let found = before(tool, requires, same.as_ref(), &trajectory);
+                let expected = before_by_definition(tool, requires, same.as_ref(), &trajectory);
+                let step_named = found.as_deref().map(|reason| {
+                    let after = reason.split(" at step ").nth(1).unwrap();
+                    after.split(' ').next().unwrap().parse::<usize>().unwrap() - 1
+                });
+                proptest::prop_assert_eq!(step_named, expected, "{:?}", found);
+            }
+        }
+    }
 
     #[test]
     fn design_example_reason() {

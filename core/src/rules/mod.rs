@@ -40,6 +40,16 @@ pub enum Same {
     Keys(Vec<String>),
 }
 
+impl Same {
+    /// How many texts a call's compared part is: one for the whole args, one per key.
+    pub fn width(&self) -> usize {
+        match self {
+            Same::Args => 1,
+            Same::Keys(keys) => keys.len(),
+        }
+    }
+}
+
 /// One trajectory rule, as parsed from a task file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rule {

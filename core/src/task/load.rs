@@ -7,6 +7,7 @@ use super::model::Task;
 use super::raw::RawTask;
 use crate::end_state::{EndStateCheck, check_relative_path};
 use crate::grade::CheckNames;
+use crate::normalise::ExpectedAnswer;
 use crate::rules::Rule;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -324,6 +325,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         tags: raw.tags.unwrap_or_default(),
         source: source.to_owned(),
         check_names: CheckNames::default(),
+        expected_answer: ExpectedAnswer::default(),
     };
     if !task.has_criteria() {
         return Err((
@@ -353,6 +355,9 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
     };
     debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
     task.check_names = CheckNames::of(&task);
+    if let Some(expected) = &task.expected {
+        task.expected_answer = ExpectedAnswer::of(expected);
+    }
     Ok(task)
 }
 

@@ -3,6 +3,7 @@
 use super::gate::GateCategory;
 use crate::end_state::EndStateCheck;
 use crate::grade::CheckNames;
+use crate::normalise::ExpectedAnswer;
 use crate::rules::Rule;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,6 +39,9 @@ pub struct Task {
     /// The names of the checks above, made once at load for every attempt's result.
     #[serde(skip)]
     pub(crate) check_names: CheckNames,
+    /// The expected answer normalised, made once at load for every attempt's grade.
+    #[serde(skip)]
+    pub(crate) expected_answer: ExpectedAnswer,
 }
 
 impl Task {
