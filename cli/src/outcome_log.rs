@@ -8,7 +8,7 @@ use proctor_core::outcome::{NotAnObject, Outcome, OutcomeSeed, kind_of};
 use proctor_ledger::time::TIME_KEYS;
 use serde_json::{Map, Value};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// One readable outcome line.
@@ -94,8 +94,10 @@ impl Chunk {
 #[derive(Debug)]
 pub struct OutcomeLog {
     path: PathBuf,
-    reader: BufReader<File>,
+    file: File,
     next_line: usize,
+    /// What was read after the last whole line of the last chunk: the start of a line.
+    carry: Vec<u8>,
 }
 
 impl OutcomeLog {
@@ -104,8 +106,9 @@ impl OutcomeLog {
             .map_err(|e| anyhow::anyhow!("{}: cannot read outcome log: {e}", path.display()))?;
         Ok(OutcomeLog {
             path: path.to_owned(),
-            reader: BufReader::with_capacity(1 << 16, file),
+            file,
             next_line: 1,
+            carry: Vec::new(),
         })
     }
 
@@ -115,34 +118,60 @@ impl OutcomeLog {
 
     /// The next lines, at least `bytes` of them unless the log ends first (a longer line
     /// is taken whole), read into `buffer` (emptied first); `None` at the end of the log.
+    ///
+    /// The log is read in blocks and cut after the last newline of a block, not line by
+    /// line: the line ends are found by the workers, which look for them anyway.
     pub fn next_chunk(
         &mut self,
         bytes: usize,
         mut buffer: Vec<u8>,
     ) -> anyhow::Result<Option<Chunk>> {
+        let bytes = bytes.max(1);
         buffer.clear();
-        buffer.reserve(bytes + bytes / 4);
-        let mut chunk = Chunk {
-            first_line: self.next_line,
-            data: buffer,
-        };
-        while chunk.data.len() < bytes {
-            let read = self
-                .reader
-                .read_until(b'\n', &mut chunk.data)
-                .map_err(|e| {
-                    anyhow::anyhow!(
-                        "{}:{}: cannot read: {e}",
-                        self.path.display(),
-                        self.next_line
-                    )
-                })?;
-            if read == 0 {
-                break;
+        buffer.reserve(bytes + self.carry.len());
+        buffer.append(&mut self.carry);
+        let mut ended = false;
+        // Bytes already searched for a newline, so a long line is not searched again.
+        let mut searched = 0;
+        let whole = loop {
+            if buffer.len() >= bytes
+                && let Some(last) = memchr::memrchr(b'\n', &buffer[searched..])
+            {
+                break searched + last + 1;
             }
-            self.next_line += 1;
+            if ended {
+                break buffer.len();
+            }
+            searched = buffer.len();
+            ended = self.read_into(&mut buffer, bytes)? == 0;
+        };
+        self.carry.extend_from_slice(&buffer[whole..]);
+        buffer.truncate(whole);
+        if buffer.is_empty() {
+            return Ok(None);
         }
-        Ok((!chunk.data.is_empty()).then_some(chunk))
+        let first_line = self.next_line;
+        let newlines = memchr::memchr_iter(b'\n', &buffer).count();
+        self.next_line += newlines + usize::from(buffer.last() != Some(&b'\n'));
+        Ok(Some(Chunk {
+            first_line,
+            data: buffer,
+        }))
+    }
+
+    /// Appends up to `bytes` more of the log to `buffer` (into its spare room, which is
+    /// not zeroed first); 0 at the log's end.
+    fn read_into(&mut self, buffer: &mut Vec<u8>, bytes: usize) -> anyhow::Result<usize> {
+        (&mut self.file)
+            .take(bytes as u64)
+            .read_to_end(buffer)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{}:{}: cannot read: {e}",
+                    self.path.display(),
+                    self.next_line
+                )
+            })
     }
 }
 
@@ -243,6 +272,45 @@ mod tests {
 
     fn parse(text: &str, task_key: Option<&str>) -> Result<ParsedLine, String> {
         parse_line(text, &LineKeys::new(task_key))
+    }
+
+    #[test]
+    fn chunks_hold_whole_lines_numbered_as_a_plain_split_numbers_them() {
+        let long = "x".repeat(50);
+        for text in [
+            String::new(),
+            "\n".to_owned(),
+            "a".to_owned(),
+            format!("a\n\nbc\n{long}\nd\n"),
+            format!("a\n\nbc\n{long}\nd"),
+            format!("{long}\n{long}{long}\ne\n\n"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("log.jsonl");
+            std::fs::write(&path, &text).unwrap();
+            let expected: Vec<(usize, Vec<u8>)> = if text.is_empty() {
+                vec![]
+            } else {
+                text.strip_suffix('\n')
+                    .unwrap_or(&text)
+                    .split('\n')
+                    .enumerate()
+                    .map(|(index, line)| (index + 1, line.as_bytes().to_vec()))
+                    .collect()
+            };
+            for bytes in [0, 1, 2, 3, 7, 40, 64, 1000] {
+                let mut log = OutcomeLog::open(&path).unwrap();
+                let mut lines = Vec::new();
+                while let Some(chunk) = log.next_chunk(bytes, Vec::new()).unwrap() {
+                    assert!(
+                        chunk.data.ends_with(b"\n") || !text.ends_with('\n'),
+                        "{text:?} in chunks of {bytes}: a chunk ends inside a line"
+                    );
+                    lines.extend(chunk.lines().map(|(n, line)| (n, line.to_vec())));
+                }
+                assert_eq!(lines, expected, "{text:?} in chunks of {bytes}");
+            }
+        }
     }
 
     #[test]

@@ -53,10 +53,16 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
                 scanner.field(field, &mut fields)?;
             } else {
                 let span = scanner.value(FIELD_DEPTH)?;
-                let value = value_of(span)?;
+                let mut value = Some(value_of(span)?);
+                // The last key that wants the value takes it; those before it take copies.
+                let last = u64::BITS - 1 - extra_bits.leading_zeros();
                 for (i, extra) in extras.iter_mut().enumerate() {
                     if extra_bits & (1 << i) != 0 {
-                        *extra = Some(value.clone());
+                        *extra = if i as u32 == last {
+                            value.take()
+                        } else {
+                            value.clone()
+                        };
                     }
                 }
                 if !matches!(field, Field::Other) {
