@@ -4,12 +4,18 @@
 /// The 1-based line where the task with `id` starts: the first line that holds the id
 /// as the value of `id` or `name`.
 pub fn task_line(text: &str, id: &str) -> Option<usize> {
+    // Spelled out once: this runs for every task of a file, over every line of it.
+    let double_quoted = format!("\"{id}\"");
+    let single_quoted = format!("'{id}'");
+    let plain_end = format!(" {id}");
+    let flow_middle = format!(": {id},");
+    let flow_end = format!(": {id}}}");
     text.lines().enumerate().find_map(|(i, line)| {
-        let holds_id = line.contains(&format!("\"{id}\""))
-            || line.contains(&format!("'{id}'"))
-            || line.trim_end().ends_with(&format!(" {id}"))
-            || line.contains(&format!(": {id},"))
-            || line.contains(&format!(": {id}}}"));
+        let holds_id = line.contains(&double_quoted)
+            || line.contains(&single_quoted)
+            || line.trim_end().ends_with(&plain_end)
+            || line.contains(&flow_middle)
+            || line.contains(&flow_end);
         let names_key = line.contains("id") || line.contains("name");
         (holds_id && names_key).then_some(i + 1)
     })
