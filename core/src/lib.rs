@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod compact_json;
 pub mod compare;
 pub mod end_state;
+pub mod fast_hash;
 pub mod grade;
 pub mod json_field;
 pub mod normalise;

@@ -4,6 +4,7 @@
 use super::error::{Place, TaskError};
 use super::load::{SourceFile, load_file, task_files};
 use super::model::Task;
+use crate::fast_hash::FastBuild;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
@@ -13,7 +14,8 @@ pub struct Suite {
     pub tasks: Vec<Task>,
     /// `sha256:<hex>` over the task files' names and bytes, in path order.
     pub digest: String,
-    index: HashMap<String, usize>,
+    /// Looked up for every outcome line graded.
+    index: HashMap<String, usize, FastBuild>,
 }
 
 impl Suite {
@@ -22,7 +24,7 @@ impl Suite {
         let files = task_files(path)?;
         let mut tasks: Vec<Task> = Vec::new();
         let mut sources: Vec<SourceFile> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut index: HashMap<String, usize, FastBuild> = HashMap::default();
         for file in &files {
             let (loaded, source) = load_file(file)?;
             for task in loaded {

@@ -18,5 +18,6 @@ pub use guard::{guard, unguard};
 pub use read::{LedgerReader, RawRow};
 pub use row::{LedgerRow, csv_writer, write_header};
 
-pub(crate) use key::{DigestSet, FastBuild, attempt_key};
+pub(crate) use key::{DigestSet, attempt_key};
+pub(crate) use proctor_core::fast_hash::FastBuild;
 pub(crate) use read::parse_u64;

@@ -5,6 +5,7 @@ use crate::commands::grade::line::{GradedLine, LineOutput, attempt_at};
 use crate::commands::ledger::LedgerRows;
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
+use proctor_core::fast_hash::FastBuild;
 use proctor_core::summary::SummaryBuilder;
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +13,7 @@ use std::path::Path;
 /// Attempt numbers per task: a line's own, else one more than the highest seen so far.
 #[derive(Debug, Default)]
 pub struct AttemptCounter {
-    next: HashMap<String, u64>,
+    next: HashMap<String, u64, FastBuild>,
 }
 
 impl AttemptCounter {
