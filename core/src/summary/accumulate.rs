@@ -16,14 +16,16 @@ pub(super) struct TaskTally {
     /// Whether attempt 0 passed, once seen graded.
     pub first_attempt: Option<bool>,
     pub reasons: BTreeMap<String, u64>,
+    /// Passed and graded attempts per label (`""` for none), for the task × agent grid.
+    /// Kept per task, as a task has a label or a few, so a line's cell is found in the
+    /// task's tally at no cost.
+    pub labels: BTreeMap<String, (u64, u64)>,
 }
 
 /// Running counts for a whole suite.
 #[derive(Debug, Clone, Default)]
 pub struct SummaryBuilder {
     pub(super) tasks: BTreeMap<String, TaskTally>,
-    /// Pass counts per (task, label), for the task × agent grid.
-    pub(super) grid: BTreeMap<(String, String), (u64, u64)>,
     pub(super) aborted: u64,
     pub(super) diagnosis: BTreeMap<Diagnosis, u64>,
     pub(super) spend_usd: Option<Decimal>,
@@ -36,8 +38,6 @@ pub struct SummaryBuilder {
     pub(super) efficiency_count: u64,
     pub(super) correctness_sum: f64,
     pub(super) correctness_count: u64,
-    /// A reused (task, label) key for looking up grid cells.
-    grid_key: (String, String),
 }
 
 impl SummaryBuilder {
@@ -60,21 +60,14 @@ impl SummaryBuilder {
             for reason in &line.reasons {
                 update(&mut tally.reasons, reason, |count| *count += 1);
             }
-        });
-        if line.passed.is_some() {
-            // The key is filled in place, so a cell seen before costs no allocation.
-            let key = &mut self.grid_key;
-            key.0.clone_from(&line.task);
-            key.1.clear();
-            key.1.push_str(line.label.as_deref().unwrap_or_default());
-            let passed = u64::from(line.passed == Some(true));
-            match self.grid.get_mut(key) {
-                Some(cell) => *cell = (cell.0 + passed, cell.1 + 1),
-                None => {
-                    self.grid.insert(key.clone(), (passed, 1));
-                }
+            if let Some(passed) = line.passed {
+                let label = line.label.as_deref().unwrap_or_default();
+                update(&mut tally.labels, label, |(c, n)| {
+                    *c += u64::from(passed);
+                    *n += 1;
+                });
             }
-        }
+        });
         if line.aborted() {
             self.aborted += 1;
         }
@@ -114,5 +107,58 @@ fn update<V: Default>(map: &mut BTreeMap<String, V>, key: &str, change: impl FnO
 fn add_usd(total: &mut Option<Decimal>, usd: Option<Decimal>) {
     if let Some(usd) = usd {
         *total = Some(total.unwrap_or_default() + usd);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(task: &str, label: Option<&str>, passed: Option<bool>) -> ResultLine {
+        let text = serde_json::json!({
+            "task": task, "attempt": 0, "label": label, "passed": passed, "status": "final",
+        });
+        ResultLine::parse(&text.to_string()).expect("a result line")
+    }
+
+    #[test]
+    fn the_grid_counts_graded_attempts_per_task_and_label_in_that_order() {
+        let mut builder = SummaryBuilder::new();
+        for (task, label, passed) in [
+            ("t2", Some("new"), Some(true)),
+            ("t1", Some("old"), Some(false)),
+            ("t1", Some("new"), Some(true)),
+            ("t1", Some("new"), Some(false)),
+            ("t1", Some("new"), None),
+            ("t2", Some("old"), None),
+        ] {
+            builder.add(&line(task, label, passed));
+        }
+        let summary = builder.finish(None).expect("a summary");
+        let cells: Vec<(&str, &str, u64, u64)> = summary
+            .grid
+            .iter()
+            .map(|c| (c.task.as_str(), c.label.as_str(), c.passed, c.graded))
+            .collect();
+        // An ungraded attempt counts in no cell; t2 has no graded attempt of `old`.
+        assert_eq!(
+            cells,
+            [
+                ("t1", "new", 1, 2),
+                ("t1", "old", 0, 1),
+                ("t2", "new", 1, 1)
+            ]
+        );
+        assert_eq!(summary.labels, ["new", "old"]);
+    }
+
+    #[test]
+    fn one_label_or_none_makes_no_grid() {
+        let mut builder = SummaryBuilder::new();
+        builder.add(&line("t1", None, Some(true)));
+        builder.add(&line("t2", None, Some(false)));
+        let summary = builder.finish(None).expect("a summary");
+        assert!(summary.grid.is_empty());
+        assert!(summary.labels.is_empty());
     }
 }

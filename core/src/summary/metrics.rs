@@ -185,18 +185,26 @@ impl SummaryBuilder {
                 reasons,
             });
         }
-        let mut labels: Vec<String> = self.grid.keys().map(|(_, l)| l.clone()).collect();
+        let mut labels: Vec<String> = self
+            .tasks
+            .values()
+            .flat_map(|tally| tally.labels.keys().cloned())
+            .collect();
         labels.sort();
         labels.dedup();
+        // Tasks and the labels within each are in order, so the cells are in
+        // (task, label) order.
         let grid = if labels.len() > 1 {
-            self.grid
+            self.tasks
                 .iter()
-                .map(|((task, label), (c, n))| GridCell {
-                    task: task.clone(),
-                    label: label.clone(),
-                    passed: *c,
-                    graded: *n,
-                    pass_rate: ratio(*c, *n),
+                .flat_map(|(task, tally)| {
+                    tally.labels.iter().map(|(label, &(c, n))| GridCell {
+                        task: task.clone(),
+                        label: label.clone(),
+                        passed: c,
+                        graded: n,
+                        pass_rate: ratio(c, n),
+                    })
                 })
                 .collect()
         } else {
