@@ -11,6 +11,7 @@
 //! program's JSON mostly is) as it was written; other text is transcoded.
 
 use crate::result::json_text;
+use compact_str::CompactString;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -20,14 +21,17 @@ use std::ops::Range;
 /// A JSON value as its compact text, exactly as `serde_json::to_string` writes the
 /// [`Value`] parsed from the same input (keys in the input's order, a repeated key
 /// holding its last value at its first place).
+///
+/// The text is held inline when it is short (up to 24 bytes, as most call arguments are),
+/// so a trajectory step costs no allocation for its arguments.
 #[derive(Clone)]
-pub struct CompactJson(String);
+pub struct CompactJson(CompactString);
 
 impl CompactJson {
     /// JSON `null`: the args of a step that gave none.
     #[must_use]
     pub fn null() -> Self {
-        CompactJson("null".to_owned())
+        CompactJson(CompactString::const_new("null"))
     }
 
     /// The text of `value`.
@@ -35,7 +39,7 @@ impl CompactJson {
     pub fn from_value(value: &Value) -> Self {
         let mut out = Vec::new();
         json_text::value(&mut out, value);
-        CompactJson(String::from_utf8(out).expect("JSON text is UTF-8"))
+        CompactJson(CompactString::from_utf8(out).expect("JSON text is UTF-8"))
     }
 
     /// The compact JSON text.
@@ -49,7 +53,7 @@ impl CompactJson {
     pub fn items(&self) -> Option<Vec<CompactJson>> {
         Some(
             items(&self.0)?
-                .map(|item| CompactJson(item.to_owned()))
+                .map(|item| CompactJson(item.into()))
                 .collect(),
         )
     }
@@ -180,7 +184,7 @@ impl<'de> Deserialize<'de> for CompactJson {
             rebuild: &mut rebuild,
         }
         .deserialize(deserializer)?;
-        let text = String::from_utf8(out).expect("JSON text is UTF-8");
+        let text = CompactString::from_utf8(out).expect("JSON text is UTF-8");
         if rebuild {
             // A key repeated in an object: let `Value` decide which value stays where.
             let value: Value = serde_json::from_str(&text).map_err(serde::de::Error::custom)?;
@@ -196,7 +200,7 @@ impl CompactJson {
     /// (a number out of range).
     pub(crate) fn from_json_text(text: &str) -> Option<CompactJson> {
         if is_compact(text) {
-            return Some(CompactJson(text.to_owned()));
+            return Some(CompactJson(text.into()));
         }
         serde_json::from_str(text).ok()
     }
@@ -205,7 +209,7 @@ impl CompactJson {
     /// kept as it is.
     pub(crate) fn from_compact_text(text: &str) -> CompactJson {
         debug_assert!(is_compact(text), "not compact: {text}");
-        CompactJson(text.to_owned())
+        CompactJson(text.into())
     }
 }
 

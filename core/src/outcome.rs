@@ -16,6 +16,7 @@ mod usage;
 pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
 
 use crate::compact_json::CompactJson;
+pub use compact_str::CompactString;
 use read::RawFields;
 use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
@@ -68,7 +69,8 @@ impl Status {
 /// One tool call in a trajectory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
-    pub tool: String,
+    /// Inline when short (up to 24 bytes, as tool names are): no allocation per call.
+    pub tool: CompactString,
     /// The call's arguments as compact JSON text; rules look into them only when asked.
     #[serde(default)]
     pub args: CompactJson,
@@ -94,7 +96,8 @@ pub struct Outcome {
     pub status: Option<Status>,
     pub answer: Option<String>,
     pub tool_calls: u64,
-    pub tools_used: Vec<String>,
+    /// Inline names, as [`Step::tool`].
+    pub tools_used: Vec<CompactString>,
     pub trajectory: Vec<Step>,
     /// Raw usage objects in whatever provider shape they came in, as their compact JSON.
     pub usage: Vec<CompactJson>,
@@ -177,7 +180,7 @@ impl Outcome {
         };
         let tools_used = match fields.tools_used {
             None | Some(Value::Null) => {
-                let mut seen: Vec<String> = Vec::new();
+                let mut seen: Vec<CompactString> = Vec::new();
                 for step in &trajectory {
                     if !seen.contains(&step.tool) {
                         seen.push(step.tool.clone());
@@ -188,7 +191,7 @@ impl Outcome {
             Some(Value::Array(items)) => items
                 .into_iter()
                 .map(|v| match v {
-                    Value::String(s) => Ok(s),
+                    Value::String(s) => Ok(s.into()),
                     _ => Err(OutcomeError::new(
                         "tools_used",
                         "expected a list of tool names",

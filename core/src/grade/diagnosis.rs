@@ -72,7 +72,7 @@ mod tests {
         tools
             .iter()
             .map(|t| Step {
-                tool: (*t).to_owned(),
+                tool: (*t).into(),
                 args: Default::default(),
                 error: None,
                 result: None,

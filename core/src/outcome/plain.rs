@@ -17,7 +17,7 @@
 use super::read::{Field, RawFields, ReadOutcome, extra_bits, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
-use super::{Outcome, Step};
+use super::{CompactString, Outcome, Step};
 use crate::compact_json::{CHECKED_KEYS, CompactJson, MAX_CHECKED_DEPTH, string_stop};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -141,7 +141,7 @@ impl<'t> Scanner<'t> {
     /// One step: an object with a string `tool`, or a pair `[tool, arg]`.
     fn step(&mut self) -> Option<Step> {
         if self.next_is(b'[') {
-            let tool = self.string()?.into_owned();
+            let tool = CompactString::from(self.string()?);
             self.expect(b',')?;
             let args = self.compact_value(STEP_DEPTH)?;
             self.expect(b']')?;
@@ -191,7 +191,7 @@ impl<'t> Scanner<'t> {
             }
         };
         Some(Step {
-            tool: tool?.into_owned(),
+            tool: CompactString::from(tool?),
             args: args.unwrap_or_default(),
             error: present(error)?,
             result: present(result)?,

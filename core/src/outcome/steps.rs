@@ -148,7 +148,7 @@ impl<'de> Visitor<'de> for StepSeed {
             return Ok(Err(self.error("a step needs a string `tool`")));
         };
         Ok(Ok(Step {
-            tool,
+            tool: tool.into(),
             args: args.unwrap_or_default(),
             error: error.filter(|v| !v.is_null()),
             result: result.filter(|v| !v.is_null()),
@@ -167,7 +167,7 @@ impl<'de> Visitor<'de> for StepSeed {
         }
         Ok(match (first, second, longer) {
             (Some(Value::String(tool)), Some(args), false) => Ok(Step {
-                tool,
+                tool: tool.into(),
                 args,
                 error: None,
                 result: None,

@@ -15,7 +15,7 @@ mod write;
 
 use crate::compact_json::CompactJson;
 use crate::grade::{CheckResult, Diagnosis, Grade};
-use crate::outcome::{AgentError, Outcome, Status, Step};
+use crate::outcome::{AgentError, CompactString, Outcome, Status, Step};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -187,7 +187,7 @@ pub struct ResultLine {
     #[serde(default)]
     pub tool_calls: u64,
     #[serde(default)]
-    pub tools_used: Vec<String>,
+    pub tools_used: Vec<CompactString>,
     #[serde(default)]
     pub trajectory: Vec<Step>,
     #[serde(default)]

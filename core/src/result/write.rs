@@ -248,10 +248,10 @@ mod tests {
             status: Some(Status::GaveUp),
             answer: Some(format!("{text} answer")),
             tool_calls: number,
-            tools_used: vec![text.to_owned(), "refund".into()],
+            tools_used: vec![text.into(), "refund".into()],
             trajectory: vec![
                 Step {
-                    tool: text.to_owned(),
+                    tool: text.into(),
                     args: json!({"order_id": text, "n": number, "f": -1.5, "list": [null, true]})
                         .into(),
                     error: Some(json!({"type": "KeyError"})),

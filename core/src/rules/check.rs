@@ -194,7 +194,7 @@ mod tests {
 
     fn step(tool: &str, args: Value) -> Step {
         Step {
-            tool: tool.to_owned(),
+            tool: tool.into(),
             args: args.into(),
             error: None,
             result: None,

@@ -1,10 +1,11 @@
 //! Streaming accumulation of result lines: memory grows with the number of tasks,
 //! never with the number of attempts, so a multi-GB log summarises in flat memory.
 
+use crate::fast_hash::FastBuild;
 use crate::grade::Diagnosis;
 use crate::result::ResultLine;
 use rust_decimal::Decimal;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Running counts for one task.
 #[derive(Debug, Clone, Default)]
@@ -15,17 +16,20 @@ pub(super) struct TaskTally {
     pub ungraded: u64,
     /// Whether attempt 0 passed, once seen graded.
     pub first_attempt: Option<bool>,
-    pub reasons: BTreeMap<String, u64>,
-    /// Passed and graded attempts per label (`""` for none), for the task × agent grid.
-    /// Kept per task, as a task has a label or a few, so a line's cell is found in the
-    /// task's tally at no cost.
-    pub labels: BTreeMap<String, (u64, u64)>,
+    /// Hashed, not ordered: the summary sorts them once, at the end.
+    pub reasons: HashMap<String, u64, FastBuild>,
+    /// Passed and graded attempts per label (`""` for none), for the task × agent grid, in
+    /// the order first seen. Kept per task, as a task has a label or a few, so a line's
+    /// cell is found in the task's tally by a short scan.
+    pub labels: Vec<(String, (u64, u64))>,
 }
 
 /// Running counts for a whole suite.
 #[derive(Debug, Clone, Default)]
 pub struct SummaryBuilder {
-    pub(super) tasks: BTreeMap<String, TaskTally>,
+    /// Hashed, not ordered: every line looks its task up, and the summary sorts the tasks
+    /// once, at the end.
+    pub(super) tasks: HashMap<String, TaskTally, FastBuild>,
     pub(super) aborted: u64,
     pub(super) diagnosis: BTreeMap<Diagnosis, u64>,
     pub(super) spend_usd: Option<Decimal>,
@@ -62,10 +66,15 @@ impl SummaryBuilder {
             }
             if let Some(passed) = line.passed {
                 let label = line.label.as_deref().unwrap_or_default();
-                update(&mut tally.labels, label, |(c, n)| {
-                    *c += u64::from(passed);
-                    *n += 1;
-                });
+                let cell = match tally.labels.iter().position(|(l, _)| l == label) {
+                    Some(at) => &mut tally.labels[at].1,
+                    None => {
+                        tally.labels.push((label.to_owned(), (0, 0)));
+                        &mut tally.labels.last_mut().expect("just pushed").1
+                    }
+                };
+                cell.0 += u64::from(passed);
+                cell.1 += 1;
             }
         });
         if line.aborted() {
@@ -96,7 +105,11 @@ impl SummaryBuilder {
 /// Changes the value for `key`, inserted as the default the first time. Looking up first
 /// means the key is copied once per task or reason, not once per line, and a key seen
 /// before is looked up once.
-fn update<V: Default>(map: &mut BTreeMap<String, V>, key: &str, change: impl FnOnce(&mut V)) {
+fn update<V: Default>(
+    map: &mut HashMap<String, V, FastBuild>,
+    key: &str,
+    change: impl FnOnce(&mut V),
+) {
     match map.get_mut(key) {
         Some(value) => change(value),
         None => change(map.entry(key.to_owned()).or_default()),

@@ -1,6 +1,6 @@
 //! The suite and per-task metrics of DESIGN 3.6, computed from accumulated counts.
 
-use super::accumulate::SummaryBuilder;
+use super::accumulate::{SummaryBuilder, TaskTally};
 use crate::grade::Diagnosis;
 use crate::stats::{
     Interval, StatsError, Z95, mean_pass_at_k, mean_pass_hat_k, pass_hat_k, wilson,
@@ -158,8 +158,11 @@ impl SummaryBuilder {
         for (d, n) in &self.diagnosis {
             diagnosis.insert(d.as_str().to_owned(), *n);
         }
-        let mut per_task = Vec::with_capacity(self.tasks.len());
-        for (task, tally) in &self.tasks {
+        // Tasks in order of their ids, and labels in order within each.
+        let mut tasks: Vec<(&String, &TaskTally)> = self.tasks.iter().collect();
+        tasks.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut per_task = Vec::with_capacity(tasks.len());
+        for &(task, tally) in &tasks {
             let n = tally.passed + tally.failed;
             let mut reasons: Vec<ReasonCount> = tally
                 .reasons
@@ -188,22 +191,24 @@ impl SummaryBuilder {
         let mut labels: Vec<String> = self
             .tasks
             .values()
-            .flat_map(|tally| tally.labels.keys().cloned())
+            .flat_map(|tally| tally.labels.iter().map(|(label, _)| label.clone()))
             .collect();
         labels.sort();
         labels.dedup();
         // Tasks and the labels within each are in order, so the cells are in
         // (task, label) order.
         let grid = if labels.len() > 1 {
-            self.tasks
+            tasks
                 .iter()
-                .flat_map(|(task, tally)| {
-                    tally.labels.iter().map(|(label, &(c, n))| GridCell {
+                .flat_map(|&(task, tally)| {
+                    let mut cells: Vec<&(String, (u64, u64))> = tally.labels.iter().collect();
+                    cells.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                    cells.into_iter().map(|(label, (c, n))| GridCell {
                         task: task.clone(),
                         label: label.clone(),
-                        passed: c,
-                        graded: n,
-                        pass_rate: ratio(c, n),
+                        passed: *c,
+                        graded: *n,
+                        pass_rate: ratio(*c, *n),
                     })
                 })
                 .collect()
