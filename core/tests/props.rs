@@ -186,7 +186,7 @@ mod compare {
             let extra = if i == 0 { ungraded } else { 0 };
             for a in 0..n + extra {
                 let mut line = ResultLine::parse(r#"{"task": "x", "passed": null}"#).unwrap();
-                line.task = format!("task{i:02}");
+                line.task = format!("task{i:02}").into();
                 line.attempt = a;
                 line.label = Some(label.to_owned());
                 line.passed = (a < n).then_some(a < c);

@@ -107,7 +107,7 @@ fn merge_into(
             let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
             let key = (
                 line.label.clone().unwrap_or_default(),
-                line.task.clone(),
+                line.task.to_string(),
                 line.attempt,
             );
             match hashes.get(&key) {

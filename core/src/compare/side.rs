@@ -116,7 +116,7 @@ impl SideBuilder {
             None => {
                 self.label = Some(FirstSeen {
                     value: line.label.clone(),
-                    task: line.task.clone(),
+                    task: line.task.to_string(),
                     attempt: line.attempt,
                 });
             }
@@ -135,7 +135,7 @@ impl SideBuilder {
                 None => {
                     self.digest = Some(FirstSeen {
                         value: line.task_digest.clone(),
-                        task: line.task.clone(),
+                        task: line.task.to_string(),
                         attempt: line.attempt,
                     });
                 }
@@ -151,12 +151,12 @@ impl SideBuilder {
                 Some(_) => {}
             }
         }
-        match self.tasks.get_mut(&line.task) {
+        match self.tasks.get_mut(line.task.as_str()) {
             Some(tally) => tally.add(line),
             None => {
                 let mut tally = TaskTally::default();
                 tally.add(line);
-                self.tasks.insert(line.task.clone(), tally);
+                self.tasks.insert(line.task.to_string(), tally);
             }
         }
         Ok(())
@@ -189,7 +189,7 @@ mod tests {
 
     fn line(task: &str, attempt: u64, label: Option<&str>, passed: Option<bool>) -> ResultLine {
         let mut l = ResultLine::parse(r#"{"task": "x", "passed": null}"#).unwrap();
-        l.task = task.to_owned();
+        l.task = task.into();
         l.attempt = attempt;
         l.label = label.map(str::to_owned);
         l.passed = passed;

@@ -11,7 +11,7 @@ fn round4(x: f64) -> f64 {
 /// A result line with the fields a comparison reads.
 fn line(task: &str, attempt: u64, passed: Option<bool>, label: &str, digest: &str) -> ResultLine {
     let mut l = ResultLine::parse(r#"{"task": "x", "passed": null}"#).unwrap();
-    l.task = task.to_owned();
+    l.task = task.into();
     l.attempt = attempt;
     l.passed = passed;
     l.label = Some(label.to_owned());

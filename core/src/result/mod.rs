@@ -163,8 +163,9 @@ pub struct ProcessInfo {
 pub struct ResultLine {
     #[serde(default = "older_format")]
     pub format: String,
+    /// Inline when short (up to 24 bytes): a task id is copied onto every line.
     #[serde(alias = "task_id")]
-    pub task: String,
+    pub task: CompactString,
     #[serde(default, alias = "run")]
     pub attempt: u64,
     #[serde(default)]
@@ -258,7 +259,7 @@ impl ResultLine {
     ) -> Self {
         ResultLine {
             format: RESULT_FORMAT.to_owned(),
-            task: task.to_owned(),
+            task: task.into(),
             attempt,
             label,
             passed: grade.passed,

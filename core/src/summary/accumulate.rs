@@ -166,6 +166,37 @@ mod tests {
     }
 
     #[test]
+    fn sums_over_tasks_are_taken_in_the_order_of_their_ids() {
+        // Per-task pass@1 values such as 1/3 and 2/7 do not sum exactly: the same tasks
+        // summed in another order (the order lines came in, or a hash map's) differ in the
+        // last bits.
+        let mut builder = SummaryBuilder::new();
+        let mut rates = Vec::new();
+        for task in (0..40u64).rev() {
+            let attempts = 3 + task % 5;
+            let passed = (0..attempts).filter(|a| (a * 7 + task) % 3 == 0).count() as u64;
+            for attempt in 0..attempts {
+                builder.add(&line(
+                    &format!("task{task:02}"),
+                    None,
+                    Some(attempt < passed),
+                ));
+            }
+            let rate = crate::stats::pass_at_k(attempts, passed, 1).expect("k <= n");
+            rates.push((format!("task{task:02}"), rate));
+        }
+        rates.sort_by(|a, b| a.0.cmp(&b.0));
+        let expected = rates.iter().map(|(_, rate)| rate).sum::<f64>() / rates.len() as f64;
+        let summary = builder.finish(None).expect("a summary");
+        assert_eq!(
+            summary.pass_at_1.map(f64::to_bits),
+            Some(expected.to_bits())
+        );
+        let ids: Vec<&str> = summary.per_task.iter().map(|t| t.task.as_str()).collect();
+        assert!(ids.is_sorted(), "{ids:?}");
+    }
+
+    #[test]
     fn one_label_or_none_makes_no_grid() {
         let mut builder = SummaryBuilder::new();
         builder.add(&line("t1", None, Some(true)));

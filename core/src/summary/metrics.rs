@@ -108,10 +108,13 @@ impl SummaryBuilder {
     /// Computes the metrics. `k` overrides the default (the smallest number of graded
     /// attempts of any task); a k larger than some task's attempts is an error.
     pub fn finish(self, k: Option<u64>) -> Result<Summary, StatsError> {
-        let counts: Vec<(u64, u64)> = self
-            .tasks
-            .values()
-            .map(|t| (t.passed + t.failed, t.passed))
+        // Tasks in order of their ids (and labels in order within each), so that every
+        // sum below adds its terms in the same order whatever order the lines came in.
+        let mut tasks: Vec<(&String, &TaskTally)> = self.tasks.iter().collect();
+        tasks.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let counts: Vec<(u64, u64)> = tasks
+            .iter()
+            .map(|(_, t)| (t.passed + t.failed, t.passed))
             .filter(|(n, _)| *n > 0)
             .collect();
         let k = match k {
@@ -158,9 +161,6 @@ impl SummaryBuilder {
         for (d, n) in &self.diagnosis {
             diagnosis.insert(d.as_str().to_owned(), *n);
         }
-        // Tasks in order of their ids, and labels in order within each.
-        let mut tasks: Vec<(&String, &TaskTally)> = self.tasks.iter().collect();
-        tasks.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut per_task = Vec::with_capacity(tasks.len());
         for &(task, tally) in &tasks {
             let n = tally.passed + tally.failed;

@@ -41,7 +41,7 @@ pub fn rows_of_result(line: &ResultLine, ctx: &RowContext<'_>) -> Vec<LedgerRow>
         run_id: ctx.run_id.to_owned(),
         suite: ctx.suite.to_owned(),
         label: line.label.clone().unwrap_or_default(),
-        task: line.task.clone(),
+        task: line.task.to_string(),
         attempt: line.attempt,
         passed: line.passed,
         role: CallRole::Agent,

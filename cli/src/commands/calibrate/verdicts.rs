@@ -60,7 +60,7 @@ pub fn join(
                     return;
                 }
             };
-            let key = (line.task.clone(), line.attempt);
+            let key = (line.task.to_string(), line.attempt);
             if !rows.contains_key(&key) {
                 return;
             }
