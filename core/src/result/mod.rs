@@ -19,6 +19,7 @@ use crate::outcome::{AgentError, CompactString, Outcome, Status, Step};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// The format tag written on every line.
 pub const RESULT_FORMAT: &str = "proctor.result/1";
@@ -101,10 +102,11 @@ impl CallRole {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelCost {
     pub role: CallRole,
+    /// Inline when short (up to 24 bytes), as provider and model names mostly are.
     #[serde(default)]
-    pub provider: Option<String>,
+    pub provider: Option<CompactString>,
     #[serde(default)]
-    pub model: Option<String>,
+    pub model: Option<CompactString>,
     /// The service tier the calls ran on (`batch`, `flex`), when the usage named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<String>,
@@ -161,8 +163,10 @@ pub struct ProcessInfo {
 /// One result line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultLine {
+    /// Borrowed from [`RESULT_FORMAT`] on the lines this version writes, so a line costs
+    /// no allocation for it.
     #[serde(default = "older_format")]
-    pub format: String,
+    pub format: Cow<'static, str>,
     /// Inline when short (up to 24 bytes): a task id is copied onto every line.
     #[serde(alias = "task_id")]
     pub task: CompactString,
@@ -233,8 +237,8 @@ fn is_zero(count: &u64) -> bool {
     *count == 0
 }
 
-fn older_format() -> String {
-    format!("{FORMAT_PREFIX}0")
+fn older_format() -> Cow<'static, str> {
+    Cow::Owned(format!("{FORMAT_PREFIX}0"))
 }
 
 /// Why a result line could not be read.
@@ -258,7 +262,7 @@ impl ResultLine {
         grade: Grade,
     ) -> Self {
         ResultLine {
-            format: RESULT_FORMAT.to_owned(),
+            format: Cow::Borrowed(RESULT_FORMAT),
             task: task.into(),
             attempt,
             label,
@@ -293,11 +297,11 @@ impl ResultLine {
             .strip_prefix(FORMAT_PREFIX)
             .and_then(|v| v.parse::<u32>().ok())
             .ok_or_else(|| ResultError::Foreign {
-                found: parsed.format.clone(),
+                found: parsed.format.to_string(),
             })?;
         if version > FORMAT_VERSION {
             return Err(ResultError::Newer {
-                found: parsed.format,
+                found: parsed.format.into_owned(),
             });
         }
         Ok(parsed)

@@ -305,7 +305,7 @@ mod tests {
             priced_at: Some("2026-11-30T00:00:00Z".into()),
             models: vec![ModelCost {
                 role: CallRole::Judge,
-                provider: Some(text.to_owned()),
+                provider: Some(text.into()),
                 model: None,
                 service_tier: Some("batch".into()),
                 calls: 2,

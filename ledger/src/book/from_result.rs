@@ -59,8 +59,8 @@ pub fn rows_of_result(line: &ResultLine, ctx: &RowContext<'_>) -> Vec<LedgerRow>
         .iter()
         .map(|m| LedgerRow {
             role: m.role,
-            provider: m.provider.clone().unwrap_or_default(),
-            model: m.model.clone().unwrap_or_default(),
+            provider: m.provider.as_deref().unwrap_or_default().to_owned(),
+            model: m.model.as_deref().unwrap_or_default().to_owned(),
             tokens: TokenCounts {
                 input_tokens: m.input_tokens,
                 cache_read_tokens: m.cache_read_tokens,
@@ -89,8 +89,8 @@ pub fn rows_of_result(line: &ResultLine, ctx: &RowContext<'_>) -> Vec<LedgerRow>
 fn older_usage_rows(line: &ResultLine, base: &LedgerRow) -> Vec<LedgerRow> {
     let mut rows: Vec<LedgerRow> = Vec::new();
     for usage in line.usage.iter().filter_map(|v| normalise_compact(v).ok()) {
-        let provider = usage.provider.unwrap_or_default();
-        let model = usage.model.unwrap_or_default();
+        let provider = usage.provider.unwrap_or_default().into_string();
+        let model = usage.model.unwrap_or_default().into_string();
         match rows
             .iter_mut()
             .find(|r| r.provider == provider && r.model == model)

@@ -1,5 +1,6 @@
 //! [`normalise`]: which shape a usage object has, and reading it as that shape.
 
+use compact_str::CompactString;
 use proctor_core::compact_json::CompactJson;
 use serde_json::{Map, Value};
 
@@ -269,7 +270,7 @@ fn input_output_shape(f: &Fields<'_>, provider: Option<&str>) -> Result<UsageSha
 }
 
 /// The first present string among `keys`.
-fn first_text(f: &Fields<'_>, keys: &[&str]) -> Result<Option<String>, UsageError> {
+fn first_text(f: &Fields<'_>, keys: &[&str]) -> Result<Option<CompactString>, UsageError> {
     for key in keys {
         if let Some(text) = f.text(key)? {
             return Ok(Some(text));

@@ -5,6 +5,7 @@
 //! JSON encoding writes 64-bit integers). An absent field or `null` counts 0. Anything else
 //! (negative, fractional, `"12 tokens"`, `true`, a list) is refused, naming the field.
 
+use compact_str::CompactString;
 use proctor_core::compact_json;
 use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
@@ -159,7 +160,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The trimmed string in `key`, or `None` when absent, `null` or blank.
-    pub(crate) fn text(&self, key: &str) -> Result<Option<String>, UsageError> {
+    pub(crate) fn text(&self, key: &str) -> Result<Option<CompactString>, UsageError> {
         let text = match self.get(key) {
             None => return Ok(None),
             Some(Member::Parsed(Value::String(s))) => s.as_str(),
@@ -174,7 +175,7 @@ impl<'a> Fields<'a> {
             }
         };
         let text = text.trim();
-        Ok((!text.is_empty()).then(|| text.to_owned()))
+        Ok((!text.is_empty()).then(|| text.into()))
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`Usage`] and [`UsageShape`]: what one usage object says once read.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use crate::TokenCounts;
@@ -52,10 +53,11 @@ impl std::fmt::Display for UsageShape {
 /// OpenAI-compatible server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// The provider as the object names it, e.g. `anthropic`.
-    pub provider: Option<String>,
-    /// The model as the object names it, e.g. `claude-sonnet-4-6`.
-    pub model: Option<String>,
+    /// The provider as the object names it, e.g. `anthropic` (inline when short, as
+    /// provider names are).
+    pub provider: Option<CompactString>,
+    /// The model as the object names it, e.g. `claude-sonnet-4-6` (inline up to 24 bytes).
+    pub model: Option<CompactString>,
     /// The shape the object was read as.
     pub shape: UsageShape,
     /// The counts, in disjoint buckets.
