@@ -6,7 +6,7 @@
 
 use proctor_core::outcome::{NotAnObject, Outcome, OutcomeSeed, kind_of};
 use proctor_ledger::time::TIME_KEYS;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -256,13 +256,17 @@ fn parse_line(text: &str, keys: &LineKeys) -> Result<ParsedLine, String> {
         })?),
     };
     let outcome = read.outcome.map_err(|e| e.to_string())?;
-    // Only the time keys, so the ledger's own rule picks among them.
-    let times: Map<String, Value> = TIME_KEYS
+    // The ledger's rule (`time_of`): the first time key, in the order of TIME_KEYS, whose
+    // value is not `null`; read from the values themselves, without a map for each line.
+    let time = TIME_KEYS
         .iter()
-        .zip(values.drain(attempt_at + 2..))
-        .filter_map(|(key, value)| Some(((*key).to_owned(), value?)))
-        .collect();
-    let time = proctor_ledger::time::time_of(&times);
+        .zip(&values[attempt_at + 2..])
+        .find_map(|(key, value)| match value {
+            None | Some(Value::Null) => None,
+            Some(value) => Some((key, value)),
+        })
+        .map(|(key, value)| proctor_ledger::time::parse_time(key, value))
+        .transpose();
     Ok((task, attempt, outcome, time))
 }
 
@@ -355,6 +359,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!((task.as_str(), attempt), ("7", Some(0)));
+    }
+
+    #[test]
+    fn a_line_is_priced_at_the_time_the_ledger_would_pick() {
+        for text in [
+            r#"{"task": "t"}"#,
+            r#"{"task": "t", "created_at": "2026-03-03T00:00:00Z", "recorded_at": "2026-03-02T00:00:00Z"}"#,
+            r#"{"task": "t", "timestamp": null, "started_at": "2026-03-04T00:00:00Z"}"#,
+            r#"{"task": "t", "created_at": 1767225600, "timestamp": "2026-03-05T00:00:00Z"}"#,
+            r#"{"task": "t", "recorded_at": "soon", "created_at": "2026-03-06T00:00:00Z"}"#,
+            r#"{"task": "t", "started_at": null}"#,
+        ] {
+            let (.., time) = parse(text, None).unwrap();
+            let object: serde_json::Map<String, Value> = serde_json::from_str(text).unwrap();
+            assert_eq!(time, proctor_ledger::time::time_of(&object), "{text}");
+        }
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl Sink {
         for output in outputs {
             match output {
                 LineOutput::Skipped(message) => self.problems.report(message),
-                LineOutput::Graded(graded) => self.accept_graded(*graded, text, !whole)?,
+                LineOutput::Graded(mut graded) => self.accept_graded(&mut graded, text, !whole)?,
             }
         }
         match &mut self.results {
@@ -68,21 +68,23 @@ impl Sink {
         }
     }
 
-    /// Numbers, tallies and (with `write`) writes one graded line.
+    /// Numbers, tallies and (with `write`) writes one graded line. The line is taken by
+    /// reference: moving a result line out of its box copies several hundred bytes.
     fn accept_graded(
         &mut self,
-        graded: GradedLine,
+        graded: &mut GradedLine,
         text: &[u8],
         write: bool,
     ) -> anyhow::Result<()> {
         let GradedLine {
-            mut result,
+            result,
             text: range,
             problems,
             given_attempt,
         } = graded;
-        let text = &text[range];
-        for problem in problems {
+        let given_attempt = *given_attempt;
+        let text = &text[range.clone()];
+        for problem in problems.drain(..) {
             self.problems.report(problem);
         }
         result.attempt = self.attempts.resolve(&result.task, given_attempt);
@@ -98,9 +100,9 @@ impl Sink {
             }
         }
         if let Some(ledger) = &mut self.ledger {
-            ledger.push(&result)?;
+            ledger.push(result)?;
         }
-        self.summary.add(&result);
+        self.summary.add(result);
         Ok(())
     }
 
