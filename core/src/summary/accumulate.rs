@@ -24,12 +24,46 @@ pub(super) struct TaskTally {
     pub labels: Vec<(String, (u64, u64))>,
 }
 
+impl TaskTally {
+    /// Counts one attempt of this task.
+    fn add(&mut self, line: &ResultLine) {
+        self.attempts += 1;
+        match line.passed {
+            Some(true) => self.passed += 1,
+            Some(false) => self.failed += 1,
+            None => self.ungraded += 1,
+        }
+        if line.attempt == 0 && line.passed.is_some() && self.first_attempt.is_none() {
+            self.first_attempt = line.passed;
+        }
+        for reason in &line.reasons {
+            update(&mut self.reasons, reason, |count| *count += 1);
+        }
+        if let Some(passed) = line.passed {
+            let label = line.label.as_deref().unwrap_or_default();
+            let cell = match self.labels.iter().position(|(l, _)| l == label) {
+                Some(at) => &mut self.labels[at].1,
+                None => {
+                    self.labels.push((label.to_owned(), (0, 0)));
+                    &mut self.labels.last_mut().expect("just pushed").1
+                }
+            };
+            cell.0 += u64::from(passed);
+            cell.1 += 1;
+        }
+    }
+}
+
 /// Running counts for a whole suite.
 #[derive(Debug, Clone, Default)]
 pub struct SummaryBuilder {
-    /// Hashed, not ordered: every line looks its task up, and the summary sorts the tasks
-    /// once, at the end.
-    pub(super) tasks: HashMap<String, TaskTally, FastBuild>,
+    /// In the order first seen; the summary sorts them once, at the end.
+    pub(super) tasks: Vec<(String, TaskTally)>,
+    /// Where each task id is in `tasks`.
+    index: HashMap<String, usize, FastBuild>,
+    /// Where the task of each slot a caller numbers its tasks by (a suite's task positions)
+    /// is in `tasks`, once seen: found without hashing or comparing the id.
+    slots: Vec<Option<usize>>,
     pub(super) aborted: u64,
     pub(super) diagnosis: BTreeMap<Diagnosis, u64>,
     pub(super) spend_usd: Option<Decimal>,
@@ -51,32 +85,47 @@ impl SummaryBuilder {
 
     /// Adds one attempt.
     pub fn add(&mut self, line: &ResultLine) {
-        update(&mut self.tasks, &line.task, |tally: &mut TaskTally| {
-            tally.attempts += 1;
-            match line.passed {
-                Some(true) => tally.passed += 1,
-                Some(false) => tally.failed += 1,
-                None => tally.ungraded += 1,
+        let at = self.position(&line.task);
+        self.add_at(at, line);
+    }
+
+    /// Adds one attempt whose task the caller numbers `slot` (the same number for the
+    /// same task id every time, such as its position in the suite): a line's task is then
+    /// found without looking its id up.
+    pub fn add_in_slot(&mut self, slot: usize, line: &ResultLine) {
+        let at = match self.slots.get(slot) {
+            Some(&Some(at)) => at,
+            _ => {
+                let at = self.position(&line.task);
+                if self.slots.len() <= slot {
+                    self.slots.resize(slot + 1, None);
+                }
+                self.slots[slot] = Some(at);
+                at
             }
-            if line.attempt == 0 && line.passed.is_some() && tally.first_attempt.is_none() {
-                tally.first_attempt = line.passed;
+        };
+        debug_assert_eq!(
+            self.tasks[at].0, line.task,
+            "slot {slot} holds another task"
+        );
+        self.add_at(at, line);
+    }
+
+    /// Where `task` is in `tasks`, added if new.
+    fn position(&mut self, task: &str) -> usize {
+        match self.index.get(task) {
+            Some(&at) => at,
+            None => {
+                let at = self.tasks.len();
+                self.tasks.push((task.to_owned(), TaskTally::default()));
+                self.index.insert(task.to_owned(), at);
+                at
             }
-            for reason in &line.reasons {
-                update(&mut tally.reasons, reason, |count| *count += 1);
-            }
-            if let Some(passed) = line.passed {
-                let label = line.label.as_deref().unwrap_or_default();
-                let cell = match tally.labels.iter().position(|(l, _)| l == label) {
-                    Some(at) => &mut tally.labels[at].1,
-                    None => {
-                        tally.labels.push((label.to_owned(), (0, 0)));
-                        &mut tally.labels.last_mut().expect("just pushed").1
-                    }
-                };
-                cell.0 += u64::from(passed);
-                cell.1 += 1;
-            }
-        });
+        }
+    }
+
+    fn add_at(&mut self, at: usize, line: &ResultLine) {
+        self.tasks[at].1.add(line);
         if line.aborted() {
             self.aborted += 1;
         }
@@ -194,6 +243,34 @@ mod tests {
         );
         let ids: Vec<&str> = summary.per_task.iter().map(|t| t.task.as_str()).collect();
         assert!(ids.is_sorted(), "{ids:?}");
+    }
+
+    #[test]
+    fn lines_added_in_slots_are_summarised_as_lines_added_by_id() {
+        let lines: Vec<(usize, ResultLine)> = [
+            (2, "t2", Some("new"), Some(true)),
+            (0, "t0", None, Some(false)),
+            (2, "t2", Some("old"), Some(false)),
+            (1, "t1", None, None),
+            (0, "t0", None, Some(true)),
+            (2, "t2", Some("new"), Some(true)),
+        ]
+        .into_iter()
+        .map(|(slot, task, label, passed)| (slot, line(task, label, passed)))
+        .collect();
+        let mut by_id = SummaryBuilder::new();
+        let mut by_slot = SummaryBuilder::new();
+        // A line added by id first: its task's slot is found by id once, then kept.
+        by_slot.add(&lines[0].1);
+        by_id.add(&lines[0].1);
+        for (slot, line) in &lines[1..] {
+            by_id.add(line);
+            by_slot.add_in_slot(*slot, line);
+        }
+        let json = |b: SummaryBuilder| serde_json::to_string(&b.finish(None).unwrap()).unwrap();
+        let by_slot = json(by_slot);
+        assert_eq!(json(by_id), by_slot);
+        assert!(by_slot.contains(r#""tasks":3"#), "{by_slot}");
     }
 
     #[test]

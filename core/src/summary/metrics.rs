@@ -110,7 +110,11 @@ impl SummaryBuilder {
     pub fn finish(self, k: Option<u64>) -> Result<Summary, StatsError> {
         // Tasks in order of their ids (and labels in order within each), so that every
         // sum below adds its terms in the same order whatever order the lines came in.
-        let mut tasks: Vec<(&String, &TaskTally)> = self.tasks.iter().collect();
+        let mut tasks: Vec<(&String, &TaskTally)> = self
+            .tasks
+            .iter()
+            .map(|(task, tally)| (task, tally))
+            .collect();
         tasks.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let counts: Vec<(u64, u64)> = tasks
             .iter()
@@ -125,15 +129,15 @@ impl SummaryBuilder {
             Some(k) => (mean_pass_at_k(&counts, k)?, mean_pass_hat_k(&counts, k)?),
             None => (None, None),
         };
-        let attempts: u64 = self.tasks.values().map(|t| t.attempts).sum();
-        let passed: u64 = self.tasks.values().map(|t| t.passed).sum();
-        let failed: u64 = self.tasks.values().map(|t| t.failed).sum();
-        let ungraded: u64 = self.tasks.values().map(|t| t.ungraded).sum();
+        let attempts: u64 = tasks.iter().map(|(_, t)| t.attempts).sum();
+        let passed: u64 = tasks.iter().map(|(_, t)| t.passed).sum();
+        let failed: u64 = tasks.iter().map(|(_, t)| t.failed).sum();
+        let ungraded: u64 = tasks.iter().map(|(_, t)| t.ungraded).sum();
         let graded = passed + failed;
         let pass_at_1 = mean_pass_at_k(&counts, 1).unwrap_or(None);
-        let first: Vec<bool> = self
-            .tasks
-            .values()
+        let first: Vec<bool> = tasks
+            .iter()
+            .map(|(_, t)| t)
             .filter_map(|t| t.first_attempt)
             .collect();
         let first_attempt_pass_rate = ratio(
@@ -188,9 +192,9 @@ impl SummaryBuilder {
                 reasons,
             });
         }
-        let mut labels: Vec<String> = self
-            .tasks
-            .values()
+        let mut labels: Vec<String> = tasks
+            .iter()
+            .map(|(_, t)| t)
             .flat_map(|tally| tally.labels.iter().map(|(label, _)| label.clone()))
             .collect();
         labels.sort();

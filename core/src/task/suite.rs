@@ -64,7 +64,13 @@ impl Suite {
     }
 
     pub fn get(&self, id: &str) -> Option<&Task> {
-        self.index.get(id).map(|&i| &self.tasks[i])
+        self.find(id).map(|(_, task)| task)
+    }
+
+    /// The task `id` with its position in [`Suite::tasks`], by which a caller can keep
+    /// counts per task without looking the id up again.
+    pub fn find(&self, id: &str) -> Option<(usize, &Task)> {
+        self.index.get(id).map(|&i| (i, &self.tasks[i]))
     }
 }
 

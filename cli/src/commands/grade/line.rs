@@ -32,6 +32,8 @@ pub struct GradedLine {
     /// The attempt the line gave; `None` when it is numbered in file order, which only
     /// the writer can do (it sees the lines in order).
     pub given_attempt: Option<u64>,
+    /// The task's position in the suite, by which the writer keeps its counts per task.
+    pub slot: usize,
     /// The line for the summary and the ledger, without what they do not read (the
     /// outcome's trajectory, usage and answer, the checks, the format and digest, and the
     /// cost per model unless a ledger reads it): those are in `text`.
@@ -70,8 +72,8 @@ impl LineGrader<'_> {
     pub fn read(&self, bytes: &[u8], number: usize) -> Option<Result<ReadLine<'_>, String>> {
         Some(match parse_item(bytes, number, &self.keys)? {
             Item::Bad { line, message } => Err(format!("{}:{line}: {message}", self.log_name)),
-            Item::Record(record) => match self.suite.get(&record.task) {
-                Some(task) => Ok(ReadLine { task, record }),
+            Item::Record(record) => match self.suite.find(&record.task) {
+                Some((slot, task)) => Ok(ReadLine { task, slot, record }),
                 None => Err(format!(
                     "{}:{}: task `{}` is not in the suite {}",
                     self.log_name, record.line, record.task, self.tasks_name
@@ -96,7 +98,7 @@ impl LineGrader<'_> {
         judged: Option<Judged>,
         text: &mut Vec<u8>,
     ) -> GradedLine {
-        let ReadLine { task, record } = read;
+        let ReadLine { task, slot, record } = read;
         let OutcomeRecord {
             line: number,
             outcome,
@@ -159,6 +161,7 @@ impl LineGrader<'_> {
         }
         GradedLine {
             given_attempt: attempt,
+            slot,
             result,
             text: start..text.len(),
             problems,
@@ -170,6 +173,8 @@ impl LineGrader<'_> {
 #[derive(Debug)]
 pub struct ReadLine<'a> {
     pub task: &'a Task,
+    /// The task's position in the suite.
+    pub slot: usize,
     pub record: Box<OutcomeRecord>,
 }
 

@@ -93,7 +93,7 @@ fn grade_in_order(
                 Some(Ok(read)) => read,
             };
             let task = read.task;
-            let attempt = sink.attempts.resolve(&task.id, read.record.attempt);
+            let attempt = sink.attempts.resolve(read.slot, read.record.attempt);
             let judged = match (&runtime, &task.rubric) {
                 (Some(runtime), Some(_)) => {
                     let seed = seeds.for_task(task)?;

@@ -5,24 +5,24 @@ use crate::commands::grade::line::{GradedLine, LineOutput, attempt_at};
 use crate::commands::ledger::LedgerRows;
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
-use proctor_core::fast_hash::FastBuild;
 use proctor_core::summary::SummaryBuilder;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// Attempt numbers per task: a line's own, else one more than the highest seen so far.
+/// Tasks are known by their position in the suite.
 #[derive(Debug, Default)]
 pub struct AttemptCounter {
-    next: HashMap<String, u64, FastBuild>,
+    next: Vec<u64>,
 }
 
 impl AttemptCounter {
-    /// The attempt of a line of `task`; counting the same given attempt twice changes nothing.
-    pub fn resolve(&mut self, task: &str, given: Option<u64>) -> u64 {
-        let next = match self.next.get_mut(task) {
-            Some(next) => next,
-            None => self.next.entry(task.to_owned()).or_insert(0),
-        };
+    /// The attempt of a line of the task at `slot` in the suite; counting the same given
+    /// attempt twice changes nothing.
+    pub fn resolve(&mut self, slot: usize, given: Option<u64>) -> u64 {
+        if self.next.len() <= slot {
+            self.next.resize(slot + 1, 0);
+        }
+        let next = &mut self.next[slot];
         let attempt = given.unwrap_or(*next);
         *next = (*next).max(attempt + 1);
         attempt
@@ -78,6 +78,7 @@ impl Sink {
     ) -> anyhow::Result<()> {
         let GradedLine {
             result,
+            slot,
             text: range,
             problems,
             given_attempt,
@@ -87,7 +88,7 @@ impl Sink {
         for problem in problems.drain(..) {
             self.problems.report(problem);
         }
-        result.attempt = self.attempts.resolve(&result.task, given_attempt);
+        result.attempt = self.attempts.resolve(*slot, given_attempt);
         if let Some(results) = self.results.as_mut().filter(|_| write) {
             match given_attempt {
                 Some(_) => results.write_text(&[text])?,
@@ -102,7 +103,7 @@ impl Sink {
         if let Some(ledger) = &mut self.ledger {
             ledger.push(result)?;
         }
-        self.summary.add(result);
+        self.summary.add_in_slot(*slot, result);
         Ok(())
     }
 
