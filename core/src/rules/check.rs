@@ -7,6 +7,11 @@
 use super::{Rule, Same};
 use crate::compact_json::CompactJson;
 use crate::outcome::Step;
+use smallvec::SmallVec;
+
+/// Compared parts of calls' arguments: on the stack for the few calls a trajectory mostly
+/// holds, so checking a rule allocates nothing.
+type Parts<'a> = SmallVec<[&'a str; 8]>;
 
 impl Rule {
     /// `None` when the trajectory satisfies the rule; otherwise the text that follows
@@ -36,9 +41,9 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
     // The compared parts of the earlier calls of `requires` that hold every compared key,
     // `width` texts each, read once per call.
     let width = same.map_or(0, Same::width);
-    let mut required_parts: Vec<&str> = Vec::new();
+    let mut required_parts = Parts::new();
     let mut required_calls = 0;
-    let mut part: Vec<&str> = Vec::with_capacity(width);
+    let mut part = Parts::new();
     for (index, step) in trajectory.iter().enumerate() {
         // Checked before recording, so a tool that requires itself needs a strictly earlier call.
         if step.tool == tool {
@@ -88,7 +93,7 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
 /// `refund {"order_id":"A1"} called more than 1 times at step 3`.
 fn at_most(max: u64, tool: &str, per_args: bool, trajectory: &[Step]) -> Option<String> {
     // Calls so far per distinct argument value (one entry for all calls without `per_args`).
-    let mut calls: Vec<(&CompactJson, u64)> = Vec::new();
+    let mut calls: SmallVec<[(&CompactJson, u64); 8]> = SmallVec::new();
     for (index, step) in trajectory
         .iter()
         .enumerate()
@@ -151,7 +156,7 @@ fn sequence(tools: &[String], trajectory: &[Step]) -> Option<String> {
 /// of each key ([`Same::width`] texts). False when the call cannot be compared: with `same:
 /// [keys]` it needs every key, because a missing key can equal nothing (not even another
 /// missing key); `part` may then hold some of them.
-fn compared_part<'a>(args: &'a CompactJson, same: &Same, part: &mut Vec<&'a str>) -> bool {
+fn compared_part<'a>(args: &'a CompactJson, same: &Same, part: &mut Parts<'a>) -> bool {
     match same {
         Same::Args => {
             part.push(args.as_str());
