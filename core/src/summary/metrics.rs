@@ -1,6 +1,6 @@
 //! The suite and per-task metrics of DESIGN 3.6, computed from accumulated counts.
 
-use super::accumulate::{SummaryBuilder, TaskTally};
+use super::accumulate::SummaryBuilder;
 use crate::grade::Diagnosis;
 use crate::stats::{
     Interval, StatsError, Z95, mean_pass_at_k, mean_pass_hat_k, pass_hat_k, wilson,
@@ -110,12 +110,8 @@ impl SummaryBuilder {
     pub fn finish(self, k: Option<u64>) -> Result<Summary, StatsError> {
         // Tasks in order of their ids (and labels in order within each), so that every
         // sum below adds its terms in the same order whatever order the lines came in.
-        let mut tasks: Vec<(&String, &TaskTally)> = self
-            .tasks
-            .iter()
-            .map(|(task, tally)| (task, tally))
-            .collect();
-        tasks.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut tasks = self.tasks;
+        tasks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let counts: Vec<(u64, u64)> = tasks
             .iter()
             .map(|(_, t)| (t.passed + t.failed, t.passed))
@@ -166,7 +162,7 @@ impl SummaryBuilder {
             diagnosis.insert(d.as_str().to_owned(), *n);
         }
         let mut per_task = Vec::with_capacity(tasks.len());
-        for &(task, tally) in &tasks {
+        for (task, tally) in &tasks {
             let n = tally.passed + tally.failed;
             let mut reasons: Vec<ReasonCount> = tally
                 .reasons
@@ -204,7 +200,7 @@ impl SummaryBuilder {
         let grid = if labels.len() > 1 {
             tasks
                 .iter()
-                .flat_map(|&(task, tally)| {
+                .flat_map(|(task, tally)| {
                     let mut cells: Vec<&(String, (u64, u64))> = tally.labels.iter().collect();
                     cells.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                     cells.into_iter().map(|(label, (c, n))| GridCell {
@@ -220,7 +216,7 @@ impl SummaryBuilder {
             Vec::new()
         };
         Ok(Summary {
-            tasks: self.tasks.len() as u64,
+            tasks: tasks.len() as u64,
             attempts,
             passed,
             failed,
