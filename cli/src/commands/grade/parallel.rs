@@ -1,30 +1,29 @@
-//! Grading a log on several threads: one thread reads chunks of lines, workers grade them,
-//! and the calling thread writes their results in log order.
+//! Grading a log on several threads, with results written in log order.
 //!
-//! Chunk `i` goes to worker `i % workers` and its results are collected from that worker in
-//! the same turn, so the order of the log is kept without sorting. Every queue is bounded,
-//! so memory stays a few chunks per worker however large the log is.
+//! Each worker reads the next chunk of the log itself, grades it, and hands it in; the
+//! worker that finds the sink free writes every handed-in chunk whose turn has come. There
+//! is no reader or writer thread: on a machine with few cores, a chunk read on one core and
+//! graded on another, or graded on one and written from another, travels between the
+//! cores' caches, and on two cores that cost a third more CPU time than the same work on
+//! one. A worker that reads, grades and often writes its own chunk keeps it on one core.
+//!
+//! Memory stays flat: a worker holds one chunk, and stops reading while [`MAX_WAITING`]
+//! graded chunks per worker wait for an earlier one.
 
 use crate::commands::grade::line::{LineGrader, LineOutput, unjudged};
 use crate::commands::grade::sink::Sink;
 use crate::outcome_log::{Chunk, OutcomeLog};
-use std::sync::mpsc::sync_channel;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
 
-/// Bytes of log per chunk: large enough that passing chunks between threads costs
-/// nothing next to grading them, small enough that a few per worker stay a few MiB.
+/// Bytes of log per chunk: large enough that taking turns costs nothing next to grading
+/// a chunk, small enough that a few per worker stay a few MiB.
 pub const CHUNK_BYTES: usize = 64 * 1024;
 
-/// Chunks waiting to be graded, and graded chunks waiting to be written, across all
-/// workers. The writer takes chunks in turn, so a worker that finishes early keeps going
-/// only while its queue has room: deep queues keep both cores busy on a 2-core machine
-/// (1.95 cores rather than 1.8-1.9), and sharing one depth among the workers keeps memory
-/// the same on a machine with many.
-const IN_FLIGHT: usize = 16;
-
-/// Chunks waiting in each queue of one of `workers` workers.
-fn queued(workers: usize) -> usize {
-    (IN_FLIGHT / workers).max(2)
-}
+/// Graded chunks per worker that may wait for an earlier chunk before workers stop
+/// reading: room for a slow chunk without holding more than a few MiB.
+const MAX_WAITING: usize = 2;
 
 /// Grades every line of `log` on `workers` threads into `sink`, in log order.
 ///
@@ -33,75 +32,207 @@ fn queued(workers: usize) -> usize {
 /// A read error of the log (after every line before it was written) or a write error.
 pub fn grade_in_parallel(
     grader: &LineGrader<'_>,
-    mut log: OutcomeLog,
+    log: OutcomeLog,
     sink: &mut Sink,
     workers: usize,
 ) -> anyhow::Result<()> {
+    grade_in_chunks(grader, log, sink, workers, CHUNK_BYTES)
+}
+
+/// [`grade_in_parallel`] in chunks of `chunk_bytes`.
+fn grade_in_chunks(
+    grader: &LineGrader<'_>,
+    log: OutcomeLog,
+    sink: &mut Sink,
+    workers: usize,
+    chunk_bytes: usize,
+) -> anyhow::Result<()> {
     let workers = workers.max(1);
-    let queued = queued(workers);
+    let shared = Shared {
+        chunk_bytes,
+        reading: Mutex::new(Reading {
+            log,
+            next_index: 0,
+            failed: None,
+        }),
+        waiting: Mutex::new(BTreeMap::new()),
+        room: Condvar::new(),
+        max_waiting: workers * MAX_WAITING,
+        writing: Mutex::new(Writing { sink, failed: None }),
+        next_to_write: AtomicUsize::new(0),
+        spare_texts: Mutex::new(Vec::new()),
+    };
     std::thread::scope(|scope| {
-        let mut inboxes = Vec::with_capacity(workers);
-        let mut outboxes = Vec::with_capacity(workers);
-        let mut text_returns = Vec::with_capacity(workers);
-        // Buffers go back to where they are filled, so memory is reused, not paged in anew.
-        let (chunk_return, spare_chunks) = sync_channel::<Vec<u8>>(workers * (queued + 2));
         for _ in 0..workers {
-            let (chunk_in, chunks) = sync_channel::<Chunk>(queued);
-            let (graded_out, graded) = sync_channel(queued);
-            let (text_return, spare_texts) = sync_channel::<Vec<u8>>(queued + 2);
-            let chunk_return = chunk_return.clone();
-            scope.spawn(move || {
-                for chunk in chunks {
-                    let text = spare_texts.try_recv().unwrap_or_default();
-                    if graded_out.send(grade_chunk(grader, &chunk, text)).is_err() {
-                        break; // the writer stopped
-                    }
-                    let _ = chunk_return.try_send(chunk.data);
-                }
-            });
-            inboxes.push(chunk_in);
-            outboxes.push(graded);
-            text_returns.push(text_return);
+            scope.spawn(|| work(grader, &shared));
         }
-        drop(chunk_return);
-        let reader = scope.spawn(move || -> anyhow::Result<()> {
-            let mut turn = 0;
-            loop {
-                let buffer = spare_chunks.try_recv().unwrap_or_default();
-                let Some(chunk) = log.next_chunk(CHUNK_BYTES, buffer)? else {
-                    break;
-                };
-                if inboxes[turn % workers].send(chunk).is_err() {
-                    break; // the writer stopped
-                }
-                turn += 1;
-            }
-            Ok(())
-        });
-        let written = (|| -> anyhow::Result<()> {
-            // A closed queue in turn means the reader sent no more chunks.
-            for turn in 0.. {
-                let Ok(graded) = outboxes[turn % workers].recv() else {
-                    break;
-                };
-                let GradedChunk { outputs, mut text } = graded;
-                sink.accept_chunk(outputs, &text)?;
-                text.clear();
-                let _ = text_returns[turn % workers].try_send(text);
-            }
-            Ok(())
-        })();
-        // On a write error this ends the workers and then the reader.
-        drop(outboxes);
-        let read = reader.join().expect("the log reader does not panic");
-        written.and(read)
-    })
+    });
+    let Shared {
+        reading, writing, ..
+    } = shared;
+    let read = into_inner(reading).failed;
+    let written = into_inner(writing).failed;
+    match written.or(read) {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// What the workers share.
+struct Shared<'s> {
+    chunk_bytes: usize,
+    reading: Mutex<Reading>,
+    /// Graded chunks by their index in the log, waiting for their turn to be written.
+    waiting: Mutex<BTreeMap<usize, GradedChunk>>,
+    /// Signalled when chunks leave `waiting`, or when reading stops.
+    room: Condvar,
+    max_waiting: usize,
+    writing: Mutex<Writing<'s>>,
+    /// The index of the next chunk to write. Changed only with `writing` held; read
+    /// without it by a worker that has just let go of `writing`.
+    next_to_write: AtomicUsize,
+    /// Result buffers already written, for workers to fill again rather than to page in
+    /// new memory.
+    spare_texts: Mutex<Vec<Vec<u8>>>,
+}
+
+/// The log, with the index the next chunk read from it gets.
+struct Reading {
+    log: OutcomeLog,
+    next_index: usize,
+    /// Reading stopped here; the chunks before were handed out and are written.
+    failed: Option<anyhow::Error>,
+}
+
+/// The sink, written in log order by whichever worker holds it.
+struct Writing<'s> {
+    sink: &'s mut Sink,
+    /// Writing stopped here; chunks still handed in are dropped.
+    failed: Option<anyhow::Error>,
 }
 
 /// The lines of one chunk, graded, with their result lines in one buffer.
 struct GradedChunk {
     outputs: Vec<LineOutput>,
     text: Vec<u8>,
+}
+
+/// One worker: read a chunk, grade it, hand it in, until the log ends or a read or a
+/// write fails.
+fn work(grader: &LineGrader<'_>, shared: &Shared<'_>) {
+    let mut buffer = Vec::new();
+    while let Some((index, chunk)) = shared.next_chunk(buffer) {
+        let text = lock(&shared.spare_texts).pop().unwrap_or_default();
+        let graded = grade_chunk(grader, &chunk, text);
+        buffer = chunk.data;
+        shared.hand_in(index, graded);
+    }
+}
+
+impl Shared<'_> {
+    /// The next chunk and its index, read into `buffer`; `None` once the log has ended
+    /// or reading or writing failed.
+    fn next_chunk(&self, buffer: Vec<u8>) -> Option<(usize, Chunk)> {
+        // Far ahead of the chunk whose turn it is, wait rather than read more.
+        let mut waiting = lock(&self.waiting);
+        while waiting.len() >= self.max_waiting && !self.stopped() {
+            waiting = self
+                .room
+                .wait(waiting)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        drop(waiting);
+        let mut reading = lock(&self.reading);
+        if reading.failed.is_some() || self.stopped() {
+            return None;
+        }
+        match reading.log.next_chunk(self.chunk_bytes, buffer) {
+            Ok(Some(chunk)) => {
+                let index = reading.next_index;
+                reading.next_index += 1;
+                Some((index, chunk))
+            }
+            Ok(None) => None,
+            Err(error) => {
+                reading.failed = Some(error);
+                None
+            }
+        }
+    }
+
+    /// Whether a write failed, so that nothing more is worth reading.
+    fn stopped(&self) -> bool {
+        // Set with `writing` held by the worker that failed; a worker that misses it
+        // reads one more chunk, which is dropped.
+        match self.writing.try_lock() {
+            Ok(writing) => writing.failed.is_some(),
+            Err(_) => false,
+        }
+    }
+
+    /// Hands in the graded chunk `index`, then writes every chunk whose turn has come,
+    /// unless another worker is writing: that worker writes this one too.
+    fn hand_in(&self, index: usize, graded: GradedChunk) {
+        lock(&self.waiting).insert(index, graded);
+        loop {
+            let mut writing = match self.writing.try_lock() {
+                Ok(writing) => writing,
+                Err(TryLockError::WouldBlock) => return,
+                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            };
+            let mut next = self.next_to_write.load(Ordering::Acquire);
+            loop {
+                let Some(graded) = lock(&self.waiting).remove(&next) else {
+                    break;
+                };
+                self.room.notify_all();
+                let text = writing.write(graded);
+                lock(&self.spare_texts).push(text);
+                next += 1;
+                self.next_to_write.store(next, Ordering::Release);
+            }
+            let failed = writing.failed.is_some();
+            drop(writing);
+            if failed {
+                // Workers waiting for room see the failure once the sink is let go.
+                self.room.notify_all();
+            }
+            // A chunk handed in while this worker was letting go of the sink found it
+            // taken; whoever handed it in gave up writing, so look once more.
+            if !lock(&self.waiting).contains_key(&next) {
+                return;
+            }
+        }
+    }
+}
+
+impl Writing<'_> {
+    /// Writes one graded chunk, unless writing has failed, and gives back its emptied
+    /// result buffer.
+    fn write(&mut self, graded: GradedChunk) -> Vec<u8> {
+        let GradedChunk { outputs, mut text } = graded;
+        if self.failed.is_none()
+            && let Err(error) = self.sink.accept_chunk(outputs, &text)
+        {
+            self.failed = Some(error);
+        }
+        text.clear();
+        text
+    }
+}
+
+/// Locks `mutex`; a worker that panicked holding it ends the command anyway, when the
+/// threads are joined.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn into_inner<T>(mutex: Mutex<T>) -> T {
+    mutex
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Grades the lines of one chunk.
@@ -123,4 +254,144 @@ fn grade_chunk(grader: &LineGrader<'_>, chunk: &Chunk, mut text: Vec<u8>) -> Gra
         });
     }
     GradedChunk { outputs, text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome_log::LineKeys;
+    use crate::usage_cost::Pricer;
+    use proctor_core::task::Suite;
+    use std::path::Path;
+
+    /// A log of many short lines: attempts given and not, tasks not in the suite, lines
+    /// that are not JSON, blank lines.
+    fn write_log(path: &Path) {
+        let mut log = String::new();
+        for n in 0..600 {
+            let line = match n % 6 {
+                0 | 1 => format!(
+                    r#"{{"task": "a", "status": "final", "answer": "{}"}}"#,
+                    n % 4
+                ),
+                2 => format!(
+                    r#"{{"task": "b", "attempt": {}, "trajectory": [["t", {n}]]}}"#,
+                    n / 6
+                ),
+                3 if n % 5 == 0 => r#"{"task": "ghost"}"#.to_owned(),
+                4 if n % 7 == 0 => "not json".to_owned(),
+                5 if n % 4 == 1 => String::new(),
+                _ => format!(r#"{{"task_id": "b", "trajectory": [["t", {n}], ["t", 2]]}}"#),
+            };
+            log.push_str(&line);
+            log.push('\n');
+        }
+        std::fs::write(path, log).unwrap();
+    }
+
+    /// Grades `log` with `workers` and `chunk_bytes` into `out`; the grading result and
+    /// the summary as JSON (empty when the results could not be flushed). Lines that
+    /// record no time are priced at the `pricer`'s, which is in their results.
+    fn grade(
+        pricer: &Pricer,
+        dir: &Path,
+        log: &Path,
+        out: &Path,
+        workers: usize,
+        chunk_bytes: usize,
+    ) -> (anyhow::Result<()>, String) {
+        let tasks = dir.join("tasks.yaml");
+        std::fs::write(
+            &tasks,
+            "- {id: a, input: x, expected: '0'}\n- {id: b, input: x, max_tool_calls: 1}\n",
+        )
+        .unwrap();
+        let suite = Suite::load(&tasks).unwrap();
+        let grader = LineGrader {
+            suite: &suite,
+            pricer,
+            keys: LineKeys::new(None),
+            label: None,
+            workdir: None,
+            log_name: "log".to_owned(),
+            tasks_name: "tasks".to_owned(),
+            for_ledger: false,
+        };
+        let mut sink = Sink::new(Some(out), None).unwrap();
+        let graded = grade_in_chunks(
+            &grader,
+            OutcomeLog::open(log).unwrap(),
+            &mut sink,
+            workers,
+            chunk_bytes,
+        );
+        let summary = match sink.finish() {
+            Ok((summary, _)) => serde_json::to_string(&summary.finish(None).unwrap()).unwrap(),
+            Err(_) => String::new(),
+        };
+        (graded, summary)
+    }
+
+    #[test]
+    fn any_number_of_workers_and_any_chunk_size_write_the_log_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let pricer = Pricer::load(&[]).unwrap();
+        let log = dir.path().join("log.jsonl");
+        write_log(&log);
+        let reference_out = dir.path().join("reference.jsonl");
+        let (graded, reference_summary) =
+            grade(&pricer, dir.path(), &log, &reference_out, 1, CHUNK_BYTES);
+        graded.unwrap();
+        let reference = std::fs::read_to_string(&reference_out).unwrap();
+        assert_eq!(
+            reference.lines().count(),
+            600 - 20 - 14 - 50,
+            "bad and blank lines are skipped"
+        );
+        // Chunks of one line and of a few lines, so that many are graded at once and
+        // handed in out of turn.
+        for workers in [2, 3, 8] {
+            for chunk_bytes in [1, 150, 4096] {
+                let out = dir.path().join(format!("{workers}_{chunk_bytes}.jsonl"));
+                let (graded, summary) =
+                    grade(&pricer, dir.path(), &log, &out, workers, chunk_bytes);
+                graded.unwrap();
+                let text = std::fs::read_to_string(&out).unwrap();
+                assert!(
+                    text == reference,
+                    "{workers} workers, chunks of {chunk_bytes} bytes"
+                );
+                assert_eq!(
+                    summary, reference_summary,
+                    "{workers} workers, {chunk_bytes} bytes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_write_error_ends_grading_on_every_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let pricer = Pricer::load(&[]).unwrap();
+        let log = dir.path().join("log.jsonl");
+        write_log(&log);
+        // Every write to /dev/full fails; small chunks keep the workers reading ahead.
+        let (graded, _) = grade(&pricer, dir.path(), &log, Path::new("/dev/full"), 3, 150);
+        let message = format!("{:#}", graded.unwrap_err());
+        assert!(message.contains("/dev/full"), "{message}");
+    }
+
+    #[test]
+    fn a_read_error_keeps_what_was_graded_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pricer = Pricer::load(&[]).unwrap();
+        // A folder opens as a file but cannot be read.
+        let folder = dir.path().join("log.jsonl");
+        std::fs::create_dir(&folder).unwrap();
+        let out = dir.path().join("out.jsonl");
+        let (graded, _) = grade(&pricer, dir.path(), &folder, &out, 3, 150);
+        let message = format!("{:#}", graded.unwrap_err());
+        assert!(message.contains("cannot read"), "{message}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
+    }
 }
