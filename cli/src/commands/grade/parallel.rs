@@ -14,7 +14,7 @@ use crate::commands::grade::line::{LineGrader, LineOutput, unjudged};
 use crate::commands::grade::sink::Sink;
 use crate::outcome_log::{Chunk, OutcomeLog};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
 
 /// Bytes of log per chunk: large enough that taking turns costs nothing next to grading
@@ -61,6 +61,7 @@ fn grade_in_chunks(
         writing: Mutex::new(Writing { sink, failed: None }),
         next_to_write: AtomicUsize::new(0),
         spare_texts: Mutex::new(Vec::new()),
+        stop: AtomicBool::new(false),
     };
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -84,7 +85,7 @@ struct Shared<'s> {
     reading: Mutex<Reading>,
     /// Graded chunks by their index in the log, waiting for their turn to be written.
     waiting: Mutex<BTreeMap<usize, GradedChunk>>,
-    /// Signalled when chunks leave `waiting`, or when reading stops.
+    /// Signalled when chunks leave `waiting`, or when grading stops.
     room: Condvar,
     max_waiting: usize,
     writing: Mutex<Writing<'s>>,
@@ -94,6 +95,9 @@ struct Shared<'s> {
     /// Result buffers already written, for workers to fill again rather than to page in
     /// new memory.
     spare_texts: Mutex<Vec<Vec<u8>>>,
+    /// Set when a write fails or a worker panics: nothing more is worth reading, and a
+    /// chunk a panicked worker held never comes, so no worker may wait for it.
+    stop: AtomicBool,
 }
 
 /// The log, with the index the next chunk read from it gets.
@@ -120,6 +124,7 @@ struct GradedChunk {
 /// One worker: read a chunk, grade it, hand it in, until the log ends or a read or a
 /// write fails.
 fn work(grader: &LineGrader<'_>, shared: &Shared<'_>) {
+    let _stop_on_panic = StopOnPanic(shared);
     let mut buffer = Vec::new();
     while let Some((index, chunk)) = shared.next_chunk(buffer) {
         let text = lock(&shared.spare_texts).pop().unwrap_or_default();
@@ -160,14 +165,18 @@ impl Shared<'_> {
         }
     }
 
-    /// Whether a write failed, so that nothing more is worth reading.
+    /// Whether a write failed or a worker panicked.
     fn stopped(&self) -> bool {
-        // Set with `writing` held by the worker that failed; a worker that misses it
-        // reads one more chunk, which is dropped.
-        match self.writing.try_lock() {
-            Ok(writing) => writing.failed.is_some(),
-            Err(_) => false,
-        }
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Stops reading and wakes the workers waiting for room.
+    fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        // A worker between seeing no stop and waiting holds `waiting`: once it is taken
+        // here, every such worker is waiting and is woken.
+        drop(lock(&self.waiting));
+        self.room.notify_all();
     }
 
     /// Hands in the graded chunk `index`, then writes every chunk whose turn has come,
@@ -193,9 +202,8 @@ impl Shared<'_> {
             }
             let failed = writing.failed.is_some();
             drop(writing);
-            if failed {
-                // Workers waiting for room see the failure once the sink is let go.
-                self.room.notify_all();
+            if failed && !self.stopped() {
+                self.stop();
             }
             // A chunk handed in while this worker was letting go of the sink found it
             // taken; whoever handed it in gave up writing, so look once more.
@@ -218,6 +226,18 @@ impl Writing<'_> {
         }
         text.clear();
         text
+    }
+}
+
+/// Stops the other workers when the worker it belongs to panics, so that they end and
+/// the panic reaches the command instead of leaving it waiting.
+struct StopOnPanic<'a, 's>(&'a Shared<'s>);
+
+impl Drop for StopOnPanic<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
     }
 }
 
@@ -379,6 +399,45 @@ mod tests {
         let (graded, _) = grade(&pricer, dir.path(), &log, Path::new("/dev/full"), 3, 150);
         let message = format!("{:#}", graded.unwrap_err());
         assert!(message.contains("/dev/full"), "{message}");
+    }
+
+    #[test]
+    fn a_worker_waiting_for_room_ends_when_grading_stops() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.jsonl");
+        write_log(&log);
+        let mut sink = Sink::new(None, None).unwrap();
+        let shared = Shared {
+            chunk_bytes: CHUNK_BYTES,
+            reading: Mutex::new(Reading {
+                log: OutcomeLog::open(&log).unwrap(),
+                next_index: 1,
+                failed: None,
+            }),
+            waiting: Mutex::new(BTreeMap::new()),
+            room: Condvar::new(),
+            max_waiting: 1,
+            writing: Mutex::new(Writing {
+                sink: &mut sink,
+                failed: None,
+            }),
+            next_to_write: AtomicUsize::new(0),
+            spare_texts: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+        };
+        // Chunk 0 never comes (as when its worker panicked), and chunk 1 fills the room.
+        lock(&shared.waiting).insert(
+            1,
+            GradedChunk {
+                outputs: Vec::new(),
+                text: Vec::new(),
+            },
+        );
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| shared.next_chunk(Vec::new()).map(|(index, _)| index));
+            shared.stop();
+            assert_eq!(waiter.join().unwrap(), None);
+        });
     }
 
     #[test]
