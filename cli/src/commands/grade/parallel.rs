@@ -14,7 +14,7 @@ use crate::commands::grade::line::{LineGrader, LineOutput, unjudged};
 use crate::commands::grade::sink::Sink;
 use crate::outcome_log::{Chunk, OutcomeLog};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
 
 /// Bytes of log per chunk: large enough that taking turns costs nothing next to grading
@@ -58,8 +58,11 @@ fn grade_in_chunks(
         waiting: Mutex::new(BTreeMap::new()),
         room: Condvar::new(),
         max_waiting: workers * MAX_WAITING,
-        writing: Mutex::new(Writing { sink, failed: None }),
-        next_to_write: AtomicUsize::new(0),
+        writing: Mutex::new(Writing {
+            sink,
+            next: 0,
+            failed: None,
+        }),
         spare_texts: Mutex::new(Vec::new()),
         stop: AtomicBool::new(false),
     };
@@ -89,9 +92,6 @@ struct Shared<'s> {
     room: Condvar,
     max_waiting: usize,
     writing: Mutex<Writing<'s>>,
-    /// The index of the next chunk to write. Changed only with `writing` held; read
-    /// without it by a worker that has just let go of `writing`.
-    next_to_write: AtomicUsize,
     /// Result buffers already written, for workers to fill again rather than to page in
     /// new memory.
     spare_texts: Mutex<Vec<Vec<u8>>>,
@@ -111,6 +111,8 @@ struct Reading {
 /// The sink, written in log order by whichever worker holds it.
 struct Writing<'s> {
     sink: &'s mut Sink,
+    /// The index of the next chunk to write.
+    next: usize,
     /// Writing stopped here; chunks still handed in are dropped.
     failed: Option<anyhow::Error>,
 }
@@ -189,18 +191,17 @@ impl Shared<'_> {
                 Err(TryLockError::WouldBlock) => return,
                 Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             };
-            let mut next = self.next_to_write.load(Ordering::Acquire);
             loop {
+                let next = writing.next;
                 let Some(graded) = lock(&self.waiting).remove(&next) else {
                     break;
                 };
                 self.room.notify_all();
                 let text = writing.write(graded);
                 lock(&self.spare_texts).push(text);
-                next += 1;
-                self.next_to_write.store(next, Ordering::Release);
+                writing.next += 1;
             }
-            let failed = writing.failed.is_some();
+            let (next, failed) = (writing.next, writing.failed.is_some());
             drop(writing);
             if failed && !self.stopped() {
                 self.stop();
@@ -419,9 +420,9 @@ mod tests {
             max_waiting: 1,
             writing: Mutex::new(Writing {
                 sink: &mut sink,
+                next: 0,
                 failed: None,
             }),
-            next_to_write: AtomicUsize::new(0),
             spare_texts: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
         };
