@@ -442,7 +442,7 @@ mod tests {
     }
 
     #[test]
-    fn a_read_error_keeps_what_was_graded_before_it() {
+    fn a_log_that_cannot_be_read_is_an_error_that_names_it_and_writes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let pricer = Pricer::load(&[]).unwrap();
         // A folder opens as a file but cannot be read.
@@ -452,6 +452,7 @@ mod tests {
         let (graded, _) = grade(&pricer, dir.path(), &folder, &out, 3, 150);
         let message = format!("{:#}", graded.unwrap_err());
         assert!(message.contains("cannot read"), "{message}");
+        assert!(message.contains("log.jsonl"), "{message}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
     }
 }
