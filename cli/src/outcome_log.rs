@@ -256,17 +256,9 @@ fn parse_line(text: &str, keys: &LineKeys) -> Result<ParsedLine, String> {
         })?),
     };
     let outcome = read.outcome.map_err(|e| e.to_string())?;
-    // The ledger's rule (`time_of`): the first time key, in the order of TIME_KEYS, whose
-    // value is not `null`; read from the values themselves, without a map for each line.
-    let time = TIME_KEYS
-        .iter()
-        .zip(&values[attempt_at + 2..])
-        .find_map(|(key, value)| match value {
-            None | Some(Value::Null) => None,
-            Some(value) => Some((key, value)),
-        })
-        .map(|(key, value)| proctor_ledger::time::parse_time(key, value))
-        .transpose();
+    // The values of the time keys follow `attempt` and `run`, in the order of TIME_KEYS.
+    let time =
+        proctor_ledger::time::first_time(values[attempt_at + 2..].iter().map(Option::as_ref));
     Ok((task, attempt, outcome, time))
 }
 

@@ -67,8 +67,17 @@ pub fn parse_time(field: &str, value: &Value) -> Result<Timestamp, TimeError> {
 
 /// The time an object records under one of [`TIME_KEYS`], if any.
 pub fn time_of(object: &Map<String, Value>) -> Result<Option<Timestamp>, TimeError> {
-    for key in TIME_KEYS {
-        match map_get(object, key) {
+    first_time(TIME_KEYS.map(|key| map_get(object, key)))
+}
+
+/// The time in the first of `values` (those of [`TIME_KEYS`], in its order) that is
+/// present and not `null`: the rule of [`time_of`], for a reader that found the values
+/// without building a map.
+pub fn first_time<'v>(
+    values: impl IntoIterator<Item = Option<&'v Value>>,
+) -> Result<Option<Timestamp>, TimeError> {
+    for (key, value) in TIME_KEYS.iter().zip(values) {
+        match value {
             None | Some(Value::Null) => continue,
             Some(value) => return parse_time(key, value).map(Some),
         }
