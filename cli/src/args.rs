@@ -38,6 +38,8 @@ pub enum Format {
     Json,
     Markdown,
     Junit,
+    /// One self-contained page (`proctor report` only; elsewhere `--html FILE`).
+    Html,
 }
 
 /// Options shared by every command that prints a summary.
@@ -52,6 +54,9 @@ pub struct SummaryArgs {
     /// Gate: exit 1 when the suite pass rate is below X (0..1).
     #[arg(long, value_name = "X", value_parser = parse_share)]
     pub min_pass_rate: Option<f64>,
+    /// Also write the results as one self-contained HTML page, to open in a browser.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +113,13 @@ pub struct ReportArgs {
     /// Show the pass rate corrected for the judge's errors, from `proctor calibrate --out`.
     #[arg(long, value_name = "CAL.json")]
     pub calibration: Option<PathBuf>,
+    /// The task file(s) the results were graded against: the HTML report shows each
+    /// attempt's input and filters by tag.
+    #[arg(long, value_name = "T")]
+    pub tasks: Option<PathBuf>,
+    /// A cost ledger: the HTML report adds its weekly cost-per-success chart.
+    #[arg(long, value_name = "L.csv")]
+    pub ledger: Option<PathBuf>,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }

@@ -97,6 +97,16 @@ impl std::fmt::Display for BadResult {
 pub fn for_each_result(
     paths: &[PathBuf],
     mut each: impl FnMut(&Path, ResultLine) -> anyhow::Result<()>,
+    bad: impl FnMut(BadResult),
+) -> anyhow::Result<()> {
+    for_each_result_text(paths, |path, _, line| each(path, line), bad)
+}
+
+/// As [`for_each_result`], also handing over each line's text (trimmed), for readers that
+/// keep fields this version does not model (the HTML report shows them as they are).
+pub fn for_each_result_text(
+    paths: &[PathBuf],
+    mut each: impl FnMut(&Path, &str, ResultLine) -> anyhow::Result<()>,
     mut bad: impl FnMut(BadResult),
 ) -> anyhow::Result<()> {
     for path in paths {
@@ -118,7 +128,7 @@ pub fn for_each_result(
                 continue;
             }
             match ResultLine::parse(buffer.trim()) {
-                Ok(line) => each(path, line)?,
+                Ok(line) => each(path, buffer.trim(), line)?,
                 Err(e) => bad(BadResult {
                     path: path.clone(),
                     line: number,

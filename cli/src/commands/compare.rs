@@ -8,6 +8,7 @@ use crate::commands::calibrate::{correct_results, load_calibration};
 use crate::exit::Failure;
 use crate::problems::Problems;
 use crate::render;
+use crate::render::html::{self, Grouping, ReportInput};
 use crate::results_file::for_each_result;
 use clap::{Args, ValueEnum};
 use proctor_core::compare::{
@@ -38,6 +39,9 @@ pub struct CompareArgs {
     /// Show each side's pass rate corrected for the judge's errors, from `proctor calibrate --out`.
     #[arg(long, value_name = "CAL.json")]
     pub calibration: Option<PathBuf>,
+    /// Also write the comparison and every attempt of both files as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// How the comparison is printed (JUnit has no place for a comparison).
@@ -93,6 +97,21 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         None => text,
     };
     render::compare::print(&text);
+    if let Some(page) = &args.html {
+        let names = [&comparison.old, &comparison.new]
+            .map(|side| render::compare::side_name(&side.file, side.label.as_deref()));
+        let input = ReportInput {
+            title: format!("compare {} {}", args.old.display(), args.new.display()),
+            results: vec![args.old.clone(), args.new.clone()],
+            grouping: Grouping::ByFile(names.to_vec()),
+            summary: None,
+            comparison: Some(serde_json::to_value(&comparison)?),
+            tasks: Default::default(),
+            chart_svg: None,
+            k: None,
+        };
+        html::write_file(page, &input)?;
+    }
     if skipped > 0 {
         return Err(Failure::PartialInput(format!(
             "{skipped} result lines skipped; the comparison covers the rest"

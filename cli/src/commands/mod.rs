@@ -3,6 +3,7 @@
 pub mod calibrate;
 pub mod compare;
 mod grade;
+pub mod html_page;
 pub mod judge;
 pub mod ledger;
 pub mod merge;

@@ -2,6 +2,7 @@
 //! attempt as it ends.
 
 use crate::args::{CostArgs, SummaryArgs};
+use crate::commands::html_page::ResultsFile;
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
 use crate::judging::{JudgeArgs, Seeds, check_globs};
@@ -164,7 +165,8 @@ async fn execute(
         _ => HashSet::new(),
     };
     let planned = plan(&tasks, agents.len(), args.attempts, &done);
-    let mut writer = match &args.out {
+    let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
+    let mut writer = match &results.path {
         Some(out) if args.resume => Some(ResultWriter::append(out)?),
         Some(out) => Some(ResultWriter::create(out)?),
         None => None,
@@ -257,6 +259,14 @@ async fn execute(
         .context("cannot compute pass@k")?;
     let title = format!("run {}", args.tasks.display());
     render::print_summary(args.summary.format, &title, &summary)?;
+    results.write_page(
+        args.summary.html.as_deref(),
+        title,
+        &summary,
+        args.summary.k,
+        &context.suite,
+        args.cost.ledger.as_deref(),
+    )?;
     if let Some(message) = judge_failure {
         let kept = match &args.out {
             Some(out) => format!(

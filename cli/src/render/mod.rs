@@ -3,6 +3,7 @@
 
 pub mod calibrate;
 pub mod compare;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -22,6 +23,9 @@ pub fn print_summary(format: Format, title: &str, summary: &Summary) -> anyhow::
         Format::Json => json::render(summary),
         Format::Junit => anyhow::bail!(
             "--format junit lists every attempt: write results with --out and run `proctor report R.jsonl --format junit`"
+        ),
+        Format::Html => anyhow::bail!(
+            "--format html is for `proctor report`; here, write the page with --html FILE"
         ),
     };
     let mut out = std::io::stdout().lock();

@@ -5,6 +5,7 @@ mod parallel;
 mod sink;
 
 use crate::args::GradeArgs;
+use crate::commands::html_page::ResultsFile;
 use crate::commands::ledger::LedgerRows;
 use crate::judging::{Judged, Seeds, check_globs, judge_failure as judge_failure_kind, judge_run};
 use crate::outcome_log::{LineKeys, OutcomeLog};
@@ -27,7 +28,8 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let log = OutcomeLog::open(&args.outcomes)?;
     let for_ledger = ledger.is_some();
-    let mut sink = Sink::new(args.out.as_deref(), ledger)?;
+    let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
+    let mut sink = Sink::new(results.path.as_deref(), ledger)?;
     let grader = LineGrader {
         suite: &suite,
         pricer: &pricer,
@@ -58,6 +60,14 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .context("cannot compute pass@k")?;
     let title = format!("grade {}", args.outcomes.display());
     render::print_summary(args.summary.format, &title, &summary)?;
+    results.write_page(
+        args.summary.html.as_deref(),
+        title,
+        &summary,
+        args.summary.k,
+        &suite,
+        args.cost.ledger.as_deref(),
+    )?;
     problems.into_result("outcome lines")?;
     gate::check(&args.summary, &summary)
 }

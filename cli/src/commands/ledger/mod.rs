@@ -2,7 +2,7 @@
 
 mod add;
 mod recost;
-mod report;
+pub mod report;
 mod rows;
 mod suite;
 

@@ -5,8 +5,11 @@ use super::add::ledger_error;
 use crate::exit::infrastructure;
 use proctor_ledger::book::LedgerReader;
 use proctor_ledger::chart::render_chart;
-use proctor_ledger::report::{ReportOptions, build_report, write_report_csv};
+use proctor_ledger::report::{
+    GroupBy, Period, Report, ReportOptions, build_report, write_report_csv,
+};
 use std::io::Write;
+use std::path::Path;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     if let (Some(since), Some(until)) = (args.since, args.until)
@@ -14,24 +17,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     {
         anyhow::bail!("--since {since} is after --until {until}");
     }
-    let file = std::fs::File::open(&args.ledger)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read ledger: {e}", args.ledger.display()))?;
-    // A shared lock: an append in progress finishes before the report reads.
-    file.lock_shared()
-        .map_err(|e| infrastructure(args.ledger.display(), e))?;
-    let mut reader = LedgerReader::new(&args.ledger, &file).map_err(ledger_error)?;
-    let report = build_report(
-        &mut reader,
+    let report = read_report(
+        &args.ledger,
         ReportOptions {
             period: args.period,
             by: args.by,
             since: args.since,
             until: args.until,
         },
-    )
-    .map_err(ledger_error)?;
-    drop(reader);
-    let _ = file.unlock();
+    )?;
     match &args.out {
         Some(path) => {
             let mut text = Vec::new();
@@ -51,7 +45,33 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_file(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// The weekly cost-per-success chart of a whole ledger, one line per label (`--ledger` on
+/// the HTML report).
+pub fn weekly_chart(ledger: &Path) -> anyhow::Result<String> {
+    let options = ReportOptions {
+        period: Period::Week,
+        by: GroupBy::label(),
+        since: None,
+        until: None,
+    };
+    Ok(render_chart(&read_report(ledger, options)?))
+}
+
+/// Reads a ledger under a shared lock and rolls it up.
+fn read_report(ledger: &Path, options: ReportOptions) -> anyhow::Result<Report> {
+    let file = std::fs::File::open(ledger)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read ledger: {e}", ledger.display()))?;
+    // A shared lock: an append in progress finishes before the report reads.
+    file.lock_shared()
+        .map_err(|e| infrastructure(ledger.display(), e))?;
+    let mut reader = LedgerReader::new(ledger, &file).map_err(ledger_error)?;
+    let report = build_report(&mut reader, options).map_err(ledger_error)?;
+    drop(reader);
+    let _ = file.unlock();
+    Ok(report)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;

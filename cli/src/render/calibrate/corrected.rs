@@ -139,8 +139,10 @@ pub fn report(
             }
             text
         }
-        Format::Junit => {
-            anyhow::bail!("--calibration has no place in JUnit output; use table, markdown or json")
+        Format::Junit | Format::Html => {
+            anyhow::bail!(
+                "--calibration has no place in JUnit or HTML output; use table, markdown or json"
+            )
         }
     })
 }

@@ -311,7 +311,7 @@ fn metric_rows(c: &Comparison) -> Vec<Vec<String>> {
 }
 
 /// "label (file)" for one side.
-fn side_name(file: &str, label: Option<&str>) -> String {
+pub fn side_name(file: &str, label: Option<&str>) -> String {
     match label {
         Some(label) => format!("{label} ({file})"),
         None => file.to_owned(),

@@ -1,0 +1,105 @@
+//! `--format html` and `--html FILE`: one self-contained page to read results in a browser.
+//!
+//! The page opens from disk and makes no request: its style and script are written here and
+//! inlined, its data is embedded as escaped JSON (see [`embed`]), and a content security
+//! policy allows only those inline parts, by hash. The numbers it shows are the ones
+//! `--format json` prints, computed here in Rust and embedded; the script only lays them out.
+//! Agent text is shown with `textContent`, never parsed as markup. The same input gives the
+//! same bytes: nothing depends on the time or on hash order.
+
+mod attempts;
+mod bound;
+mod embed;
+mod page;
+
+pub use attempts::Grouping;
+
+use crate::exit::infrastructure;
+use proctor_core::task::Suite;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What a task contributes to the page: what the agent was asked and its tags.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskInfo {
+    pub input: String,
+    pub tags: Vec<String>,
+}
+
+/// Everything a page is made from.
+#[derive(Debug)]
+pub struct ReportInput {
+    /// The command that made the report, shown as the page's title.
+    pub title: String,
+    /// The result files, read once more to embed every attempt.
+    pub results: Vec<PathBuf>,
+    pub grouping: Grouping,
+    /// The summary as `--format json` prints it, when the command prints one.
+    pub summary: Option<Value>,
+    /// The comparison as `compare --format json` prints it.
+    pub comparison: Option<Value>,
+    /// Inputs and tags by task id, when the task files are at hand.
+    pub tasks: BTreeMap<String, TaskInfo>,
+    /// The ledger's cost-per-success chart (SVG), with `--ledger`.
+    pub chart_svg: Option<String>,
+    /// The k of pass@k for the per-agent scorecards.
+    pub k: Option<u64>,
+}
+
+impl ReportInput {
+    /// A report of result files with the summary a command computed from them, grouped by
+    /// label; tasks and the chart are added by the caller when it has them.
+    pub fn of_results(
+        title: String,
+        results: Vec<PathBuf>,
+        summary: &proctor_core::summary::Summary,
+        k: Option<u64>,
+    ) -> ReportInput {
+        ReportInput {
+            title,
+            results,
+            grouping: Grouping::ByLabel,
+            summary: Some(serde_json::to_value(summary).expect("a summary serialises")),
+            comparison: None,
+            tasks: BTreeMap::new(),
+            chart_svg: None,
+            k,
+        }
+    }
+}
+
+/// Inputs and tags of every task of a suite.
+pub fn task_infos(suite: &Suite) -> BTreeMap<String, TaskInfo> {
+    suite
+        .tasks
+        .iter()
+        .map(|t| {
+            let info = TaskInfo {
+                input: t.input.clone(),
+                tags: t.tags.clone(),
+            };
+            (t.id.clone(), info)
+        })
+        .collect()
+}
+
+/// Writes the page to `out`.
+pub fn write(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
+    page::write_page(out, input)
+}
+
+/// Writes the page to a file, creating its folder.
+pub fn write_file(path: &Path, input: &ReportInput) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+    }
+    let file = std::fs::File::create(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot write the HTML report: {e}", path.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    write(&mut out, input)?;
+    out.flush().map_err(|e| infrastructure(path.display(), e))
+}
