@@ -1,8 +1,10 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
 mod calibrate;
+mod chromium;
 mod common;
 mod compare;
 mod grade;
+mod html_report;
 mod ledger;
 mod run;

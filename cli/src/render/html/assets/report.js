@@ -161,7 +161,7 @@
   var c = data.comparison;
   if (isObject(c)) {
     var cmp = section('Compare', 'compare');
-    var sideName = function (s) { return s.label ? s.label + ' (' + s.file + ')' : s.file; };
+    var sideName = function (s) { return s.label && s.label !== s.file ? s.label + ' (' + s.file + ')' : s.file; };
     add(cmp, el('p', 'sides', 'old: ' + sideName(c.old) + '  →  new: ' + sideName(c.new)));
     var verdict = el('p', 'verdict ' + String(c.verdict).replace(/[^a-z]/g, '-'), 'verdict: ' + c.verdict + ' (margin ' + c.margin + ')');
     verdict.setAttribute('data-metric', 'verdict');

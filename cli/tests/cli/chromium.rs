@@ -1,0 +1,261 @@
+//! A headless Chromium driven through the DevTools protocol, for the HTML report's tests.
+//!
+//! Chromium starts with its own profile, no network features and a random DevTools port on
+//! loopback; the test talks to it over one WebSocket (the browser target, with a flat session
+//! for the page). Everything the page logs is collected, so a test can assert that nothing
+//! went wrong, and every request it makes is recorded, so a test can assert that it made none.
+
+use serde_json::{Value, json};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// The browser binary: `PROCTOR_CHROMIUM`, else the first of the usual names on `PATH`.
+/// A missing browser fails the test with what to install: CI installs it, and a test that
+/// skips itself would pass without testing anything.
+fn chromium_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("PROCTOR_CHROMIUM") {
+        return PathBuf::from(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["chromium", "chromium-browser", "google-chrome", "chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return candidate;
+            }
+        }
+    }
+    panic!(
+        "the HTML report tests need headless Chromium and found none on PATH: \
+         install it (Debian: `apt-get install -y chromium`; .ci/run does) or set PROCTOR_CHROMIUM"
+    );
+}
+
+#[derive(Debug)]
+pub struct Browser {
+    child: Child,
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    session: Option<String>,
+    /// Every event received, in order.
+    events: Vec<Value>,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Browser {
+    pub fn launch() -> Browser {
+        let binary = chromium_binary();
+        let profile = tempfile::tempdir().unwrap();
+        let child = Command::new(&binary)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-extensions",
+                "--disable-default-apps",
+                "--window-size=1280,2000",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        // Chromium writes its port and browser path here once it listens.
+        let port_file = profile.path().join("DevToolsActivePort");
+        let started = Instant::now();
+        let endpoint = loop {
+            if let Ok(text) = std::fs::read_to_string(&port_file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    break format!("ws://127.0.0.1:{port}{path}");
+                }
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "{} did not open its DevTools port",
+                binary.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let (socket, _) = tungstenite::connect(endpoint.as_str()).unwrap();
+        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+            stream
+                .set_read_timeout(Some(Duration::from_millis(500)))
+                .unwrap();
+        }
+        Browser {
+            child,
+            socket,
+            next_id: 0,
+            session: None,
+            events: Vec::new(),
+            _profile: profile,
+        }
+    }
+
+    /// Sends a command (to the page once one is open) and waits for its result.
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if let Some(session) = &self.session {
+            message["sessionId"] = json!(session);
+        }
+        self.socket
+            .send(Message::text(message.to_string()))
+            .unwrap();
+        let started = Instant::now();
+        loop {
+            assert!(started.elapsed() < WAIT, "no answer to {method}");
+            let Some(value) = self.receive() else {
+                continue;
+            };
+            if value["id"] == json!(id) {
+                if let Some(error) = value.get("error") {
+                    panic!("{method} failed: {error}");
+                }
+                return value["result"].clone();
+            }
+            self.events.push(value);
+        }
+    }
+
+    fn receive(&mut self) -> Option<Value> {
+        match self.socket.read() {
+            Ok(Message::Text(text)) => Some(serde_json::from_str(text.as_str()).unwrap()),
+            Ok(_) => None,
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                None
+            }
+            Err(e) => panic!("DevTools connection: {e}"),
+        }
+    }
+
+    /// Opens a page with the network off and waits until its script says it is ready
+    /// (`<body data-ready>`), collecting console messages and requests from the start.
+    pub fn open(&mut self, file: &Path) {
+        let target = self.call("Target.createTarget", json!({"url": "about:blank"}));
+        let attached = self.call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+        );
+        self.session = Some(attached["sessionId"].as_str().unwrap().to_owned());
+        for domain in [
+            "Runtime.enable",
+            "Log.enable",
+            "Network.enable",
+            "Page.enable",
+        ] {
+            self.call(domain, json!({}));
+        }
+        self.call(
+            "Network.emulateNetworkConditions",
+            json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+        );
+        let url = format!("file://{}", file.canonicalize().unwrap().display());
+        self.call("Page.navigate", json!({"url": url}));
+        let started = Instant::now();
+        while self.eval("document.body && document.body.getAttribute('data-ready')")
+            != json!("true")
+        {
+            assert!(
+                started.elapsed() < WAIT,
+                "the page never became ready; console: {:?}",
+                self.console_errors()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Evaluates a script expression in the page and returns its value.
+    pub fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+        );
+        if let Some(details) = result.get("exceptionDetails") {
+            panic!("{expression} threw: {details}");
+        }
+        result["result"]["value"].clone()
+    }
+
+    /// Console errors, uncaught exceptions and browser log errors (a refused resource, a
+    /// content security policy violation) seen so far.
+    pub fn console_errors(&mut self) -> Vec<String> {
+        // Events that arrived after the last answer are read first.
+        while let Some(value) = self.receive() {
+            self.events.push(value);
+        }
+        self.events
+            .iter()
+            .filter_map(|event| {
+                let params = &event["params"];
+                match event["method"].as_str()? {
+                    "Runtime.exceptionThrown" => Some(params["exceptionDetails"].to_string()),
+                    "Runtime.consoleAPICalled"
+                        if matches!(params["type"].as_str(), Some("error" | "assert")) =>
+                    {
+                        Some(params["args"].to_string())
+                    }
+                    "Log.entryAdded" if params["entry"]["level"] == "error" => {
+                        Some(params["entry"].to_string())
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// The URLs of every request the page made.
+    pub fn requests(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|e| e["method"] == "Network.requestWillBeSent")
+            .filter_map(|e| e["params"]["request"]["url"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// A PNG of the whole page.
+    pub fn screenshot(&mut self, path: &Path) {
+        use base64::Engine;
+        let shot = self.call(
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": true}),
+        );
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap())
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, png).unwrap();
+    }
+}

@@ -1,0 +1,569 @@
+//! The HTML report (`report --format html`, `--html FILE`), opened in headless Chromium from
+//! disk with the network off: the numbers it shows are read back and checked against
+//! `--format json`, a filter and the drill-down are used, agent text that tries to run
+//! script stays text, broken input is named in the page, and nothing is fetched or logged
+//! as an error. Screenshots go to `target/tmp/html-report/` (and, with
+//! `PROCTOR_UPDATE_SCREENSHOT=1`, to `docs/html-report.png` for the README).
+
+use crate::chromium::Browser;
+use crate::common::{Output, proctor, root, run, write};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+const V1: &str = "fixtures/compare/v1.jsonl";
+const V2: &str = "fixtures/compare/v2.jsonl";
+const TASKS: &str = "fixtures/refunds/tasks.yaml";
+const LEDGER: &str = "fixtures/ledger/ledger.csv";
+
+fn artifacts() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+/// The JSON embedded in a page under `id`.
+fn embedded(page: &str, id: &str) -> String {
+    let open = format!("<script type=\"application/json\" id=\"{id}\">");
+    let start = page.find(&open).unwrap() + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    page[start..end].to_owned()
+}
+
+fn page_data(page: &str) -> Value {
+    serde_json::from_str(&embedded(page, "report-data")).unwrap()
+}
+
+/// The value at a dotted path (`cost_per_success.usd`) of a JSON summary.
+fn at<'v>(value: &'v Value, path: &str) -> &'v Value {
+    path.split('.').fold(value, |v, key| &v[key])
+}
+
+/// Checks one number as the page shows it against the JSON value it came from: to the
+/// decimals shown, `–` for a value that does not exist, `[low, high]` for an interval.
+fn assert_shown(shown: &str, expected: &Value, what: &str) {
+    let shown = shown.trim().trim_start_matches("≥ ");
+    if shown == "–" {
+        assert!(
+            expected.is_null(),
+            "{what}: page shows nothing, JSON has {expected}"
+        );
+        return;
+    }
+    if let Some(pair) = shown.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+        let (low, high) = pair.split_once(", ").unwrap();
+        assert_shown(low, &expected["low"], what);
+        assert_shown(high, &expected["high"], what);
+        return;
+    }
+    let number = shown.trim_start_matches('$');
+    let Ok(value) = number.parse::<f64>() else {
+        let parsed: Value = serde_json::from_str(shown).unwrap_or_else(|_| json!(shown));
+        assert_eq!(&parsed, expected, "{what}");
+        return;
+    };
+    let want = match expected {
+        Value::String(text) => text.parse::<f64>().unwrap(),
+        other => other
+            .as_f64()
+            .unwrap_or_else(|| panic!("{what}: page shows {shown}, JSON has {other}")),
+    };
+    let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
+    // USD is shown with up to 6 decimals and trailing zeros dropped.
+    let decimals = if shown.starts_with('$') { 6 } else { decimals };
+    let tolerance = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9;
+    assert!(
+        (value - want).abs() <= tolerance,
+        "{what}: page shows {shown}, JSON has {want}"
+    );
+}
+
+/// The lines of `files` whose label is `label`, as one file.
+fn only_label(dir: &Path, files: &[&str], label: &str) -> PathBuf {
+    let mut text = String::new();
+    for file in files {
+        for line in std::fs::read_to_string(root().join(file)).unwrap().lines() {
+            let value: Value = serde_json::from_str(line).unwrap();
+            if value["label"] == label {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    write(dir, &format!("{label}.jsonl"), &text)
+}
+
+fn screenshot(browser: &mut Browser, name: &str) {
+    let path = artifacts().join(name);
+    browser.screenshot(&path);
+    if std::env::var_os("PROCTOR_UPDATE_SCREENSHOT").is_some() && name == "report.png" {
+        std::fs::copy(&path, root().join("docs/html-report.png")).unwrap();
+    }
+}
+
+#[test]
+fn the_page_in_chromium_shows_the_json_numbers_filters_and_drills_down_to_the_failing_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut both = std::fs::read_to_string(root().join(V1)).unwrap();
+    both.push_str(&std::fs::read_to_string(root().join(V2)).unwrap());
+    let results = write(dir.path(), "both.jsonl", &both);
+    let out = run(proctor()
+        .args([
+            "report", "--format", "html", "--tasks", TASKS, "--ledger", LEDGER,
+        ])
+        .arg(&results));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let page = write(dir.path(), "report.html", &out.stdout);
+
+    // What the page must show: each agent's summary as `--format json` gives it, and the
+    // two labels compared as `compare --format json` compares them.
+    let summary = json_of(&run(proctor()
+        .args(["report", "--format", "json"])
+        .arg(&results)));
+    let labels = ["agent-v1", "agent-v2"];
+    let per_label: Vec<PathBuf> = labels
+        .iter()
+        .map(|l| only_label(dir.path(), &[V1, V2], l))
+        .collect();
+    let scorecard = |label: &str, file: &Path| match summary["agents"].get(label) {
+        Some(card) => card.clone(),
+        None => json_of(&run(proctor()
+            .args(["report", "--format", "json"])
+            .arg(file))),
+    };
+    let comparison = json_of(&run(proctor()
+        .args(["compare", "--format", "json"])
+        .args(&per_label)));
+
+    let mut browser = Browser::launch();
+    browser.open(&page);
+
+    let cells = browser.eval(
+        "Array.from(document.querySelectorAll('#scorecards [data-metric]'))
+           .map(c => [c.getAttribute('data-agent'), c.getAttribute('data-metric'), c.textContent])",
+    );
+    for (label, file) in labels.iter().zip(&per_label) {
+        let expected = scorecard(label, file);
+        let shown: Vec<&Value> = cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c[0] == *label)
+            .collect();
+        assert!(
+            shown.len() >= 25,
+            "{label}: only {} numbers shown",
+            shown.len()
+        );
+        for cell in shown {
+            let metric = cell[1].as_str().unwrap();
+            let what = format!("{label} {metric}");
+            assert_shown(cell[2].as_str().unwrap(), at(&expected, metric), &what);
+        }
+    }
+    let compared = browser.eval(
+        "Array.from(document.querySelectorAll('#compare td[data-metric]'))
+           .map(c => [c.getAttribute('data-metric'), c.textContent])",
+    );
+    assert!(compared.as_array().unwrap().len() >= 12, "{compared}");
+    for cell in compared.as_array().unwrap() {
+        let metric = cell[0].as_str().unwrap();
+        let expected = match metric {
+            "regressed" | "fixed" => json!(at(&comparison, metric).as_array().unwrap().len()),
+            _ => at(&comparison, metric).clone(),
+        };
+        assert_shown(cell[1].as_str().unwrap(), &expected, metric);
+    }
+    let verdict =
+        browser.eval("document.querySelector('#compare [data-metric=verdict]').textContent");
+    assert!(
+        verdict
+            .as_str()
+            .unwrap()
+            .contains(comparison["verdict"].as_str().unwrap()),
+        "{verdict}"
+    );
+    assert_eq!(
+        browser.eval("document.querySelector('#chart img').src.slice(0, 26)"),
+        "data:image/svg+xml;base64,"
+    );
+
+    // The grid holds every task and agent, with the JSON's counts.
+    let grid = browser.eval(
+        "Array.from(document.querySelectorAll('#grid .cell'))
+           .map(c => [c.getAttribute('data-task'), c.getAttribute('data-agent'), c.textContent])",
+    );
+    assert_eq!(
+        grid.as_array().unwrap().len(),
+        2 * summary["tasks"].as_u64().unwrap() as usize
+    );
+    for cell in grid.as_array().unwrap() {
+        let label = cell[1].as_str().unwrap();
+        let file = &per_label[labels.iter().position(|l| *l == label).unwrap()];
+        let card = scorecard(label, file);
+        let task = card["per_task"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["task"] == cell[0])
+            .unwrap();
+        let text = cell[2].as_str().unwrap();
+        let graded = task["passed"].as_u64().unwrap() + task["failed"].as_u64().unwrap();
+        let counts = format!("({}/{graded})", task["passed"]);
+        assert!(text.ends_with(&counts), "{text} vs {counts}");
+        assert_shown(
+            text.split(' ').next().unwrap(),
+            &task["pass_rate"],
+            "grid cell",
+        );
+    }
+
+    // Filter: failed attempts only, then those failed by a rule.
+    let total = summary["attempts"].as_u64().unwrap();
+    assert_eq!(
+        browser.eval("document.getElementById('count').dataset.shown"),
+        json!(total.to_string())
+    );
+    browser.eval(
+        "(() => { const s = document.getElementById('filter-outcome'); s.value = '1';
+                  s.dispatchEvent(new Event('change')); })()",
+    );
+    assert_eq!(
+        browser.eval("document.getElementById('count').dataset.shown"),
+        json!(summary["failed"].as_u64().unwrap().to_string())
+    );
+    let outcomes = browser.eval(
+        "Array.from(document.querySelectorAll('#attempts-list .attempt-row .outcome')).map(o => o.textContent)",
+    );
+    assert!(!outcomes.as_array().unwrap().is_empty());
+    assert!(
+        outcomes.as_array().unwrap().iter().all(|o| o == "FAIL"),
+        "{outcomes}"
+    );
+    browser.eval(
+        "(() => { const s = document.getElementById('filter-reason');
+                  s.value = Array.from(s.options).find(o => o.textContent === 'rule').value;
+                  s.dispatchEvent(new Event('change')); })()",
+    );
+    let rule_failures = both
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["passed"] == false)
+        .filter(|l| {
+            let reasons = l["reasons"].as_array().unwrap();
+            reasons
+                .iter()
+                .any(|r| r.as_str().unwrap().starts_with("rule: "))
+        })
+        .count();
+    assert!(rule_failures > 0);
+    assert_eq!(
+        browser.eval("document.getElementById('count').dataset.shown"),
+        json!(rule_failures.to_string())
+    );
+
+    // Drill-down: the first of them shows its reasons, checks and the failing steps.
+    browser.eval("document.querySelector('#attempts-list .attempt-row').click()");
+    let reasons = browser.eval(
+        "Array.from(document.querySelectorAll('#detail .reasons li')).map(li => li.firstChild.textContent)",
+    );
+    let reasons: Vec<&str> = reasons
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.starts_with("rule: ")),
+        "{reasons:?}"
+    );
+    let steps = browser.eval("document.querySelectorAll('#detail .step').length");
+    let mut named: Vec<String> = reasons
+        .iter()
+        .flat_map(|r| r.split("step ").skip(1))
+        .map(|after| {
+            after
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .filter(|n| {
+            n.parse::<u64>()
+                .is_ok_and(|n| n >= 1 && n <= steps.as_u64().unwrap())
+        })
+        .collect();
+    named.sort();
+    named.dedup();
+    assert!(!named.is_empty(), "{reasons:?}");
+    assert_eq!(
+        browser.eval("Array.from(document.querySelectorAll('#detail .step.failing')).map(s => s.dataset.step).sort()"),
+        json!(named)
+    );
+    let detail = browser.eval("document.getElementById('detail').innerText");
+    let detail = detail.as_str().unwrap();
+    for part in [
+        "Input",
+        "Answer",
+        "Checks",
+        "Trajectory",
+        "Usage and cost",
+        "the failing step",
+    ] {
+        assert!(
+            detail.contains(part),
+            "{part} missing from the drill-down:\n{detail}"
+        );
+    }
+    // The input comes from the task file.
+    assert!(!detail.contains("not in the results"), "{detail}");
+
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
+    // The page itself and the chart, which is a data: URL; nothing from a network.
+    let requests = browser.requests();
+    let elsewhere: Vec<&String> = requests
+        .iter()
+        .filter(|url| !url.starts_with("file://") && !url.starts_with("data:"))
+        .collect();
+    assert!(elsewhere.is_empty(), "the page requested {elsewhere:?}");
+    assert_eq!(requests.len(), 2, "the page and its chart");
+    browser.eval("window.scrollTo(0, 0)");
+    screenshot(&mut browser, "report.png");
+}
+
+/// Strings that run script if a page ever parses agent text as markup or code.
+const INJECTIONS: &[&str] = &[
+    "<script>window.__pwned = 'script'</script>",
+    "</script><script>window.__pwned = 'close'</script>",
+    "<img src=x onerror=\"window.__pwned = 'img'\">",
+    "\"><svg onload=\"window.__pwned = 'svg'\">",
+    "<iframe srcdoc=\"<script>parent.__pwned = 'iframe'</script>\"></iframe>",
+    "javascript:window.__pwned = 'url'",
+    "<!-- \u{2028}\u{2029} --> ${window.__pwned = 'template'} {{constructor.constructor('window.__pwned = 1')()}}",
+];
+
+fn hostile_line(i: usize, text: &str) -> String {
+    json!({
+        "format": "proctor.result/1",
+        "task": format!("task {text}"),
+        "attempt": 0,
+        "label": format!("agent {}", i % 2),
+        "passed": !i.is_multiple_of(3),
+        "reasons": if i.is_multiple_of(3) { json!([format!("end state: {text}.txt: missing"), "rule: refund at step 1 has no earlier check"]) } else { json!([]) },
+        "checks": [{"category": "end_state", "check": format!("file {text}.txt exists"), "passed": false,
+                    "gating": true, "failure": format!("end state: {text}.txt: missing"), "detail": text}],
+        "status": "final",
+        "answer": text,
+        "trajectory": [{"tool": text, "args": {"path": text, "<b>key</b>": text}, "result": text}],
+        "error": null,
+        "usage": [{"provider": text, "model": text, "input_tokens": 1, "output_tokens": 1}],
+        "judge": {"verdict": "FAIL", "reasoning": text, "samples": [{"verdict": "FAIL", "reasoning": text,
+                  "provenance": {"provider": text, "model": text, "replayed": true}}]},
+        "cost": {"usd": null, "tokens": 2, "unpriced_calls": 1},
+        "timings": {},
+        "task_digest": "sha256:hostile",
+        "variant": text,
+        "trajectory_source": text,
+        "faults_fired": [{"step": 1, "tool": text, "kind": text}],
+        "process": {"exit_code": 0, "timed_out": false, "stdout_bytes": 0, "stderr_tail": text}
+    })
+    .to_string()
+}
+
+#[test]
+fn agent_text_stays_text_and_broken_input_is_named_in_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for (i, injection) in INJECTIONS.iter().enumerate() {
+        text.push_str(&hostile_line(i, injection));
+        text.push('\n');
+    }
+    // A 5 MB answer, a line of a newer format, and a last line cut off mid-write.
+    let mut huge: Value = serde_json::from_str(&hostile_line(1, "huge")).unwrap();
+    huge["answer"] = json!("x".repeat(5 * 1024 * 1024));
+    text.push_str(&huge.to_string());
+    text.push('\n');
+    text.push_str(r#"{"format": "proctor.result/2", "task": "from_the_future", "passed": true}"#);
+    text.push('\n');
+    let cut = hostile_line(2, "cut");
+    text.push_str(&cut[..cut.len() / 2]);
+    let results = write(dir.path(), "hostile.jsonl", &text);
+    let page = dir.path().join("hostile.html");
+    let out = run(proctor()
+        .args(["report", "--html"])
+        .arg(&page)
+        .arg(&results));
+    // Skipped lines make the exit 2; the page is written all the same.
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.len() < 1024 * 1024, "{} bytes", html.len());
+    let attempts = embedded(&html, "attempts");
+    // Markup in agent text is escaped inside the embedded data.
+    for injection in INJECTIONS.iter().filter(|i| i.contains('<')) {
+        assert!(
+            !attempts.contains(injection),
+            "{injection} embedded as it is"
+        );
+    }
+
+    let mut browser = Browser::launch();
+    browser.open(&page);
+    let notes = browser.eval("document.getElementById('notes').innerText");
+    let notes = notes.as_str().unwrap();
+    assert!(
+        notes.contains("hostile.jsonl:9: format \"proctor.result/2\" is newer"),
+        "{notes}"
+    );
+    assert!(notes.contains("hostile.jsonl:10:"), "{notes}");
+    assert!(
+        notes.contains("1 attempt was too large to show whole"),
+        "{notes}"
+    );
+    let rows = INJECTIONS.len() + 1;
+    assert_eq!(
+        browser.eval("document.getElementById('count').dataset.shown"),
+        json!(rows.to_string())
+    );
+    // Open every attempt; each piece of hostile text must appear as the text it is.
+    for i in 0..rows {
+        browser.eval(&format!(
+            "document.querySelector('#attempts-list .attempt-row[data-attempt=\"{i}\"]').click()"
+        ));
+        let shown = browser.eval("document.getElementById('detail').textContent");
+        let shown = shown.as_str().unwrap();
+        if let Some(injection) = INJECTIONS.get(i) {
+            let visible = browser.eval("document.getElementById('detail').innerText");
+            assert!(visible.as_str().unwrap().contains("__pwned ="));
+            assert!(
+                shown.matches(injection).count() >= 8,
+                "attempt {i}: {injection} shown {} times",
+                shown.matches(injection).count()
+            );
+        } else {
+            assert!(shown.contains("Too large to show whole"), "{shown}");
+            assert!(shown.contains("answer: 5.0 MiB long, the first 64.0 KiB shown"));
+        }
+    }
+    assert_eq!(browser.eval("typeof window.__pwned"), json!("undefined"));
+    assert_eq!(
+        browser.eval("document.querySelectorAll('img, iframe, svg, script:not([type])').length"),
+        json!(1),
+        "only the report's own script"
+    );
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
+    assert!(
+        browser
+            .requests()
+            .iter()
+            .all(|url| url.starts_with("file://"))
+    );
+    screenshot(&mut browser, "hostile.png");
+}
+
+#[test]
+fn the_page_is_self_contained_and_the_same_bytes_for_the_same_input() {
+    let make = || {
+        let out = run(proctor().args(["report", V1, V2, "--format", "html", "--tasks", TASKS]));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let page = make();
+    assert_eq!(page, make());
+    // Outside the embedded data nothing names another resource.
+    let mut markup = page.clone();
+    for id in ["attempts", "report-data"] {
+        markup = markup.replace(&embedded(&page, id), "");
+    }
+    for reference in [
+        "src=", "href=", "url(", "@import", "http:", "https:", "//cdn",
+    ] {
+        assert!(
+            !markup.contains(reference),
+            "the page refers to {reference}"
+        );
+    }
+    assert!(markup.contains("Content-Security-Policy\" content=\"default-src 'none'"));
+    // Every attempt of both files is in the page, grouped by label.
+    let data = page_data(&page);
+    assert_eq!(data["index"].as_array().unwrap().len(), 60);
+    assert_eq!(data["agents"], json!(["agent-v1", "agent-v2"]));
+    assert_eq!(embedded(&page, "attempts").lines().count(), 60);
+}
+
+#[test]
+fn run_grade_and_compare_write_the_page_with_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let graded = dir.path().join("grade.html");
+    let out = run(proctor()
+        .args(["grade", "--tasks", "fixtures/arithmetic/tasks.json"])
+        .args([
+            "--outcomes",
+            "fixtures/arithmetic/outcomes.jsonl",
+            "--format",
+            "json",
+            "--html",
+        ])
+        .arg(&graded));
+    let summary = json_of(&out);
+    let data = page_data(&std::fs::read_to_string(&graded).unwrap());
+    assert_eq!(data["summary"], summary);
+    assert_eq!(
+        data["index"].as_array().unwrap().len() as u64,
+        summary["attempts"].as_u64().unwrap()
+    );
+    // Inputs come from the task file.
+    assert!(
+        data["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["input"].is_string())
+    );
+
+    let compared = dir.path().join("compare.html");
+    let out = run(proctor()
+        .args(["compare", V1, V2, "--format", "json", "--html"])
+        .arg(&compared));
+    let comparison = json_of(&out);
+    let data = page_data(&std::fs::read_to_string(&compared).unwrap());
+    assert_eq!(data["comparison"], comparison);
+    assert_eq!(
+        data["agents"],
+        json!([
+            "agent-v1 (fixtures/compare/v1.jsonl)",
+            "agent-v2 (fixtures/compare/v2.jsonl)"
+        ])
+    );
+
+    let ran = dir.path().join("run.html");
+    let out = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/refunds.yaml", "--agent"])
+        .arg("python3 fixtures/agents/refund_agent.py")
+        .args([
+            "--judge-model",
+            "claude-sonnet-4-6",
+            "--cassette",
+            "fixtures/cassettes/run",
+        ])
+        .args(["--format", "json", "--html"])
+        .arg(&ran));
+    let summary = json_of(&out);
+    let data = page_data(&std::fs::read_to_string(&ran).unwrap());
+    assert_eq!(data["summary"], summary);
+    assert_eq!(
+        data["index"].as_array().unwrap().len() as u64,
+        summary["attempts"].as_u64().unwrap()
+    );
+
+    let out = run(proctor()
+        .args(["grade", "--tasks", "fixtures/arithmetic/tasks.json"])
+        .args([
+            "--outcomes",
+            "fixtures/arithmetic/outcomes.jsonl",
+            "--format",
+            "html",
+        ]));
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--html FILE"), "{}", out.stderr);
+}
