@@ -120,6 +120,9 @@ pub struct ReportArgs {
     /// A cost ledger: the HTML report adds its weekly cost-per-success chart.
     #[arg(long, value_name = "L.csv")]
     pub ledger: Option<PathBuf>,
+    /// The folder `run --keep` kept the sandboxes in: the HTML report lists each attempt's files.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }

@@ -109,6 +109,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             tasks: Default::default(),
             chart_svg: None,
             k: None,
+            end_states: None,
         };
         html::write_file(page, &input)?;
     }

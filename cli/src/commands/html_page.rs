@@ -3,7 +3,7 @@
 
 use crate::commands::ledger::report::weekly_chart;
 use crate::exit::infrastructure;
-use crate::render::html::{self, ReportInput};
+use crate::render::html::{self, EndStateDir, ReportInput};
 use proctor_core::summary::Summary;
 use proctor_core::task::Suite;
 use std::path::{Path, PathBuf};
@@ -33,24 +33,38 @@ impl ResultsFile {
         })
     }
 
-    /// Writes the page to `page` when `--html` was given.
+    /// Writes the page when `--html` was given.
     pub fn write_page(
         &self,
-        page: Option<&Path>,
         title: String,
         summary: &Summary,
-        k: Option<u64>,
-        suite: &Suite,
-        ledger: Option<&Path>,
+        options: PageOptions<'_>,
     ) -> anyhow::Result<()> {
-        let (Some(page), Some(results)) = (page, &self.path) else {
+        let (Some(page), Some(results)) = (options.page, &self.path) else {
             return Ok(());
         };
-        let mut input = ReportInput::of_results(title, vec![results.clone()], summary, k);
-        input.tasks = html::task_infos(suite);
-        if let Some(ledger) = ledger {
+        let mut input = ReportInput::of_results(title, vec![results.clone()], summary, options.k);
+        input.tasks = html::task_infos(options.suite);
+        if let Some(ledger) = options.ledger {
             input.chart_svg = Some(weekly_chart(ledger)?);
         }
+        input.end_states = options
+            .kept
+            .map(|(dir, is_end_state)| EndStateDir::new(dir, is_end_state, Some(options.suite)));
         html::write_file(page, &input)
     }
+}
+
+/// What a grading command adds to its page.
+#[derive(Debug)]
+pub struct PageOptions<'a> {
+    /// `--html FILE`.
+    pub page: Option<&'a Path>,
+    /// `--k`.
+    pub k: Option<u64>,
+    pub suite: &'a Suite,
+    /// `--ledger`, for the cost chart.
+    pub ledger: Option<&'a Path>,
+    /// Kept sandboxes, and whether the folder itself is an end state (`grade --workdir`).
+    pub kept: Option<(&'a Path, bool)>,
 }

@@ -7,7 +7,7 @@
 //! unchanged. The file is replaced only when every judgement went through: a judge that
 //! cannot be reached leaves the results as they were (exit 3).
 
-use crate::commands::html_page::ResultsFile;
+use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::judging::{JudgeArgs, Judged, Seeds, check_globs, judge_failure, judge_run};
 use crate::problems::Problems;
 use crate::results_file::{ResultWriter, for_each_result};
@@ -151,12 +151,15 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     let title = format!("judge {}", args.results.display());
     render::print_summary(args.summary.format, &title, &summary)?;
     ResultsFile::new(Some(&args.results), None)?.write_page(
-        args.summary.html.as_deref(),
         title,
         &summary,
-        args.summary.k,
-        &suite,
-        None,
+        PageOptions {
+            page: args.summary.html.as_deref(),
+            k: args.summary.k,
+            suite: &suite,
+            ledger: None,
+            kept: Some((args.keep.as_path(), false)),
+        },
     )?;
     problems.into_result("results")?;
     gate::check(&args.summary, &summary)

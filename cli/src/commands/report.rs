@@ -5,7 +5,7 @@ use crate::commands::calibrate::{correct_results, load_calibration};
 use crate::commands::ledger::report::weekly_chart;
 use crate::problems::Problems;
 use crate::render::calibrate::corrected;
-use crate::render::html::{self, ReportInput};
+use crate::render::html::{self, EndStateDir, ReportInput};
 use crate::results_file::for_each_result;
 use crate::{gate, render};
 use anyhow::Context;
@@ -50,9 +50,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             &summary,
             args.summary.k,
         );
-        if let Some(tasks) = &args.tasks {
-            page.tasks = html::task_infos(&Suite::load(tasks)?);
+        let suite = args.tasks.as_deref().map(Suite::load).transpose()?;
+        if let Some(suite) = &suite {
+            page.tasks = html::task_infos(suite);
         }
+        page.end_states = args
+            .keep
+            .as_deref()
+            .map(|dir| EndStateDir::new(dir, false, suite.as_ref()));
         if let Some(ledger) = &args.ledger {
             page.chart_svg = Some(weekly_chart(ledger)?);
         }

@@ -2,7 +2,7 @@
 //! attempt as it ends.
 
 use crate::args::{CostArgs, SummaryArgs};
-use crate::commands::html_page::ResultsFile;
+use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
 use crate::judging::{JudgeArgs, Seeds, check_globs};
@@ -260,12 +260,15 @@ async fn execute(
     let title = format!("run {}", args.tasks.display());
     render::print_summary(args.summary.format, &title, &summary)?;
     results.write_page(
-        args.summary.html.as_deref(),
         title,
         &summary,
-        args.summary.k,
-        &context.suite,
-        args.cost.ledger.as_deref(),
+        PageOptions {
+            page: args.summary.html.as_deref(),
+            k: args.summary.k,
+            suite: &context.suite,
+            ledger: args.cost.ledger.as_deref(),
+            kept: args.keep.as_deref().map(|dir| (dir, false)),
+        },
     )?;
     if let Some(message) = judge_failure {
         let kept = match &args.out {

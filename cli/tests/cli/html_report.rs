@@ -537,9 +537,12 @@ fn run_grade_and_compare_write_the_page_with_html() {
     );
 
     let ran = dir.path().join("run.html");
+    let kept = dir.path().join("kept");
     let out = run(proctor()
         .args(["run", "--tasks", "fixtures/run/refunds.yaml", "--agent"])
         .arg("python3 fixtures/agents/refund_agent.py")
+        .arg("--keep")
+        .arg(&kept)
         .args([
             "--judge-model",
             "claude-sonnet-4-6",
@@ -549,12 +552,42 @@ fn run_grade_and_compare_write_the_page_with_html() {
         .args(["--format", "json", "--html"])
         .arg(&ran));
     let summary = json_of(&out);
-    let data = page_data(&std::fs::read_to_string(&ran).unwrap());
+    let page = std::fs::read_to_string(&ran).unwrap();
+    let data = page_data(&page);
     assert_eq!(data["summary"], summary);
     assert_eq!(
         data["index"].as_array().unwrap().len() as u64,
         summary["attempts"].as_u64().unwrap()
     );
+    // With --keep, each attempt lists the files its sandbox ended with, against the seed.
+    for line in embedded(&page, "attempts").lines() {
+        let attempt: Value = serde_json::from_str(line).unwrap();
+        let files = attempt["end_state"]["files"].as_array().unwrap();
+        let status = |path: &str| {
+            files
+                .iter()
+                .find(|f| f["path"] == path)
+                .map(|f| f["status"].as_str().unwrap().to_owned())
+        };
+        assert_eq!(
+            status("orders.json").as_deref(),
+            Some("unchanged"),
+            "{files:?}"
+        );
+        if attempt["answer"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("refunded")
+        {
+            assert_eq!(
+                status("refunds.json").as_deref(),
+                Some("added"),
+                "{files:?}"
+            );
+            let refunds = files.iter().find(|f| f["path"] == "refunds.json").unwrap();
+            assert!(refunds["text"].as_str().unwrap().contains("refunded"));
+        }
+    }
 
     let out = run(proctor()
         .args(["grade", "--tasks", "fixtures/arithmetic/tasks.json"])

@@ -5,7 +5,7 @@ mod parallel;
 mod sink;
 
 use crate::args::GradeArgs;
-use crate::commands::html_page::ResultsFile;
+use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::commands::ledger::LedgerRows;
 use crate::judging::{Judged, Seeds, check_globs, judge_failure as judge_failure_kind, judge_run};
 use crate::outcome_log::{LineKeys, OutcomeLog};
@@ -61,12 +61,15 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let title = format!("grade {}", args.outcomes.display());
     render::print_summary(args.summary.format, &title, &summary)?;
     results.write_page(
-        args.summary.html.as_deref(),
         title,
         &summary,
-        args.summary.k,
-        &suite,
-        args.cost.ledger.as_deref(),
+        PageOptions {
+            page: args.summary.html.as_deref(),
+            k: args.summary.k,
+            suite: &suite,
+            ledger: args.cost.ledger.as_deref(),
+            kept: args.workdir.as_deref().map(|dir| (dir, true)),
+        },
     )?;
     problems.into_result("outcome lines")?;
     gate::check(&args.summary, &summary)

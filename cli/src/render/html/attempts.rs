@@ -8,6 +8,7 @@
 
 use super::bound::bound_attempt;
 use super::embed::push_escaped;
+use super::end_state::{EndStateDir, EndStateLister};
 use crate::results_file::for_each_result_text;
 use proctor_core::compare::{CompareOptions, Side, SideBuilder, compare};
 use proctor_core::summary::SummaryBuilder;
@@ -107,7 +108,9 @@ pub fn write_attempts(
     files: &[PathBuf],
     grouping: &Grouping,
     k: Option<u64>,
+    end_states: Option<&EndStateDir>,
 ) -> anyhow::Result<Pass> {
+    let mut end_states = end_states.map(EndStateLister::new);
     let mut tasks = Names::default();
     let mut agents = Names::default();
     let mut kinds = Names::default();
@@ -143,6 +146,14 @@ pub fn write_attempts(
                     serde_json::from_str(line_text).unwrap_or_else(|_| Value::Null);
                 if bound_attempt(&mut attempt) > 0 {
                     cut_attempts += 1;
+                }
+                // Listed after the cuts: the listing is bounded by limits of its own.
+                if let (Some(lister), Value::Object(fields)) = (end_states.as_mut(), &mut attempt)
+                    && !fields.contains_key("end_state")
+                    && let Some(listing) =
+                        lister.listing(&line.task, line.label.as_deref(), line.attempt)
+                {
+                    fields.insert("end_state".to_owned(), listing);
                 }
                 let variant =
                     variant_of(&attempt, &line.task).map_or(-1, |v| variants.number(&v) as i64);

@@ -10,9 +10,11 @@
 mod attempts;
 mod bound;
 mod embed;
+mod end_state;
 mod page;
 
 pub use attempts::Grouping;
+pub use end_state::EndStateDir;
 
 use crate::exit::infrastructure;
 use proctor_core::task::Suite;
@@ -47,6 +49,8 @@ pub struct ReportInput {
     pub chart_svg: Option<String>,
     /// The k of pass@k for the per-agent scorecards.
     pub k: Option<u64>,
+    /// Kept sandboxes, to list each attempt's files.
+    pub end_states: Option<EndStateDir>,
 }
 
 impl ReportInput {
@@ -67,6 +71,7 @@ impl ReportInput {
             tasks: BTreeMap::new(),
             chart_svg: None,
             k,
+            end_states: None,
         }
     }
 }

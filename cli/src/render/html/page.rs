@@ -95,7 +95,13 @@ pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()
          <script type=\"application/json\" id=\"attempts\">"
     )
     .map_err(io)?;
-    let pass: Pass = write_attempts(out, &input.results, &input.grouping, input.k)?;
+    let pass: Pass = write_attempts(
+        out,
+        &input.results,
+        &input.grouping,
+        input.k,
+        input.end_states.as_ref(),
+    )?;
     let comparison = input.comparison.as_ref().or(pass.comparison.as_ref());
     let chart = input.chart_svg.as_ref().map(|svg| {
         format!(

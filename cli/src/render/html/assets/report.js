@@ -556,7 +556,23 @@
     var endState = a.end_state !== undefined ? a.end_state : a.end_state_files !== undefined ? a.end_state_files : a.files;
     var esChecks = checks.filter(function (ch) { return isObject(ch) && ch.category === 'end_state'; });
     var es = sub(detail, 'End state');
-    if (endState !== undefined) add(es, pre(json(endState)));
+    if (isObject(endState) && Array.isArray(endState.files)) {
+      add(es, el('p', 'note', 'the files in ' + endState.folder + ', against the task\'s seed'));
+      var files = put(es, el('table', 'checks files'));
+      add(files, add(el('tr'), el('th', null, 'file'), el('th', null, 'status'), el('th', null, 'bytes'), el('th', null, 'content')));
+      endState.files.forEach(function (f) {
+        if (!isObject(f)) return;
+        var content = el('td');
+        if (typeof f.text === 'string') add(content, pre(f.text, 'text'));
+        if (f.note) add(content, el('div', 'note', f.note));
+        var name = el('td', 'file-path', f.path);
+        name.title = 'sha256 ' + f.sha256;
+        add(files, add(el('tr', 'file-' + String(f.status).replace(/[^a-z]/g, '')), name, el('td', null, f.status), el('td', 'num', f.size), content));
+      });
+      if (endState.unlisted) add(es, el('p', 'note', endState.unlisted + ' more files not listed'));
+    } else if (endState !== undefined) {
+      add(es, pre(json(endState)));
+    }
     esChecks.forEach(function (ch) { add(es, el('p', ch.passed ? 'ok' : 'bad', ch.check + ': ' + (ch.passed ? 'held' : (ch.failure || 'failed')) + (ch.detail ? ' (' + json(ch.detail) + ')' : ''))); });
     reasons.filter(function (x) { return x.indexOf('end state: ') === 0; }).forEach(function (x) {
       if (!esChecks.some(function (ch) { return ch.failure === x; })) add(es, el('p', 'bad', x));
