@@ -491,20 +491,24 @@ fn the_page_is_self_contained_and_the_same_bytes_for_the_same_input() {
     assert_eq!(embedded(&page, "attempts").lines().count(), 60);
 }
 
-#[test]
-fn run_grade_and_compare_write_the_page_with_html() {
-    let dir = tempfile::tempdir().unwrap();
-    let graded = dir.path().join("grade.html");
-    let out = run(proctor()
+fn grade_arithmetic(format: &str) -> assert_cmd::Command {
+    let mut command = proctor();
+    command
         .args(["grade", "--tasks", "fixtures/arithmetic/tasks.json"])
         .args([
             "--outcomes",
             "fixtures/arithmetic/outcomes.jsonl",
             "--format",
-            "json",
-            "--html",
-        ])
-        .arg(&graded));
+            format,
+        ]);
+    command
+}
+
+#[test]
+fn run_grade_and_compare_write_the_page_with_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let graded = dir.path().join("grade.html");
+    let out = run(grade_arithmetic("json").arg("--html").arg(&graded));
     let summary = json_of(&out);
     let data = page_data(&std::fs::read_to_string(&graded).unwrap());
     assert_eq!(data["summary"], summary);
@@ -589,14 +593,28 @@ fn run_grade_and_compare_write_the_page_with_html() {
         }
     }
 
-    let out = run(proctor()
-        .args(["grade", "--tasks", "fixtures/arithmetic/tasks.json"])
-        .args([
-            "--outcomes",
-            "fixtures/arithmetic/outcomes.jsonl",
-            "--format",
-            "html",
-        ]));
+    let out = run(&mut grade_arithmetic("html"));
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--html FILE"), "{}", out.stderr);
+}
+
+#[test]
+fn what_the_page_embeds_beside_the_numbers() {
+    let out = run(proctor().args(["report", V1, "--format", "html", "--tasks", TASKS]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = page_data(&out.stdout);
+    // The summary and scorecards are `--format json`'s (checked above); this is the rest.
+    let rest = json!({
+        "title": data["title"],
+        "sources": data["sources"],
+        "agents": data["agents"],
+        "tasks": data["tasks"],
+        "reason_kinds": data["reason_kinds"],
+        "variants": data["variants"],
+        "notes": data["notes"],
+        "index": data["index"],
+        "comparison": data["comparison"],
+        "chart": data["chart"],
+    });
+    insta::assert_json_snapshot!(rest);
 }

@@ -234,16 +234,22 @@
     add(bar, add(label, s));
     return s;
   }
-  select('agent', [[-1, 'all']].concat(data.agents.map(function (a, i) { return [i, a]; })),
+  var byName = function (names) {
+    var order = names.map(function (_, i) { return i; });
+    order.sort(function (x, y) { return names[x] < names[y] ? -1 : names[x] > names[y] ? 1 : 0; });
+    return order;
+  };
+  var agentOrder = byName(data.agents);
+  select('agent', [[-1, 'all']].concat(agentOrder.map(function (i) { return [i, data.agents[i]]; })),
     function (v) { state.agent = Number(v); });
   var tagList = Object.keys(tagNames).sort();
   if (tagList.length) select('tag', [['', 'all']].concat(tagList.map(function (t) { return [t, t]; })),
     function (v) { state.tag = v; });
-  if (data.variants.length) select('variant', [[-2, 'all'], [-1, '- (base)']].concat(data.variants.map(function (v, i) { return [i, v]; })),
+  if (data.variants.length) select('variant', [[-2, 'all'], [-1, '- (base)']].concat(byName(data.variants).map(function (i) { return [i, data.variants[i]]; })),
     function (v) { state.variant = Number(v); });
   select('outcome', [[-1, 'all'], [0, 'passed'], [1, 'failed'], [2, 'ungraded']],
     function (v) { state.outcome = Number(v); });
-  select('reason', [[-1, 'all']].concat(data.reason_kinds.map(function (r, i) { return [i, r]; })),
+  select('reason', [[-1, 'all']].concat(byName(data.reason_kinds).map(function (i) { return [i, data.reason_kinds[i]]; })),
     function (v) { state.reason = Number(v); });
   var search = el('input');
   search.type = 'search';
@@ -388,8 +394,6 @@
     if (la !== lb) return la < lb ? -1 : 1;
     return a[2] - b[2] || x - y;
   });
-  var agentOrder = data.agents.map(function (_, i) { return i; });
-  agentOrder.sort(function (x, y) { return data.agents[x] < data.agents[y] ? -1 : data.agents[x] > data.agents[y] ? 1 : 0; });
   var taskOrder = tasks.map(function (_, i) { return i; });
   taskOrder.sort(function (x, y) { return tasks[x].id < tasks[y].id ? -1 : tasks[x].id > tasks[y].id ? 1 : 0; });
 
