@@ -435,6 +435,15 @@ fn agent_text_stays_text_and_broken_input_is_named_in_the_page() {
         if let Some(injection) = INJECTIONS.get(i) {
             let visible = browser.eval("document.getElementById('detail').innerText");
             assert!(visible.as_str().unwrap().contains("__pwned ="));
+            // Fields added by later versions are shown when present.
+            for shown_field in [
+                "variant: ",
+                "trajectory from: ",
+                "fault fired: ",
+                "detail: ",
+            ] {
+                assert!(shown.contains(shown_field), "attempt {i}: no {shown_field}");
+            }
             assert!(
                 shown.matches(injection).count() >= 8,
                 "attempt {i}: {injection} shown {} times",
