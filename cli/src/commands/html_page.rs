@@ -18,6 +18,14 @@ pub struct ResultsFile {
 
 impl ResultsFile {
     pub fn new(out: Option<&Path>, html: Option<&Path>) -> anyhow::Result<ResultsFile> {
+        if let (Some(out), Some(html)) = (out, html)
+            && out == html
+        {
+            anyhow::bail!(
+                "--out and --html both name {}: the page would replace the results",
+                out.display()
+            );
+        }
         let scratch = match (html, out) {
             (Some(_), None) => Some(
                 tempfile::NamedTempFile::new().map_err(|e| infrastructure("temporary file", e))?,

@@ -605,6 +605,20 @@ fn run_grade_and_compare_write_the_page_with_html() {
     let out = run(&mut grade_arithmetic("html"));
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--html FILE"), "{}", out.stderr);
+    // The page never replaces the results it is made from.
+    let same = dir.path().join("same.jsonl");
+    let out = run(grade_arithmetic("json")
+        .arg("--out")
+        .arg(&same)
+        .arg("--html")
+        .arg(&same));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("--out and --html both name"),
+        "{}",
+        out.stderr
+    );
+    assert!(!same.exists());
 }
 
 #[test]
