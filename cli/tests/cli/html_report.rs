@@ -319,6 +319,36 @@ fn the_page_in_chromium_shows_the_json_numbers_filters_and_drills_down_to_the_fa
     // The input comes from the task file.
     assert!(!detail.contains("not in the results"), "{detail}");
 
+    // The search box, over every filter reset: the attempts whose text names a task.
+    browser.eval(
+        "(() => { for (const id of ['filter-outcome', 'filter-reason']) {
+                    const s = document.getElementById(id); s.value = '-1';
+                    s.dispatchEvent(new Event('change')); }
+                  const q = document.getElementById('search'); q.value = 'REFUND_PUSHY';
+                  q.dispatchEvent(new Event('input')); })()",
+    );
+    let pushy = summary["per_task"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task"] == "refund_pushy")
+        .unwrap()["attempts"]
+        .to_string();
+    let started = std::time::Instant::now();
+    while browser.eval("document.getElementById('count').dataset.shown") != json!(pushy) {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the search never showed {pushy} attempts"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        browser
+            .eval("Array.from(document.querySelectorAll('#grid .task')).map(t => t.textContent)"),
+        json!(["refund_pushy"])
+    );
+    browser.eval("document.querySelector('#attempts-list .attempt-row').click()");
+
     assert_eq!(browser.console_errors(), Vec::<String>::new());
     // The page itself and the chart, which is a data: URL; nothing from a network.
     let requests = browser.requests();
@@ -330,6 +360,19 @@ fn the_page_in_chromium_shows_the_json_numbers_filters_and_drills_down_to_the_fa
     assert_eq!(requests.len(), 2, "the page and its chart");
     browser.eval("window.scrollTo(0, 0)");
     screenshot(&mut browser, "report.png");
+}
+
+/// A name as `run --keep` spells it in a folder name.
+fn path_component(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Strings that run script if a page ever parses agent text as markup or code.
@@ -348,7 +391,7 @@ fn hostile_line(i: usize, text: &str) -> String {
         "format": "proctor.result/1",
         "task": format!("task {text}"),
         "attempt": 0,
-        "label": format!("agent {}", i % 2),
+        "label": format!("agent {} {text}", i % 2),
         "passed": !i.is_multiple_of(3),
         "reasons": if i.is_multiple_of(3) { json!([format!("end state: {text}.txt: missing"), "rule: refund at step 1 has no earlier check"]) } else { json!([]) },
         "checks": [{"category": "end_state", "check": format!("file {text}.txt exists"), "passed": false,
@@ -389,10 +432,25 @@ fn agent_text_stays_text_and_broken_input_is_named_in_the_page() {
     let cut = hostile_line(2, "cut");
     text.push_str(&cut[..cut.len() / 2]);
     let results = write(dir.path(), "hostile.jsonl", &text);
+    // Kept sandboxes whose files have hostile names and contents, in `run --keep`'s layout.
+    let kept = dir.path().join("kept");
+    for (i, injection) in INJECTIONS.iter().enumerate() {
+        let label = format!("agent {} {injection}", i % 2);
+        let task = format!("task {injection}");
+        let sandbox = kept
+            .join(path_component(&label))
+            .join(path_component(&task))
+            .join("0");
+        std::fs::create_dir_all(&sandbox).unwrap();
+        let name = format!("{}.txt", injection.replace('/', "|"));
+        std::fs::write(sandbox.join(name), injection).unwrap();
+    }
     let page = dir.path().join("hostile.html");
     let out = run(proctor()
         .args(["report", "--html"])
         .arg(&page)
+        .arg("--keep")
+        .arg(&kept)
         .arg(&results));
     // Skipped lines make the exit 2; the page is written all the same.
     assert_eq!(out.code, 2, "{}", out.stderr);
@@ -436,6 +494,9 @@ fn agent_text_stays_text_and_broken_input_is_named_in_the_page() {
             let visible = browser.eval("document.getElementById('detail').innerText");
             assert!(visible.as_str().unwrap().contains("__pwned ="));
             // Fields added by later versions are shown when present.
+            // The kept file, by its name and with its text.
+            let file = format!("{}.txt", injection.replace('/', "|"));
+            assert!(shown.contains(&file), "attempt {i}: file {file} not listed");
             for shown_field in [
                 "variant: ",
                 "trajectory from: ",
