@@ -257,3 +257,86 @@ fn compare_two_labels(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(
+        task: &str,
+        attempt: u64,
+        label: &str,
+        passed: Option<bool>,
+        reasons: &[&str],
+    ) -> String {
+        json!({"format": "proctor.result/1", "task": task, "attempt": attempt, "label": label,
+               "passed": passed, "reasons": reasons, "status": "final", "task_digest": "sha256:t"})
+        .to_string()
+    }
+
+    #[test]
+    fn reason_kinds_are_the_part_before_the_detail() {
+        assert_eq!(
+            reason_kind("rule: refund at step 2 has no earlier check"),
+            "rule"
+        );
+        assert_eq!(reason_kind("end state: a.txt: missing"), "end state");
+        assert_eq!(reason_kind("wrong answer"), "wrong answer");
+    }
+
+    #[test]
+    fn one_pass_indexes_every_attempt_scores_each_agent_and_compares_two() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let text = [
+            line("a", 0, "v2", Some(true), &[]),
+            line(
+                "a",
+                0,
+                "v1",
+                Some(false),
+                &["rule: x at step 1", "wrong answer"],
+            ),
+            line("b@pushy", 0, "v2", None, &["judge error: timeout"]),
+            line("b@pushy", 0, "v1", Some(true), &[]),
+            r#"{"format": "proctor.result/9", "task": "a", "passed": true}"#.to_owned(),
+            "{\"task\": \"cut".to_owned(),
+        ]
+        .join("\n");
+        std::fs::write(&path, text).unwrap();
+        let mut out = Vec::new();
+        let pass = write_attempts(&mut out, &[path], &Grouping::ByLabel, None, None).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.lines().count(), 4);
+        assert_eq!(pass.tasks, ["a", "b@pushy"]);
+        assert_eq!(pass.agents, ["v2", "v1"]);
+        assert_eq!(pass.variants, ["pushy"]);
+        assert_eq!(pass.reason_kinds, ["rule", "wrong answer", "judge error"]);
+        let rows = serde_json::to_value(&pass.index).unwrap();
+        assert_eq!(
+            rows,
+            json!([
+                [0, 0, 0, 0, -1, []],
+                [0, 1, 0, 1, -1, [0, 1]],
+                [1, 0, 0, 2, 0, [2]],
+                [1, 1, 0, 0, 0, []]
+            ])
+        );
+        assert_eq!(pass.scorecards["v2"]["passed"], 1);
+        assert_eq!(pass.scorecards["v2"]["ungraded"], 1);
+        assert_eq!(pass.scorecards["v1"]["failed"], 1);
+        // The first label in sorted order is the old version.
+        let comparison = pass.comparison.unwrap();
+        assert_eq!(
+            (
+                comparison["old"]["file"].as_str(),
+                comparison["new"]["file"].as_str()
+            ),
+            (Some("v1"), Some("v2"))
+        );
+        assert_eq!(pass.notes.len(), 2, "{:?}", pass.notes);
+        assert!(pass.notes[0].contains("r.jsonl:5: format \"proctor.result/9\" is newer"));
+        assert!(pass.notes[1].contains("r.jsonl:6:"));
+    }
+}
