@@ -161,6 +161,11 @@ impl Browser {
     /// Opens a page with the network off and waits until its script says it is ready
     /// (`<body data-ready>`), collecting console messages and requests from the start.
     pub fn open(&mut self, file: &Path) {
+        self.open_at(file, "");
+    }
+
+    /// As [`Browser::open`], with a fragment (`#attempt-3`) after the file's URL.
+    pub fn open_at(&mut self, file: &Path, fragment: &str) {
         let target = self.call("Target.createTarget", json!({"url": "about:blank"}));
         let attached = self.call(
             "Target.attachToTarget",
@@ -179,7 +184,10 @@ impl Browser {
             "Network.emulateNetworkConditions",
             json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
         );
-        let url = format!("file://{}", file.canonicalize().unwrap().display());
+        let url = format!(
+            "file://{}{fragment}",
+            file.canonicalize().unwrap().display()
+        );
         self.call("Page.navigate", json!({"url": url}));
         let started = Instant::now();
         while self.eval("document.body && document.body.getAttribute('data-ready')")

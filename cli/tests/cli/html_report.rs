@@ -319,29 +319,34 @@ fn the_page_in_chromium_shows_the_json_numbers_filters_and_drills_down_to_the_fa
     // The input comes from the task file.
     assert!(!detail.contains("not in the results"), "{detail}");
 
-    // The search box, over every filter reset: the attempts whose text names a task.
+    // The search box, over every filter reset: text as the page shows it (quotes included),
+    // then the attempts whose text names a task.
     browser.eval(
         "(() => { for (const id of ['filter-outcome', 'filter-reason']) {
                     const s = document.getElementById(id); s.value = '-1';
-                    s.dispatchEvent(new Event('change')); }
-                  const q = document.getElementById('search'); q.value = 'REFUND_PUSHY';
-                  q.dispatchEvent(new Event('input')); })()",
+                    s.dispatchEvent(new Event('change')); } })()",
     );
+    let quoted = both
+        .lines()
+        .filter(|l| {
+            let line: Value = serde_json::from_str(l).unwrap();
+            let reasons = line["reasons"].as_array().unwrap();
+            reasons
+                .iter()
+                .any(|r| r.as_str().unwrap().contains("refund [\"C3\"] at step"))
+        })
+        .count();
+    assert!(quoted > 0);
+    search_shows(&mut browser, "REFUND [\"C3\"] AT STEP", quoted);
     let pushy = summary["per_task"]
         .as_array()
         .unwrap()
         .iter()
         .find(|t| t["task"] == "refund_pushy")
         .unwrap()["attempts"]
-        .to_string();
-    let started = std::time::Instant::now();
-    while browser.eval("document.getElementById('count').dataset.shown") != json!(pushy) {
-        assert!(
-            started.elapsed().as_secs() < 10,
-            "the search never showed {pushy} attempts"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+        .as_u64()
+        .unwrap();
+    search_shows(&mut browser, "REFUND_PUSHY", pushy as usize);
     assert_eq!(
         browser
             .eval("Array.from(document.querySelectorAll('#grid .task')).map(t => t.textContent)"),
@@ -373,6 +378,25 @@ fn path_component(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Types `query` into the search box and waits until the page shows `expected` attempts.
+fn search_shows(browser: &mut Browser, query: &str, expected: usize) {
+    browser.eval(&format!(
+        "(() => {{ const q = document.getElementById('search'); q.value = {};
+                   q.dispatchEvent(new Event('input')); }})()",
+        json!(query)
+    ));
+    let started = std::time::Instant::now();
+    while browser.eval("document.getElementById('count').dataset.shown")
+        != json!(expected.to_string())
+    {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "searching {query:?} never showed {expected} attempts"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// Strings that run script if a page ever parses agent text as markup or code.
@@ -515,6 +539,17 @@ fn agent_text_stays_text_and_broken_input_is_named_in_the_page() {
             assert!(shown.contains("answer: 5.0 MiB long, the first 64.0 KiB shown"));
         }
     }
+    // Search finds markup as it was written (the page keeps it escaped).
+    let with_script = INJECTIONS
+        .iter()
+        .filter(|i| i.contains("</script>"))
+        .count();
+    search_shows(&mut browser, "</SCRIPT>", with_script);
+    // The last attempt opened is in the page's address, so a link opens it again.
+    assert_eq!(
+        browser.eval("location.hash"),
+        json!(format!("#attempt-{}", rows - 1))
+    );
     assert_eq!(browser.eval("typeof window.__pwned"), json!("undefined"));
     assert_eq!(
         browser.eval("document.querySelectorAll('img, iframe, svg, script:not([type])').length"),
@@ -529,6 +564,15 @@ fn agent_text_stays_text_and_broken_input_is_named_in_the_page() {
             .all(|url| url.starts_with("file://"))
     );
     screenshot(&mut browser, "hostile.png");
+
+    let mut linked = Browser::launch();
+    linked.open_at(&page, "#attempt-2");
+    let heading = linked.eval("document.querySelector('#detail h2').textContent");
+    assert!(
+        heading.as_str().unwrap().contains(INJECTIONS[2]),
+        "{heading}"
+    );
+    assert_eq!(linked.console_errors(), Vec::<String>::new());
 }
 
 #[test]

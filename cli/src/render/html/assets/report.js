@@ -218,7 +218,7 @@
   var tasks = data.tasks;
   var tagNames = {};
   tasks.forEach(function (task) { (task.tags || []).forEach(function (tag) { tagNames[tag] = true; }); });
-  var state = { agent: -1, tag: '', variant: -2, outcome: -1, reason: -1, search: '', task: -1, selected: -1 };
+  var state = { agent: -1, tag: '', variant: -2, outcome: -1, reason: -1, search: '', searchJson: '', task: -1, selected: -1 };
   var filters = section('Attempts', 'attempts-panel');
   var bar = put(filters, el('div', 'filters'));
   function select(name, options, onChange) {
@@ -258,7 +258,14 @@
   var timer = null;
   search.addEventListener('input', function () {
     clearTimeout(timer);
-    timer = setTimeout(function () { state.search = search.value.toLowerCase(); refresh(); }, 150);
+    timer = setTimeout(function () {
+      state.search = search.value.toLowerCase();
+      // The attempts are kept as JSON text, where `"` is `\"` and `<` is `\u003c`.
+      state.searchJson = JSON.stringify(state.search).slice(1, -1)
+        .replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
+        .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      refresh();
+    }, 150);
   });
   add(bar, search);
   var chip = put(bar, el('button', 'chip'));
@@ -280,7 +287,8 @@
     if (state.search) {
       if (!lowered) lowered = [];
       if (lowered[i] === undefined) lowered[i] = lines[i].toLowerCase();
-      if (lowered[i].indexOf(state.search) < 0 && data.agents[r[1]].toLowerCase().indexOf(state.search) < 0) return false;
+      if (lowered[i].indexOf(state.search) < 0 && lowered[i].indexOf(state.searchJson) < 0 &&
+        data.agents[r[1]].toLowerCase().indexOf(state.search) < 0) return false;
     }
     return true;
   }
@@ -442,6 +450,8 @@
 
   function show(i) {
     state.selected = i;
+    // A link to this page ending in #attempt-N opens this attempt.
+    if (window.history && history.replaceState) history.replaceState(null, '', '#attempt-' + i);
     list.redraw();
     var a = attempt(i);
     var r = index[i];
@@ -626,5 +636,7 @@
   }
 
   refresh();
+  var linked = /^#attempt-(\d+)$/.exec(window.location.hash);
+  if (linked && Number(linked[1]) < lines.length) show(Number(linked[1]));
   document.body.setAttribute('data-ready', 'true');
 })();
