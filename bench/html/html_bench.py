@@ -9,7 +9,9 @@ proctor with two labels), writes `proctor report --format html` of it, and print
   `<body data-ready="true">`), against a baseline page opened by the same browser in the same
   run: the same results embedded the same way, every attempt parsed with `JSON.parse` and
   nothing shown (the least an eager renderer does before it shows anything);
-- filter and drill-down: seconds to show only failed attempts and to open one attempt.
+- filter and drill-down: seconds to show only failed attempts and to open one attempt;
+- write: seconds for `proctor report --format html`, against `--format json` of the same file
+  (which reads it once, where the page reads it twice and embeds every attempt).
 
 Chromium is driven through the DevTools protocol over `--remote-debugging-pipe` (JSON
 messages ended by a NUL byte on file descriptors 3 and 4), so the standard library is enough.
@@ -177,6 +179,10 @@ def main() -> None:
     with page.open("wb") as html:
         subprocess.run([proctor, "report", str(results), "--format", "html"], check=True, stdout=html)
     write_seconds = time.perf_counter() - started
+    # The baseline for writing: the same summary as JSON, which reads the file once.
+    started = time.perf_counter()
+    subprocess.run([proctor, "report", str(results), "--format", "json"], check=True, stdout=subprocess.DEVNULL)
+    json_seconds = time.perf_counter() - started
     # The baseline: a page that embeds the results and parses every attempt, showing nothing.
     eager = args.out_dir / f"eager-{args.attempts}.html"
     with eager.open("wb") as out:
@@ -210,6 +216,7 @@ def main() -> None:
     print(f"results file             {results_bytes / 2**20:.1f} MiB")
     print(f"HTML report              {page_bytes / 2**20:.1f} MiB  ratio {page_bytes / results_bytes:.3f}x the results file")
     print(f"report written in        {write_seconds:.2f} s ({proctor})")
+    print(f"baseline: --format json  {json_seconds:.2f} s  ratio {write_seconds / json_seconds:.2f}x the baseline")
     print(f"open in Chromium         {opened:.2f} s (median of {args.runs})")
     print(f"baseline: parse all      {parse_all:.2f} s  ratio {opened / parse_all:.2f}x the baseline")
     print(f"filter to failed         {filter_seconds:.2f} s")

@@ -6,7 +6,7 @@
 //! that the page filters on without parsing every attempt, and one summary per agent, built
 //! by the same code as `--format json`.
 
-use super::bound::bound_attempt;
+use super::bound::{EMBED_AS_IS_BYTES, bound_attempt};
 use super::embed::push_escaped;
 use super::end_state::{EndStateDir, EndStateLister};
 use crate::results_file::for_each_result_text;
@@ -94,8 +94,8 @@ pub fn reason_kind(reason: &str) -> &str {
 }
 
 /// The variant of an attempt: its `variant` field, else the part of its task id after `@`.
-fn variant_of(attempt: &Value, task: &str) -> Option<String> {
-    match attempt.get("variant") {
+fn variant_of(attempt: Option<&Value>, task: &str) -> Option<String> {
+    match attempt.and_then(|a| a.get("variant")) {
         Some(Value::String(name)) => Some(name.clone()),
         _ => task.split_once('@').map(|(_, v)| v.to_owned()),
     }
@@ -142,21 +142,34 @@ pub fn write_attempts(
                         *side = Err(e.to_string());
                     }
                 }
-                let mut attempt: Value =
-                    serde_json::from_str(line_text).unwrap_or_else(|_| Value::Null);
-                if bound_attempt(&mut attempt) > 0 {
-                    cut_attempts += 1;
+                // Most lines go into the page as they are; a long one, one that names a
+                // variant, or one that gets its end state listed is read as a value first.
+                let as_is = line_text.len() <= EMBED_AS_IS_BYTES
+                    && end_states.is_none()
+                    && !line_text.contains("\"variant\"");
+                let mut variant = variant_of(None, &line.task);
+                text.clear();
+                if as_is {
+                    text.extend_from_slice(line_text.as_bytes());
+                } else {
+                    let mut attempt: Value =
+                        serde_json::from_str(line_text).unwrap_or_else(|_| Value::Null);
+                    if bound_attempt(&mut attempt) > 0 {
+                        cut_attempts += 1;
+                    }
+                    // Listed after the cuts: the listing is bounded by limits of its own.
+                    if let (Some(lister), Value::Object(fields)) =
+                        (end_states.as_mut(), &mut attempt)
+                        && !fields.contains_key("end_state")
+                        && let Some(listing) =
+                            lister.listing(&line.task, line.label.as_deref(), line.attempt)
+                    {
+                        fields.insert("end_state".to_owned(), listing);
+                    }
+                    variant = variant_of(Some(&attempt), &line.task);
+                    serde_json::to_writer(&mut text, &attempt).expect("a JSON value serialises");
                 }
-                // Listed after the cuts: the listing is bounded by limits of its own.
-                if let (Some(lister), Value::Object(fields)) = (end_states.as_mut(), &mut attempt)
-                    && !fields.contains_key("end_state")
-                    && let Some(listing) =
-                        lister.listing(&line.task, line.label.as_deref(), line.attempt)
-                {
-                    fields.insert("end_state".to_owned(), listing);
-                }
-                let variant =
-                    variant_of(&attempt, &line.task).map_or(-1, |v| variants.number(&v) as i64);
+                let variant = variant.map_or(-1, |v| variants.number(&v) as i64);
                 let mut reason_numbers: Vec<usize> = line
                     .reasons
                     .iter()
@@ -176,8 +189,6 @@ pub fn write_attempts(
                     variant,
                     reason_numbers,
                 ));
-                text.clear();
-                serde_json::to_writer(&mut text, &attempt).expect("a JSON value serialises");
                 escaped.clear();
                 push_escaped(&mut escaped, &text);
                 escaped.push(b'\n');

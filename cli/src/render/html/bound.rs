@@ -12,6 +12,9 @@ pub const LEFT_OUT_KEY: &str = "_left_out";
 
 /// The most text of one string shown in the page.
 const MAX_STRING_BYTES: usize = 64 * 1024;
+/// A line this short is shown whole: all its text fits in what one string may show, and a
+/// long list in it is still small.
+pub const EMBED_AS_IS_BYTES: usize = MAX_STRING_BYTES;
 /// The most text of one attempt, all strings together.
 const MAX_ATTEMPT_TEXT_BYTES: usize = 1024 * 1024;
 /// The most items of one list (trajectory steps, checks, usage objects) or keys of one object.
