@@ -96,7 +96,7 @@ pub fn write(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
     page::write_page(out, input)
 }
 
-/// Writes the page to a file, creating its folder.
+/// Writes the page to a file, creating its folder, and says where on stderr.
 pub fn write_file(path: &Path, input: &ReportInput) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
@@ -106,5 +106,7 @@ pub fn write_file(path: &Path, input: &ReportInput) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{}: cannot write the HTML report: {e}", path.display()))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
     write(&mut out, input)?;
-    out.flush().map_err(|e| infrastructure(path.display(), e))
+    out.flush().map_err(|e| infrastructure(path.display(), e))?;
+    eprintln!("proctor: wrote the HTML report {}", path.display());
+    Ok(())
 }
