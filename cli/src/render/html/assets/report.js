@@ -451,7 +451,8 @@
   function show(i) {
     state.selected = i;
     // A link to this page ending in #attempt-N opens this attempt.
-    if (window.history && history.replaceState) history.replaceState(null, '', '#attempt-' + i);
+    // (Some browsers refuse history changes on file: pages; the link is then not updated.)
+    try { history.replaceState(null, '', '#attempt-' + i); } catch (e) { /* keep the old address */ }
     list.redraw();
     var a = attempt(i);
     var r = index[i];
