@@ -51,6 +51,7 @@ impl ResultsFile {
         let (Some(page), Some(results)) = (options.page, &self.path) else {
             return Ok(());
         };
+        let summary = serde_json::to_value(summary).expect("a summary serialises");
         let mut input = ReportInput::of_results(title, vec![results.clone()], summary, options.k);
         input.tasks = html::task_infos(options.suite);
         if let Some(ledger) = options.ledger {

@@ -47,7 +47,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         let mut page = ReportInput::of_results(
             title.clone(),
             args.results.clone(),
-            &summary,
+            serde_json::to_value(&summary)?,
             args.summary.k,
         );
         let suite = args.tasks.as_deref().map(Suite::load).transpose()?;

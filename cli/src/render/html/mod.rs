@@ -54,19 +54,20 @@ pub struct ReportInput {
 }
 
 impl ReportInput {
-    /// A report of result files with the summary a command computed from them, grouped by
-    /// label; tasks and the chart are added by the caller when it has them.
+    /// A report of result files with the summary a command computed from them (the value
+    /// `--format json` prints), grouped by label; tasks and the chart are added by the caller
+    /// when it has them.
     pub fn of_results(
         title: String,
         results: Vec<PathBuf>,
-        summary: &proctor_core::summary::Summary,
+        summary: Value,
         k: Option<u64>,
     ) -> ReportInput {
         ReportInput {
             title,
             results,
             grouping: Grouping::ByLabel,
-            summary: Some(serde_json::to_value(summary).expect("a summary serialises")),
+            summary: Some(summary),
             comparison: None,
             tasks: BTreeMap::new(),
             chart_svg: None,
