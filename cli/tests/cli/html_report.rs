@@ -61,7 +61,10 @@ fn assert_shown(shown: &str, expected: &Value, what: &str) {
     let number = shown.trim_start_matches('$');
     let Ok(value) = number.parse::<f64>() else {
         let parsed: Value = serde_json::from_str(shown).unwrap_or_else(|_| json!(shown));
-        assert_eq!(&parsed, expected, "{what}");
+        assert!(
+            same_json(&parsed, expected),
+            "{what}: page shows {parsed}, JSON has {expected}"
+        );
         return;
     };
     let want = match expected {
@@ -78,6 +81,22 @@ fn assert_shown(shown: &str, expected: &Value, what: &str) {
         (value - want).abs() <= tolerance,
         "{what}: page shows {shown}, JSON has {want}"
     );
+}
+
+/// JSON values alike, numbers compared as numbers (`0` is `0.0`).
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 /// The lines of `files` whose label is `label`, as one file.

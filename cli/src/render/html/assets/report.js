@@ -131,11 +131,19 @@
     metric(table, agent, 'tool correctness', 'tool_correctness', rate(s.tool_correctness));
     group('graceful failure');
     metric(table, agent, 'aborted share', 'aborted_share', rate(s.aborted_share));
+    if (s.timeouts !== undefined) metric(table, agent, 'timeouts', 'timeouts', s.timeouts);
+    if (s.errors !== undefined) metric(table, agent, 'errors', 'errors', s.errors);
     var diagnosis = s.diagnosis || {};
     Object.keys(diagnosis).forEach(function (d) {
       metric(table, agent, d, 'diagnosis.' + d, diagnosis[d]);
     });
     known.diagnosis = true;
+    if (s.safety_violations !== undefined) {
+      group('safety');
+      metric(table, agent, 'attempts with a failed safety check', 'safety_violations', s.safety_violations);
+      metric(table, agent, 'rate', 'safety_violation_rate', rate(s.safety_violation_rate));
+      metric(table, agent, '95% CI', 'safety_violation_rate_ci', interval(s.safety_violation_rate_ci));
+    }
     // Fields added by later versions (safety, variants, ...) are shown as they are.
     ['labels', 'grid', 'per_task', 'agents'].forEach(function (k) { known[k] = true; });
     var extra = Object.keys(s).filter(function (k) { return !known[k]; });
@@ -143,7 +151,9 @@
       group('more');
       extra.forEach(function (k) {
         var v = s[k];
-        metric(table, agent, k.replace(/_/g, ' '), k, typeof v === 'number' ? (Number.isInteger(v) ? v : rate(v)) : json(v));
+        var text = typeof v === 'number' ? (Number.isInteger(v) ? v : rate(v))
+          : isObject(v) && typeof v.low === 'number' && typeof v.high === 'number' ? interval(v) : json(v);
+        metric(table, agent, k.replace(/_/g, ' '), k, text);
       });
     }
     return box;
