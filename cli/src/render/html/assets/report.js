@@ -355,6 +355,7 @@
       var graded = t ? t.passed + t.failed : 0;
       var cell = el('button', 'cell ' + (!t ? 'none' : graded === 0 ? 'ungraded' : t.passed === graded ? 'pass' : t.passed === 0 ? 'fail' : 'mixed'),
         t ? rate(t.pass_rate) + ' (' + t.passed + '/' + graded + ')' : MISSING);
+      if (t && isObject(t.pass_rate_ci)) cell.title = '95% CI ' + interval(t.pass_rate_ci);
       cell.setAttribute('data-task', tasks[taskNumber].id);
       cell.setAttribute('data-agent', data.agents[a]);
       cell.addEventListener('click', function () {
@@ -392,9 +393,14 @@
     row.setAttribute('data-attempt', String(i));
     var a = attempt(i);
     var reasons = Array.isArray(a.reasons) ? a.reasons : [];
+    var why = reasons.length ? reasons[0] : '';
+    var detailOf = (Array.isArray(a.checks) ? a.checks : []).filter(function (ch) {
+      return isObject(ch) && ch.failure === why && typeof ch.detail === 'string';
+    })[0];
+    if (detailOf) why += ' (' + detailOf.detail + ')';
+    if (reasons.length > 1) why += '  (+' + (reasons.length - 1) + ' more)';
     add(row, el('span', 'task', tasks[r[0]].id), el('span', 'agent', data.agents[r[1]]), el('span', 'n', r[2]),
-      el('span', 'outcome ' + OUTCOME[r[3]].toLowerCase(), OUTCOME[r[3]]),
-      el('span', 'reason', reasons.length ? reasons[0] + (reasons.length > 1 ? '  (+' + (reasons.length - 1) + ' more)' : '') : ''));
+      el('span', 'outcome ' + OUTCOME[r[3]].toLowerCase(), OUTCOME[r[3]]), el('span', 'reason', why));
     row.addEventListener('click', function () { show(i); });
     return row;
   });
