@@ -4,5 +4,6 @@ mod calibrate;
 mod common;
 mod compare;
 mod grade;
+mod judge_concurrency;
 mod ledger;
 mod run;
