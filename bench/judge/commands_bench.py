@@ -14,8 +14,8 @@ Standard library only. Only 127.0.0.1 is contacted.
 """
 
 import argparse
+import asyncio
 import http.client
-import http.server
 import json
 import os
 import shutil
@@ -31,55 +31,64 @@ PROCTOR = os.path.join(ROOT, "target", "release", "proctor")
 TARGET = 0.85
 
 
-class MockModel(http.server.ThreadingHTTPServer):
-    """Answers chat completions after `latency` seconds; counts the calls in flight."""
-
-    daemon_threads = True
-    request_queue_size = 256
+class MockModel:
+    """Answers chat completions after `latency` seconds on 127.0.0.1, on one asyncio loop in
+    its own thread (no thread per connection, so the mock itself costs little CPU on a busy
+    machine); counts the calls in flight."""
 
     def __init__(self, latency):
-        super().__init__(("127.0.0.1", 0), Handler)
         self.latency = latency
-        self.lock = threading.Lock()
         self.in_flight = 0
         self.most = 0
         self.calls = 0
+        self.loop = asyncio.new_event_loop()
+        self.server = self.loop.run_until_complete(
+            asyncio.start_server(self.serve, "127.0.0.1", 0, backlog=256))
+        self.port = self.server.sockets[0].getsockname()[1]
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
 
     def reset(self):
-        with self.lock:
-            self.most = 0
-            self.calls = 0
+        # Read and written on the loop's thread only, but a reset between commands, when no
+        # call is in flight, is safe from here.
+        self.most = 0
+        self.calls = 0
+
+    def shutdown(self):
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+    async def serve(self, reader, writer):
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                body = await reader.readexactly(length)
+                self.in_flight += 1
+                self.calls += 1
+                self.most = max(self.most, self.in_flight)
+                await asyncio.sleep(self.latency)
+                self.in_flight -= 1
+                writer.write(answer(b"zqgood" in body))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        server = self.server
-        length = int(self.headers.get("content-length", "0"))
-        body = self.rfile.read(length).decode("utf-8", "replace")
-        with server.lock:
-            server.in_flight += 1
-            server.calls += 1
-            server.most = max(server.most, server.in_flight)
-        time.sleep(server.latency)
-        with server.lock:
-            server.in_flight -= 1
-        verdict = "PASS" if "zqgood" in body else "FAIL"
-        content = json.dumps({"reasoning": "checked", "verdict": verdict})
-        answer = json.dumps({
-            "model": "mock",
-            "choices": [{"message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 400, "completion_tokens": 30},
-        }).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, *args):
-        pass
+def answer(good):
+    verdict = "PASS" if good else "FAIL"
+    content = json.dumps({"reasoning": "checked", "verdict": verdict})
+    body = json.dumps({
+        "model": "mock",
+        "choices": [{"message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 400, "completion_tokens": 30},
+    }).encode()
+    return (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
 
 
 def bare_calls(port, total, threads):
@@ -167,8 +176,7 @@ def main():
                        cwd=ROOT, check=True)
     latency = args.latency_ms / 1000
     model = MockModel(latency)
-    threading.Thread(target=model.serve_forever, daemon=True).start()
-    port = model.server_address[1]
+    port = model.port
     # Default flags: only where the judge is; --judge-jobs and --jobs are left alone.
     judge = ["--judge-provider", "openai", "--judge-model", "mock",
              "--judge-base-url", f"http://127.0.0.1:{port}"]
