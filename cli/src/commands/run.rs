@@ -8,7 +8,7 @@ use crate::exit::Failure;
 use crate::judging::{JudgeArgs, Seeds, check_globs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
-use crate::run::attempt::{Finished, RunContext, run_attempt};
+use crate::run::attempt::{AgentPhase, Finished, RunContext, finish_attempt, run_agent};
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
@@ -190,46 +190,57 @@ async fn execute(
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
     let mut progress = Progress::new(planned.len() as u64);
     let mut queue = planned.into_iter();
-    let mut running = JoinSet::new();
+    // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
+    // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded
+    // too, so that sandboxes do not pile up when the judge is slower than the agents.
+    let waiting_at_most = jobs.max(2 * args.judge.judge_jobs as usize);
+    let mut agents_running = JoinSet::new();
+    let mut finishing = JoinSet::new();
     let mut infrastructure_errors = 0usize;
     let mut interrupted = false;
     let mut judge_failure: Option<String> = None;
     loop {
-        while running.len() < jobs && !*cancel.borrow() && judge_failure.is_none() {
+        while agents_running.len() < jobs
+            && agents_running.len() + finishing.len() < jobs + waiting_at_most
+            && !*cancel.borrow()
+            && judge_failure.is_none()
+        {
             let Some(next) = queue.next() else { break };
-            running.spawn(run_attempt(context.clone(), next, cancel.clone()));
+            agents_running.spawn(run_agent(context.clone(), next, cancel.clone()));
         }
-        let Some(joined) = running.join_next().await else {
+        if agents_running.is_empty() && finishing.is_empty() {
             break;
-        };
-        match joined {
-            Ok(Ok(Finished::Result(line))) => {
-                if let Some(writer) = writer.as_mut() {
-                    writer.write_now(&line)?;
-                }
-                if let Some(ledger) = ledger.as_mut() {
-                    ledger.push(&line)?;
-                }
-                progress.finished(&line);
-                summary.add(&line);
-            }
-            Ok(Ok(Finished::Cancelled)) => interrupted = true,
-            Ok(Ok(Finished::JudgeFailed(message))) => {
-                // Stop scheduling; attempts already running finish and are kept.
-                if judge_failure.is_none() {
-                    progress.note(&format!("proctor: judge failed, stopping: {message}"));
-                    judge_failure = Some(message);
+        }
+        tokio::select! {
+            Some(joined) = agents_running.join_next() => {
+                match attempt_ran(joined, &progress, &mut infrastructure_errors) {
+                    Some(AgentPhase::Ended(ended)) => {
+                        finishing.spawn(finish_attempt(context.clone(), *ended, cancel.clone()));
+                    }
+                    Some(AgentPhase::Cancelled) => interrupted = true,
+                    None => {}
                 }
             }
-            Ok(Err(error)) => {
-                infrastructure_errors += 1;
-                progress.note(&format!("proctor: an attempt could not run: {error:#}"));
-            }
-            Err(error) => {
-                infrastructure_errors += 1;
-                progress.note(&format!(
-                    "proctor: an attempt failed inside proctor: {error}"
-                ));
+            Some(joined) = finishing.join_next() => {
+                match attempt_ran(joined, &progress, &mut infrastructure_errors) {
+                    Some(Finished::Result(line)) => {
+                        if let Some(writer) = writer.as_mut() {
+                            writer.write_now(&line)?;
+                        }
+                        if let Some(ledger) = ledger.as_mut() {
+                            ledger.push(&line)?;
+                        }
+                        progress.finished(&line);
+                        summary.add(&line);
+                    }
+                    Some(Finished::Cancelled) => interrupted = true,
+                    // Stop scheduling; attempts already running finish and are kept.
+                    Some(Finished::JudgeFailed(message)) if judge_failure.is_none() => {
+                        progress.note(&format!("proctor: judge failed, stopping: {message}"));
+                        judge_failure = Some(message);
+                    }
+                    Some(Finished::JudgeFailed(_)) | None => {}
+                }
             }
         }
     }
@@ -287,6 +298,23 @@ async fn execute(
         .into());
     }
     gate::check(&args.summary, &summary)
+}
+
+/// What a phase of an attempt gave; `None`, counted and reported, when it could not run
+/// (an infrastructure failure) or failed inside proctor.
+fn attempt_ran<T>(
+    joined: Result<anyhow::Result<T>, tokio::task::JoinError>,
+    progress: &Progress,
+    infrastructure_errors: &mut usize,
+) -> Option<T> {
+    let message = match joined {
+        Ok(Ok(value)) => return Some(value),
+        Ok(Err(error)) => format!("proctor: an attempt could not run: {error:#}"),
+        Err(error) => format!("proctor: an attempt failed inside proctor: {error}"),
+    };
+    *infrastructure_errors += 1;
+    progress.note(&message);
+    None
 }
 
 /// Reads `--out` for `--resume`: the attempts already done (fed into the summary),

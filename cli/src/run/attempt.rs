@@ -1,10 +1,13 @@
-//! One attempt, start to finish: sandbox, agent, outcome, grade, result line.
+//! One attempt, start to finish, in two phases: the agent's (sandbox, agent, outcome),
+//! which holds one of `--jobs` agent slots, and what follows it (judge, grade, cost,
+//! result line), which does not, so that an attempt waiting for its verdict lets the
+//! next agent start.
 
 use super::agent::AgentSpec;
 use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
-use super::sandbox;
+use super::sandbox::{self, Sandbox};
 use crate::judging::{Judged, judge_run};
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Workdir, grade};
@@ -49,13 +52,35 @@ pub enum Finished {
     JudgeFailed(String),
 }
 
-/// Runs one attempt. Errors are infrastructure failures (a sandbox that cannot be
-/// made); everything the agent does wrong is a graded result.
-pub async fn run_attempt(
+/// An attempt whose agent has ended, waiting to be judged and graded.
+#[derive(Debug)]
+pub struct AgentEnded {
+    planned: Planned,
+    seed: u64,
+    started_at: jiff::Timestamp,
+    /// Kept until the attempt is graded: the judge and the end-state checks read it.
+    sandbox: Sandbox,
+    outcome: Outcome,
+    process_info: Option<ProcessInfo>,
+    duration: Duration,
+}
+
+/// How the agent's phase of an attempt ended.
+#[derive(Debug)]
+pub enum AgentPhase {
+    Ended(Box<AgentEnded>),
+    /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
+    Cancelled,
+}
+
+/// The agent's phase: a fresh sandbox, the agent in it, its outcome. Errors are
+/// infrastructure failures (a sandbox that cannot be made); everything the agent does
+/// wrong is a graded result.
+pub async fn run_agent(
     context: Arc<RunContext>,
     planned: Planned,
     cancel: watch::Receiver<bool>,
-) -> anyhow::Result<Finished> {
+) -> anyhow::Result<AgentPhase> {
     let task = &context.suite.tasks[planned.task];
     let agent = &context.agents[planned.agent];
     let seed = attempt_seed(context.seed, &task.id, planned.attempt);
@@ -104,7 +129,7 @@ pub async fn run_attempt(
         timeout,
     };
     let (outcome, process_info, duration) = match process::run(launch, cancel).await {
-        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(Finished::Cancelled),
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {
             let outcome = resolve(&run, &outcome_path);
             let _ = std::fs::remove_file(&outcome_path);
@@ -138,23 +163,47 @@ pub async fn run_attempt(
             Duration::ZERO,
         ),
     };
+    Ok(AgentPhase::Ended(Box::new(AgentEnded {
+        planned,
+        seed,
+        started_at,
+        sandbox,
+        outcome,
+        process_info,
+        duration,
+    })))
+}
 
+/// What follows the agent: judge (given up when proctor is interrupted), grade, cost
+/// and the result line.
+pub async fn finish_attempt(
+    context: Arc<RunContext>,
+    ended: AgentEnded,
+    mut cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Finished> {
+    let planned = ended.planned;
+    let (sandbox, outcome) = (ended.sandbox, ended.outcome);
+    let task = &context.suite.tasks[planned.task];
+    let agent = &context.agents[planned.agent];
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
         .seeds
         .get(&planned.task)
         .cloned()
         .unwrap_or_default();
-    let judged = match judge_run(
+    let judging = judge_run(
         context.judge.as_ref(),
         task,
         &seed_files,
         outcome.answer.as_deref(),
         crashed,
         Some(&sandbox.dir),
-    )
-    .await
-    {
+    );
+    let judged = tokio::select! {
+        judged = judging => judged,
+        Ok(_) = cancel.wait_for(|cancelled| *cancelled) => return Ok(Finished::Cancelled),
+    };
+    let judged = match judged {
         Ok(judged) => judged,
         Err(error) if error.is_infrastructure() => {
             return Ok(Finished::JudgeFailed(format!(
@@ -177,7 +226,7 @@ pub async fn run_attempt(
         .await?
     };
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
-    let priced_at: jiff::Timestamp = started_at;
+    let priced_at: jiff::Timestamp = ended.started_at;
     let cost = context
         .pricer
         .cost(&outcome.usage, &judge_usage, Some(priced_at))
@@ -193,11 +242,11 @@ pub async fn run_attempt(
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
     line.task_digest = context.suite.digest.clone();
-    line.seed = Some(seed);
-    line.process = process_info;
+    line.seed = Some(ended.seed);
+    line.process = ended.process_info;
     line.timings = Timings {
-        started_at: Some(started_at.to_string()),
-        duration_ms: Some(duration.as_millis() as u64),
+        started_at: Some(ended.started_at.to_string()),
+        duration_ms: Some(ended.duration.as_millis() as u64),
     };
     drop(sandbox);
     Ok(Finished::Result(Box::new(line)))

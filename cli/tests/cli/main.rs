@@ -6,5 +6,6 @@ mod common;
 mod compare;
 mod grade;
 mod html_report;
+mod judge_concurrency;
 mod ledger;
 mod run;

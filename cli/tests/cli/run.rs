@@ -24,7 +24,7 @@ fn agent(name: &str) -> String {
         .to_string()
 }
 
-fn results(path: &Path) -> Vec<Value> {
+pub fn results(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
