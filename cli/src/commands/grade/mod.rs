@@ -39,7 +39,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         log_name: log.path().display().to_string(),
         tasks_name: args.tasks.display().to_string(),
         for_ledger,
-        writes_results: args.out.is_some(),
+        writes_results: results.path.is_some(),
     };
     // A judge or an end state on disk needs each line's attempt before grading it, which
     // only reading in order gives (judge calls then run concurrently, results written in
