@@ -217,6 +217,11 @@ fn timeout_kills_the_whole_group() {
         .args(["run", "--tasks"])
         .arg(&tasks)
         .args([
+            // Outside namespaces, so the pids it writes are the host's.
+            "--isolate",
+            "none",
+            "--pass-env",
+            "STUBBORN_PID_FILE",
             "--agent",
             "python3 fixtures/agents/stubborn_fork.py",
             "--out",
@@ -291,6 +296,8 @@ fn interrupt_then_resume_completes_the_run() {
             "3",
             "--jobs",
             "1",
+            "--pass-env",
+            "HANG",
             "--agent",
             cmd,
             "--out",
