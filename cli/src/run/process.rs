@@ -124,8 +124,10 @@ pub async fn run(
     // Whatever the agent left running in its group goes too.
     signal_group(group, Signal::SIGKILL);
     feeder.abort();
-    let stdout = drain(stdout, &stdout_tail, STDOUT_LIMIT).await;
-    let stderr = drain(stderr, &stderr_tail, STDERR_LIMIT).await;
+    // One deadline for both streams: an escaped process holding both costs DRAIN once.
+    let deadline = tokio::time::Instant::now() + DRAIN;
+    let stdout = drain(stdout, &stdout_tail, STDOUT_LIMIT, deadline).await;
+    let stderr = drain(stderr, &stderr_tail, STDERR_LIMIT, deadline).await;
     let exit = match (status.code(), status.signal()) {
         (Some(code), _) => Exit::Code(code),
         (None, Some(signal)) => Exit::Signal(signal),
@@ -169,11 +171,16 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
     }
 }
 
-/// Waits a little for a stream to close, then keeps what was read: a process that
-/// escaped the group and still holds the pipe neither blocks the attempt nor
-/// erases the output the agent printed.
-async fn drain(mut task: tokio::task::JoinHandle<()>, tail: &Mutex<Tail>, limit: usize) -> Tail {
-    if tokio::time::timeout(DRAIN, &mut task).await.is_err() {
+/// Waits until `deadline` at most for a stream to close, then keeps what was read:
+/// a process that escaped the group and still holds the pipe neither blocks the
+/// attempt nor erases the output the agent printed.
+async fn drain(
+    mut task: tokio::task::JoinHandle<()>,
+    tail: &Mutex<Tail>,
+    limit: usize,
+    deadline: tokio::time::Instant,
+) -> Tail {
+    if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
         task.abort();
     }
     let mut tail = std::mem::take(&mut *tail.lock().unwrap_or_else(|e| e.into_inner()));
