@@ -796,3 +796,75 @@ fn grade_judges_kept_sandboxes_offline() {
     };
     assert_eq!(essence(results(&graded)), essence(results(&out)));
 }
+
+/// A crash can leave a torn last line, cut even inside a UTF-8 character: every reader
+/// drops it with a note, and `--resume` cuts it before appending and runs it again.
+#[test]
+fn a_torn_last_line_is_dropped_everywhere_and_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: t, input: say café, expected: café}\n",
+    );
+    let out = dir.path().join("r.jsonl");
+    let agent = "sh -c 'echo café'";
+    let first = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--attempts", "3", "--agent", agent, "--out"])
+        .arg(&out));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let text = std::fs::read(&out).unwrap();
+    // Cut the last line just after the first byte of its last "é".
+    let last_start = text[..text.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let cut = last_start
+        + text[last_start..]
+            .windows(2)
+            .rposition(|w| w == "é".as_bytes())
+            .unwrap()
+        + 1;
+    std::fs::write(&out, &text[..cut]).unwrap();
+    for command in [
+        vec!["report".to_owned()],
+        vec!["merge".to_owned()],
+        vec!["ledger".to_owned(), "add".to_owned()],
+    ] {
+        let mut cmd = proctor();
+        cmd.args(&command).arg(&out);
+        match command[0].as_str() {
+            "merge" => cmd.arg("--out").arg(dir.path().join("m.jsonl")),
+            "ledger" => cmd.arg("--ledger").arg(dir.path().join("l.csv")),
+            _ => &mut cmd,
+        };
+        let output = run(&mut cmd);
+        assert_eq!(output.code, 0, "{command:?}: {}", output.stderr);
+        assert!(
+            output.stderr.contains("dropped a torn last line"),
+            "{command:?}: {}",
+            output.stderr
+        );
+    }
+    let resumed = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--attempts", "3", "--agent", agent, "--resume", "--out"])
+        .arg(&out));
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    assert!(
+        resumed.stderr.contains("cut a torn last line"),
+        "{}",
+        resumed.stderr
+    );
+    let lines = results(&out);
+    let attempts: BTreeSet<u64> = lines
+        .iter()
+        .map(|l| l["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(attempts, BTreeSet::from([0, 1, 2]));
+}
