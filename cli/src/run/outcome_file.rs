@@ -2,9 +2,7 @@
 //! is opened without following a symlink and without blocking on a FIFO, and must
 //! be a regular file of at most [`OUTCOME_FILE_LIMIT`] bytes.
 
-use nix::libc;
-use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use proctor_core::agent_file::{AgentFileError, read_bounded};
 use std::path::Path;
 
 /// The largest outcome file read.
@@ -22,55 +20,11 @@ pub enum OutcomeFile {
 
 /// Reads the outcome file, bounded and without blocking.
 pub fn read_outcome_file(path: &Path) -> OutcomeFile {
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path);
-    let file = match opened {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return OutcomeFile::Missing,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return OutcomeFile::Refused("outcome file: a symlink, not a regular file".to_owned());
-        }
-        Err(e) => return OutcomeFile::Refused(format!("outcome file: cannot open: {e}")),
-    };
-    let meta = match file.metadata() {
-        Ok(meta) => meta,
-        Err(e) => return OutcomeFile::Refused(format!("outcome file: {e}")),
-    };
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_dir() {
-            "a folder"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "a device"
-        };
-        return OutcomeFile::Refused(format!("outcome file: {what}, not a regular file"));
+    match read_bounded(path, OUTCOME_FILE_LIMIT) {
+        Ok(bytes) => OutcomeFile::Bytes(bytes),
+        Err(AgentFileError::Missing) => OutcomeFile::Missing,
+        Err(error) => OutcomeFile::Refused(format!("outcome file: {error}")),
     }
-    if meta.len() > OUTCOME_FILE_LIMIT {
-        return OutcomeFile::Refused(over_limit(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The file may still grow (a process the agent left behind): never read past the cap.
-    match file.take(OUTCOME_FILE_LIMIT + 1).read_to_end(&mut bytes) {
-        Ok(_) if bytes.len() as u64 > OUTCOME_FILE_LIMIT => {
-            OutcomeFile::Refused(over_limit(bytes.len() as u64))
-        }
-        Ok(_) => OutcomeFile::Bytes(bytes),
-        Err(e) => OutcomeFile::Refused(format!("outcome file: cannot read: {e}")),
-    }
-}
-
-fn over_limit(size: u64) -> String {
-    format!(
-        "outcome file: {} bytes is over the {} MiB limit",
-        size,
-        OUTCOME_FILE_LIMIT >> 20
-    )
 }
 
 #[cfg(test)]

@@ -375,3 +375,41 @@ fn kept_folders_never_collide() {
     assert!(keep.join("a%2Bb/report%2Fv1/1/who.txt").is_file());
     assert!(keep.join("a_b/report_v1/0/who.txt").is_file());
 }
+
+/// 2 and 9: what the agent leaves is read bounded; too big is a FAIL naming the limit,
+/// and a tree deeper than PATH_MAX neither breaks the run nor a later `--keep` reuse.
+#[test]
+fn oversized_and_deep_end_states_fail_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let keep = dir.path().join("keep");
+    let go = || {
+        run(proctor()
+            .args(["run", "--tasks", "fixtures/run/adversarial.yaml"])
+            .args([
+                "--agent",
+                &format!("huge=python3 {}", adversary("huge_file.py")),
+            ])
+            .args([
+                "--agent",
+                &format!("deep=python3 {}", adversary("deep_tree.py")),
+            ])
+            .arg("--out")
+            .arg(&out)
+            .arg("--keep")
+            .arg(&keep))
+    };
+    for _ in 0..2 {
+        let output = go();
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        let lines = results(&out);
+        let huge = by_label(&lines, "huge")[0];
+        assert_eq!(huge["passed"], false);
+        assert_eq!(
+            huge["reasons"][0],
+            "end state: report.txt: 6.0 GiB is over the 16 MiB limit"
+        );
+        let deep = by_label(&lines, "deep")[0];
+        assert_eq!(deep["reasons"][0], "end state: report.txt: missing");
+    }
+}
