@@ -395,3 +395,32 @@ fn result_lines_are_the_same_with_or_without_a_ledger() {
     assert!(plain.iter().any(|line| line["cost"]["models"].is_array()));
     assert_eq!(plain, with_ledger);
 }
+
+#[test]
+fn a_ledger_that_is_not_utf8_exits_2_naming_file_and_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("l.csv");
+    let mut bytes = std::fs::read(root().join("fixtures/ledger/ledger.csv")).unwrap();
+    let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    // "refunds" in the first row's suite cell becomes "r\xe9funds" (Latin-1).
+    let suite = header
+        + bytes[header..]
+            .windows(7)
+            .position(|w| w == b"refunds")
+            .unwrap();
+    bytes[suite + 1] = 0xe9;
+    std::fs::write(&ledger, &bytes).unwrap();
+    let out = run(proctor()
+        .args(["ledger", "report", "--ledger"])
+        .arg(&ledger));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "{}:2:3: not UTF-8 at byte {}; ledger files must be UTF-8",
+            ledger.display(),
+            suite + 1
+        )),
+        "{}",
+        out.stderr
+    );
+}
