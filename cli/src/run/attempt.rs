@@ -104,6 +104,7 @@ pub async fn run_attempt(
         stdin_line,
         timeout,
     };
+    let mut judge_cancel = cancel.clone();
     let ran = process::run(launch, cancel).await;
     // The attempt's processes are gone: its cgroups can go too.
     drop(prepared.groups);
@@ -149,16 +150,21 @@ pub async fn run_attempt(
         .get(&planned.task)
         .cloned()
         .unwrap_or_default();
-    let judged = match judge_run(
+    let judging = judge_run(
         context.judge.as_ref(),
         task,
         &seed_files,
         outcome.answer.as_deref(),
         crashed,
         Some(&folders.sandbox),
-    )
-    .await
-    {
+    );
+    // Ctrl-C drops a judge call in flight (and its connection) at once: the attempt is
+    // not recorded, so `--resume` judges it again.
+    let judged = tokio::select! {
+        judged = judging => judged,
+        _ = process::cancelled(&mut judge_cancel) => return Ok(Finished::Cancelled),
+    };
+    let judged = match judged {
         Ok(judged) => judged,
         Err(error) if error.is_infrastructure() => {
             return Ok(Finished::JudgeFailed(format!(

@@ -143,7 +143,7 @@ pub async fn run(
 }
 
 /// Resolves when the cancel flag turns true (never, if the sender is gone).
-async fn cancelled(cancel: &mut watch::Receiver<bool>) {
+pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
     if cancel.wait_for(|c| *c).await.is_err() {
         std::future::pending::<()>().await;
     }

@@ -868,3 +868,62 @@ fn a_torn_last_line_is_dropped_everywhere_and_run_again() {
     assert_eq!(lines.len(), 3);
     assert_eq!(attempts, BTreeSet::from([0, 1, 2]));
 }
+
+/// Ctrl-C while a judge call is in flight (a server that never answers, with the default
+/// 120 s judge timeout): the call is dropped and proctor exits at once.
+#[test]
+fn interrupt_cancels_a_judge_call_in_flight() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (accepted, connected) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+            let _ = accepted.send(());
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: r, input: x, rubric: PASS if the answer is ok}\n",
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("proctor"))
+        .current_dir(root())
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", "sh -c 'echo ok'", "--judge-provider", "openai"])
+        .args(["--judge-model", "m", "--judge-base-url"])
+        .arg(format!("http://127.0.0.1:{port}/v1"))
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    connected
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the judge was never called");
+    let interrupted = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let deadline = interrupted + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("proctor still waits for the judge 10 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(2),
+        "exit took {:?}",
+        interrupted.elapsed()
+    );
+}
