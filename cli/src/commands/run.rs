@@ -19,7 +19,7 @@ use crate::{gate, render};
 use anyhow::{Context, bail};
 use clap::Args;
 use proctor_core::summary::SummaryBuilder;
-use proctor_core::task::Suite;
+use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -145,6 +145,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let hidden = hidden_from_agents(&args, &suite, control.path());
     let isolation = Isolation::set_up(&args.containment.options(), &agents, hidden)?;
+    if !isolation.namespaces()
+        && let Some(task) = in_scope().find(|t| t.network == Some(TaskNetwork::None))
+    {
+        bail!(
+            "task `{}` ({}) asks for network: none, which needs namespaces, and agents run without them here (--isolate)",
+            task.id,
+            task.source.display()
+        );
+    }
     for note in &isolation.notes {
         eprintln!("proctor: {note}");
     }

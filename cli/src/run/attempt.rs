@@ -12,7 +12,7 @@ use crate::usage_cost::Pricer;
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use proctor_core::result::{ProcessInfo, ResultLine, Timings};
-use proctor_core::task::{Suite, Task};
+use proctor_core::task::{Suite, Task, TaskNetwork};
 use proctor_judge::{Judge, Seed};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -86,7 +86,10 @@ pub async fn run_attempt(
     };
     let outcome_path = folders.outcome_file.clone();
     let env = environment(task, planned.attempt, seed, timeout, &folders, agent);
-    let prepared = context.isolation.prepare(planned.agent, agent, &folders)?;
+    let loopback_only = task.network == Some(TaskNetwork::None);
+    let prepared = context
+        .isolation
+        .prepare(planned.agent, agent, &folders, loopback_only)?;
     let stdin_line = serde_json::json!({
         "task_id": task.id,
         "attempt": planned.attempt,

@@ -261,12 +261,34 @@ fn network_none_leaves_loopback_only() {
     assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(host[0]["answer"], "connected");
     let (output, none) = probe("none");
+    // A task's `network: none` does the same for that task alone.
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: offline, input: x, expected: unreachable, network: none}\n",
+    );
+    let by_task = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--pass-env", "PROBE_PORT", "--agent"])
+        .arg(format!("python3 {}", adversary("network_probe.py")))
+        .args(["--format", "json"])
+        .env("PROBE_PORT", &port));
     if namespaces() {
         assert_eq!(output.code, 0, "{}", output.stderr);
         assert_eq!(none[0]["answer"], "unreachable");
+        assert_eq!(by_task.code, 0, "{}", by_task.stderr);
+        assert!(
+            by_task.stdout.contains("\"passed\": 1"),
+            "{}",
+            by_task.stdout
+        );
     } else {
         assert_eq!(output.code, 2);
         assert!(output.stderr.contains("--network none needs namespaces"));
+        assert_eq!(by_task.code, 2);
+        assert!(by_task.stderr.contains("asks for network: none"));
     }
 }
 

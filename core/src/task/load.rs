@@ -329,6 +329,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         judge_files: raw.judge_files.unwrap_or_default(),
         gate: Vec::new(),
         tags: raw.tags.unwrap_or_default(),
+        network: raw.network,
         source: source.to_owned(),
         check_names: CheckNames::default(),
         expected_answer: ExpectedAnswer::default(),

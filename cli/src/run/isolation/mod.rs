@@ -171,12 +171,19 @@ impl Isolation {
         })
     }
 
-    /// The command that starts agent `agent_index` in `folders`.
+    /// True when agents run in namespaces.
+    pub fn namespaces(&self) -> bool {
+        self.bwrap.is_some()
+    }
+
+    /// The command that starts agent `agent_index` in `folders`; `loopback_only` is a
+    /// task's `network: none`.
     pub fn prepare(
         &self,
         agent_index: usize,
         agent: &AgentSpec,
         folders: &AttemptFolders,
+        loopback_only: bool,
     ) -> std::io::Result<Prepared> {
         let mut entry = Entry::default();
         let groups = self.limits.for_attempt(&mut entry)?;
@@ -199,7 +206,7 @@ impl Isolation {
             visible: &self.visible[agent_index],
             writable: &writable,
             working_dir: &folders.sandbox,
-            network: self.network == NetworkMode::Host,
+            network: self.network == NetworkMode::Host && !loopback_only,
         });
         args.push(agent.program.clone());
         args.extend(agent.args.iter().cloned());
