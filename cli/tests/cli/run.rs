@@ -812,7 +812,8 @@ fn a_torn_last_line_is_dropped_everywhere_and_run_again() {
     let first = run(proctor()
         .args(["run", "--tasks"])
         .arg(&tasks)
-        .args(["--attempts", "3", "--agent", agent, "--out"])
+        // One at a time, so the torn last line is attempt 2 and merge sees no gap.
+        .args(["--attempts", "3", "--jobs", "1", "--agent", agent, "--out"])
         .arg(&out));
     assert_eq!(first.code, 0, "{}", first.stderr);
     let text = std::fs::read(&out).unwrap();

@@ -4,6 +4,7 @@
 //! `RLIMIT_NPROC`), which bound each process rather than the attempt as a whole.
 
 use super::entry::Entry;
+use proctor_core::agent_file::human_size;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -68,7 +69,7 @@ impl Limits {
         let mechanism = self.mechanism.as_ref()?;
         let mut what = Vec::new();
         if let Some(bytes) = self.requested.memory {
-            what.push(format!("memory {}", human_bytes(bytes)));
+            what.push(format!("memory {}", human_size(bytes)));
         }
         if let Some(procs) = self.requested.procs {
             what.push(format!("{procs} processes"));
@@ -244,24 +245,6 @@ fn rand_u64() -> u64 {
     u64::from_ne_bytes(bytes) ^ u64::from(std::process::id())
 }
 
-/// `512 MiB`, `2 GiB`: sizes as the user reads them.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else if value.fract() == 0.0 {
-        format!("{value:.0} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
 /// Reads `512M`, `2G`, `1.5GiB`, `1048576`: a size in bytes (K, M, G, T are powers of 1024).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
@@ -296,7 +279,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_read_and_print_in_binary_units() {
+    fn sizes_read_in_binary_units() {
         assert_eq!(parse_size("512M"), Ok(512 << 20));
         assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_size("4096"), Ok(4096));
@@ -306,8 +289,5 @@ mod tests {
                 .contains("unknown unit")
         );
         assert!(parse_size("0").is_err());
-        assert_eq!(human_bytes(512 << 20), "512 MiB");
-        assert_eq!(human_bytes(6_442_450_944), "6 GiB");
-        assert_eq!(human_bytes(100), "100 bytes");
     }
 }
