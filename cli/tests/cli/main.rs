@@ -3,6 +3,7 @@
 mod calibrate;
 mod common;
 mod compare;
+mod containment;
 mod grade;
 mod judge_concurrency;
 mod ledger;
