@@ -9,6 +9,9 @@ use crate::judging::{JudgeArgs, Seeds, check_globs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{AgentPhase, Finished, RunContext, finish_attempt, run_agent};
+use crate::run::environment::PassEnv;
+use crate::run::isolation::Isolation;
+use crate::run::isolation::args::ContainmentArgs;
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
@@ -17,7 +20,7 @@ use crate::{gate, render};
 use anyhow::{Context, bail};
 use clap::Args;
 use proctor_core::summary::SummaryBuilder;
-use proctor_core::task::Suite;
+use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -67,6 +70,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,
     #[command(flatten)]
+    pub containment: ContainmentArgs,
+    #[command(flatten)]
     pub cost: CostArgs,
     #[command(flatten)]
     pub judge: JudgeArgs,
@@ -84,10 +89,14 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Everything that can be wrong with the input is found before any agent starts.
     let suite = Suite::load(&args.tasks)?;
-    let agents = match &args.agents {
+    let mut agents = match &args.agents {
         Some(file) => agent::from_file(file)?,
         None => agent::from_flags(&args.agent, args.label.as_deref())?,
     };
+    let pass_env = PassEnv::new(&args.containment.pass_env, "--pass-env")?;
+    for agent in &mut agents {
+        agent.pass_env = pass_env.union(&agent.pass_env)?;
+    }
     let only = build_globs(&args.only)?;
     let tasks: Vec<usize> = suite
         .tasks
@@ -126,12 +135,70 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let control = tempfile::Builder::new()
+        .prefix("proctor-run-")
+        .rand_bytes(12)
+        .tempdir()
+        .map_err(|e| crate::exit::infrastructure("temporary folder", e))?;
+    if let Some(keep) = &args.keep {
+        std::fs::create_dir_all(keep)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create --keep folder: {e}", keep.display()))?;
+    }
+    let hidden = hidden_from_agents(&args, &suite, control.path());
+    let isolation = Isolation::set_up(&args.containment.options(), &agents, hidden)?;
+    if !isolation.namespaces()
+        && let Some(task) = in_scope().find(|t| t.network == Some(TaskNetwork::None))
+    {
+        bail!(
+            "task `{}` ({}) asks for network: none, which needs namespaces, and agents run without them here (--isolate)",
+            task.id,
+            task.source.display()
+        );
+    }
+    for note in &isolation.notes {
+        eprintln!("proctor: {note}");
+    }
     let judging = Judging {
         judge,
         seeds,
         pricer,
+        control,
+        isolation,
     };
     runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
+}
+
+/// What no agent may see (DESIGN 11): the task files and the files they name,
+/// the judge's recordings and template, results, the ledger, kept sandboxes, and
+/// proctor's private folder of this run.
+fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &std::path::Path) -> Vec<PathBuf> {
+    let mut hidden = vec![args.tasks.clone(), control.to_owned()];
+    for task in &suite.tasks {
+        hidden.push(task.source.clone());
+        hidden.extend(task.files_dir.clone());
+    }
+    hidden.extend(args.out.clone());
+    hidden.extend(args.keep.clone());
+    hidden.extend(args.cost.ledger.clone());
+    hidden.extend(args.judge.cassette.clone());
+    hidden.extend(args.judge.judge_template.clone());
+    hidden
+        .into_iter()
+        .filter_map(|path| absolute(&path))
+        .collect()
+}
+
+/// `path` made absolute with its links resolved, also for a file not written yet.
+fn absolute(path: &std::path::Path) -> Option<PathBuf> {
+    if let Ok(path) = path.canonicalize() {
+        return Some(path);
+    }
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok()?,
+        _ => std::env::current_dir().ok()?,
+    };
+    Some(parent.join(name))
 }
 
 fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
@@ -147,6 +214,8 @@ struct Judging {
     judge: Option<proctor_judge::Judge>,
     seeds: HashMap<usize, Seed>,
     pricer: crate::usage_cost::Pricer,
+    control: tempfile::TempDir,
+    isolation: Isolation,
 }
 
 async fn execute(
@@ -178,10 +247,8 @@ async fn execute(
         default_timeout: Duration::from_secs_f64(args.timeout),
         seed: args.seed,
         keep: args.keep.clone(),
-        control: tempfile::Builder::new()
-            .prefix("proctor-run-")
-            .tempdir()
-            .map_err(|e| crate::exit::infrastructure("temporary folder", e))?,
+        control: judging.control,
+        isolation: judging.isolation,
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,

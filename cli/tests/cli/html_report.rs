@@ -380,17 +380,25 @@ fn the_page_in_chromium_shows_the_json_numbers_filters_and_drills_down_to_the_fa
     screenshot(&mut browser, "report.png");
 }
 
-/// A name as `run --keep` spells it in a folder name.
+/// A name as `run --keep` spells it in a folder name (percent-encoded bytes; the names here
+/// are short enough to be spelled whole).
 fn path_component(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
+    let encoded: String = name
+        .bytes()
+        .enumerate()
+        .map(|(i, byte)| {
+            if byte.is_ascii_alphanumeric()
+                || matches!(byte, b'_' | b'-')
+                || (byte == b'.' && i > 0)
+            {
+                (byte as char).to_string()
             } else {
-                '_'
+                format!("%{byte:02X}")
             }
         })
-        .collect()
+        .collect();
+    assert!(encoded.len() <= 200, "{name} is too long to spell whole");
+    encoded
 }
 
 /// Types `query` into the search box and waits until the page shows `expected` attempts.

@@ -4,6 +4,7 @@ mod calibrate;
 mod chromium;
 mod common;
 mod compare;
+mod containment;
 mod grade;
 mod html_report;
 mod judge_concurrency;

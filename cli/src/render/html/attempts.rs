@@ -120,6 +120,8 @@ pub fn write_attempts(
     let mut sides: BTreeMap<String, Result<SideBuilder, String>> = BTreeMap::new();
     let mut notes = Vec::new();
     let mut skipped = 0usize;
+    // Torn last lines, dropped as every reader drops them.
+    let mut torn = Vec::new();
     let mut cut_attempts = 0usize;
     let mut text = Vec::new();
     let mut escaped = Vec::new();
@@ -201,8 +203,10 @@ pub fn write_attempts(
                     notes.push(format!("left out {bad}"));
                 }
             },
+            |dropped| torn.push(format!("left out {dropped}")),
         )?;
     }
+    notes.append(&mut torn);
     if skipped > SHOWN_SKIPPED {
         notes.push(format!(
             "left out {} more unreadable result lines",

@@ -3,7 +3,7 @@
 //! sees them (added, modified, unchanged, deleted; size and SHA-256; the start of each text
 //! file), with symlinks and special files listed and never followed or opened.
 
-use crate::run::sandbox::path_component;
+use crate::run::sandbox::kept_folder;
 use proctor_core::task::Suite;
 use proctor_judge::Seed;
 use proctor_judge::bundle::{Bundle, BundleLimits, Content, collect};
@@ -49,15 +49,8 @@ impl EndStateDir {
     }
 
     fn sandbox(&self, task: &str, label: Option<&str>, attempt: u64) -> Option<PathBuf> {
-        let task_dir = path_component(task);
-        let attempt = attempt.to_string();
-        let by_label = label.map(|l| {
-            self.root
-                .join(path_component(l))
-                .join(&task_dir)
-                .join(&attempt)
-        });
-        let kept = self.root.join(&task_dir).join(&attempt);
+        let by_label = label.map(|l| kept_folder(&self.root, Some(l), task, attempt));
+        let kept = kept_folder(&self.root, None, task, attempt);
         by_label
             .into_iter()
             .chain([kept])
