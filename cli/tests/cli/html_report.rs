@@ -7,6 +7,7 @@
 
 use crate::chromium::Browser;
 use crate::common::{Output, proctor, root, run, write};
+use proctor_core::end_state::same_json;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -81,22 +82,6 @@ fn assert_shown(shown: &str, expected: &Value, what: &str) {
         (value - want).abs() <= tolerance,
         "{what}: page shows {shown}, JSON has {want}"
     );
-}
-
-/// JSON values alike, numbers compared as numbers (`0` is `0.0`).
-fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
-        }
-        _ => a == b,
-    }
 }
 
 /// The lines of `files` whose label is `label`, as one file.

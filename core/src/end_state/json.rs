@@ -49,7 +49,7 @@ pub(crate) fn equals(
 }
 
 /// JSON equality where numbers compare by value (`7 == 7.0`) and object keys in any order.
-pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
+pub fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
             if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {

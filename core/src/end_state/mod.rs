@@ -52,6 +52,7 @@ mod serialize;
 mod text;
 
 pub use error::EndStateError;
+pub use json::same_json;
 pub use path::check_relative_path;
 
 /// One end-state check from a task's `verify:` list.
