@@ -246,3 +246,65 @@ fn a_grade_keeps_the_checks_on_record_and_every_gating_failure_as_a_reason() {
         assert!(every.len() > graded.checks.len() || graded.passed != Some(true));
     }
 }
+
+/// The (reason, detail) of every failed check of a grade, in order.
+fn details(suite: &Suite, id: &str, value: Value) -> Vec<(String, String)> {
+    grade(
+        suite.get(id).unwrap(),
+        &outcome(value),
+        Workdir::Missing,
+        None,
+    )
+    .checks
+    .into_iter()
+    .filter(|c| !c.passed)
+    .map(|c| (c.failure.unwrap(), c.detail.unwrap()))
+    .collect()
+}
+
+#[test]
+fn every_failed_check_says_what_came_back() {
+    let (_dir, s) = suite(TASKS);
+    let got = details(
+        &s,
+        "add",
+        json!({"status": "timeout", "answer": "41", "tool_calls": 7,
+               "trajectory": [["calculator", "1"], ["rm", "x"]]}),
+    );
+    assert_eq!(
+        got,
+        [
+            ("not final".to_owned(), "timed out".to_owned()),
+            (
+                "wrong answer".to_owned(),
+                r#"got "41", expected "5""#.to_owned()
+            ),
+            ("over budget".to_owned(), "7 tool calls, max 1".to_owned()),
+            (
+                "forbidden tool: rm".to_owned(),
+                "called at step 2".to_owned()
+            ),
+        ]
+    );
+    let nothing = details(&s, "add", json!({"status": "final", "answer": ""}));
+    assert_eq!(nothing[0].1, r#"got no answer, expected "5""#);
+}
+
+#[test]
+fn a_crash_is_a_failed_check_on_record_with_its_message() {
+    let (_dir, s) = suite(TASKS);
+    let got = details(
+        &s,
+        "add",
+        json!({"status": "error", "error": {"type": "exit status 2",
+               "message": "python3: can't open file 'nothere.py'"}}),
+    );
+    // The other checks that failed stay on record; the crash comes last.
+    assert_eq!(
+        got.last().unwrap(),
+        &(
+            "error: exit status 2".to_owned(),
+            "python3: can't open file 'nothere.py'".to_owned()
+        )
+    );
+}

@@ -395,6 +395,7 @@ mod tests {
             passed,
             gating,
             failure: (!passed).then(|| "rule: x".to_owned()),
+            detail: (!passed).then(|| "trajectory (0 steps):".to_owned()),
         };
         let all = vec![
             check(true, true),
