@@ -81,6 +81,8 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub judge: crate::judging::JudgeArgs,
     #[command(flatten)]
+    pub no_judge: crate::judging::NoJudgeArg,
+    #[command(flatten)]
     pub cost: CostArgs,
     #[command(flatten)]
     pub summary: SummaryArgs,

@@ -44,10 +44,7 @@ pub struct JudgeCommandArgs {
 pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     let suite = Suite::load(&args.tasks)?;
     check_globs(suite.tasks.iter())?;
-    if args.judge.no_judge {
-        anyhow::bail!("proctor judge exists to judge: --no-judge makes no sense here");
-    }
-    let judge = args.judge.build(suite.tasks.iter())?;
+    let judge = args.judge.build(suite.tasks.iter(), false)?;
     let pricer = load_pricer(&args.prices)?;
     let mut lines = Vec::new();
     let mut problems = Problems::default();

@@ -10,6 +10,21 @@ mod report;
 pub mod run;
 
 use crate::args::Command;
+use proctor_core::task::Suite;
+use std::path::Path;
+
+/// Loads the suite a command runs or grades, refusing one that holds no task: nothing
+/// would be evaluated, and saying so beats an empty summary.
+pub fn load_tasks(path: &Path) -> anyhow::Result<Suite> {
+    let suite = Suite::load(path)?;
+    if suite.tasks.is_empty() {
+        anyhow::bail!(
+            "{} holds no tasks: write a list of tasks (proctor init DIR writes a starter suite)",
+            path.display()
+        );
+    }
+    Ok(suite)
+}
 
 pub fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {

@@ -195,6 +195,7 @@ pub async fn run_attempt(
     line.task_digest = context.suite.digest.clone();
     line.seed = Some(seed);
     line.process = process_info;
+    crate::details::add_runner_details(&mut line, Some(timeout));
     line.timings = Timings {
         started_at: Some(started_at.to_string()),
         duration_ms: Some(duration.as_millis() as u64),

@@ -14,15 +14,16 @@ use anyhow::Context;
 use line::{LineGrader, LineOutput, unjudged};
 use parallel::{CHUNK_BYTES, grade_in_parallel};
 use proctor_core::outcome::Status;
-use proctor_core::task::Suite;
 use proctor_judge::Judge;
 use sink::Sink;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: GradeArgs) -> anyhow::Result<()> {
-    let suite = Suite::load(&args.tasks)?;
+    let suite = crate::commands::load_tasks(&args.tasks)?;
     check_globs(suite.tasks.iter())?;
-    let judge = args.judge.build(suite.tasks.iter())?;
+    let judge = args
+        .judge
+        .build(suite.tasks.iter(), args.no_judge.no_judge)?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let log = OutcomeLog::open(&args.outcomes)?;
