@@ -17,7 +17,7 @@ use anyhow::Context;
 use clap::Args;
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::result::ResultLine;
-use proctor_core::summary::SummaryBuilder;
+use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::Suite;
 use std::path::{Path, PathBuf};
 
@@ -37,6 +37,9 @@ pub struct JudgeCommandArgs {
     pub prices: Vec<PathBuf>,
     #[command(flatten)]
     pub judge: JudgeArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::args::Format::Table)]
+    pub format: crate::args::Format,
     #[command(flatten)]
     pub summary: crate::args::SummaryArgs,
 }
@@ -129,10 +132,10 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     // Every judgement went through: replace the file whole.
     let partial = partial_path(&args.results);
     let mut writer = ResultWriter::create(&partial)?;
-    let mut summary = SummaryBuilder::new();
+    let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
     for line in &lines {
         writer.write(line)?;
-        summary.add(line);
+        summary.add(line, suite.tags_of(&line.task));
     }
     writer.finish()?;
     std::fs::rename(&partial, &args.results)
@@ -145,7 +148,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
     let title = format!("judge {}", args.results.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
+    render::print_scorecards(args.format, &title, &summary)?;
     problems.into_result("results")?;
     gate::check(&args.summary, &summary)
 }

@@ -15,7 +15,7 @@ use crate::usage_cost::load_pricer;
 use crate::{gate, render};
 use anyhow::{Context, bail};
 use clap::Args;
-use proctor_core::summary::SummaryBuilder;
+use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::Suite;
 use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
@@ -71,6 +71,9 @@ pub struct RunArgs {
     pub judge: JudgeArgs,
     #[command(flatten)]
     pub no_judge: NoJudgeArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::args::Format::Table)]
+    pub format: crate::args::Format,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }
@@ -158,7 +161,7 @@ async fn execute(
     jobs: usize,
     judging: Judging,
 ) -> anyhow::Result<()> {
-    let mut summary = SummaryBuilder::new();
+    let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
     let done = match (&args.out, args.resume) {
         (Some(out), true) if out.exists() => {
             previous_results(out, &suite, &agents, &tasks, &mut summary)?
@@ -213,7 +216,7 @@ async fn execute(
                 }
                 progress.finished(&line);
                 crashes.add(&line);
-                summary.add(&line);
+                summary.add(&line, context.suite.tags_of(&line.task));
             }
             Ok(Ok(Finished::Cancelled)) => interrupted = true,
             Ok(Ok(Finished::JudgeFailed(message))) => {
@@ -260,7 +263,7 @@ async fn execute(
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
     let title = format!("run {}", args.tasks.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
+    render::print_scorecards(args.format, &title, &summary)?;
     if let Some(message) = judge_failure {
         let kept = match &args.out {
             Some(out) => format!(
@@ -341,7 +344,7 @@ fn previous_results(
     suite: &Suite,
     agents: &[AgentSpec],
     tasks: &[usize],
-    summary: &mut SummaryBuilder,
+    summary: &mut ScorecardBuilder,
 ) -> anyhow::Result<HashSet<(usize, usize, u64)>> {
     let agent_index: HashMap<&str, usize> = agents
         .iter()
@@ -370,7 +373,7 @@ fn previous_results(
             if let (Some(&agent), Some(&task)) = (agent, task)
                 && done.insert((agent, task, line.attempt))
             {
-                summary.add(&line);
+                summary.add(&line, suite.tags_of(&line.task));
             }
             Ok(())
         },

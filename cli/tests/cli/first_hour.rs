@@ -237,3 +237,63 @@ fn an_empty_cassette_is_refused_before_any_agent_runs() {
         "an agent ran before the judge was checked"
     );
 }
+
+#[test]
+fn judge_takes_results_again_after_a_rubric_edit_and_refuses_other_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = |rubric: &str, input: &str| {
+        format!(
+            "- id: poem\n  input: {input}\n  expected: ok\n  rubric: {rubric}\n  judge_files: ['*.txt']\n"
+        )
+    };
+    let tasks = write(dir.path(), "t.yaml", &task("PASS if it rhymes", "write"));
+    let (out, keep) = (dir.path().join("r.jsonl"), dir.path().join("keep"));
+    let first = run(proctor()
+        .args(["run", "--no-judge", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", "echo ok", "--keep"])
+        .arg(&keep)
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let judge = || {
+        run(proctor()
+            .args(["judge", "--tasks"])
+            .arg(&tasks)
+            .arg("--results")
+            .arg(&out)
+            .arg("--keep")
+            .arg(&keep)
+            .args(["--judge-model", "claude-sonnet-4-6", "--cassette"])
+            .arg(root().join("fixtures/cassettes/run")))
+    };
+    write(
+        dir.path(),
+        "t.yaml",
+        &task("PASS if it rhymes and is short", "write"),
+    );
+    let rubric_edited = judge();
+    // Taken: it goes on to judge (this rubric has no recorded answer, so replay misses).
+    assert!(
+        !rubric_edited.stderr.contains("other task files"),
+        "{}",
+        rubric_edited.stderr
+    );
+    assert!(
+        rubric_edited.stderr.contains("cassette"),
+        "{}",
+        rubric_edited.stderr
+    );
+    write(
+        dir.path(),
+        "t.yaml",
+        &task("PASS if it rhymes", "write more"),
+    );
+    let input_edited = judge();
+    assert_eq!(input_edited.code, 2, "{}", input_edited.stderr);
+    assert!(
+        input_edited.stderr.contains("results of other task files"),
+        "{}",
+        input_edited.stderr
+    );
+}

@@ -7,3 +7,4 @@ mod first_hour;
 mod grade;
 mod ledger;
 mod run;
+mod scorecards;

@@ -2,19 +2,11 @@
 //! crash, timeout with a grandchild killed, garbage output, interrupt and resume,
 //! shards merged equal to one run, and what the agent may (not) see.
 
-use crate::common::{Output, proctor, root, run, write};
+use crate::common::{JUDGE, Output, proctor, root, run, write};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// The judge for the fixture rubrics, answered from the recorded cassettes (offline).
-const JUDGE: [&str; 4] = [
-    "--judge-model",
-    "claude-sonnet-4-6",
-    "--cassette",
-    "fixtures/cassettes/run",
-];
 
 fn agent(name: &str) -> String {
     root()

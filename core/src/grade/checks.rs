@@ -180,17 +180,19 @@ pub(crate) fn each_check(
             }),
         );
     }
-    for (rule, name) in task.rules.iter().zip(&names.rules) {
+    let categories =
+        |of: &[GateCategory], at: usize, natural| of.get(at).copied().unwrap_or(natural);
+    for (at, (rule, name)) in task.rules.iter().zip(&names.rules).enumerate() {
         push(
-            GateCategory::Process,
+            categories(&task.rule_categories, at, GateCategory::Process),
             name,
             rule.violation(&outcome.trajectory)
                 .map(|what| Failed::new(format!("rule: {what}"), trajectory_tools(outcome))),
         );
     }
-    for (check, name) in task.verify.iter().zip(&names.verify) {
+    for (at, (check, name)) in task.verify.iter().zip(&names.verify).enumerate() {
         push(
-            GateCategory::EndState,
+            categories(&task.verify_categories, at, GateCategory::EndState),
             name,
             end_state_failure(check, workdir)
                 .map(|what| Failed::new(format!("end state: {what}"), what)),
@@ -214,7 +216,11 @@ const DETAIL_STEPS: usize = 20;
 
 /// The tools the trajectory called, in order, numbered as rule reasons number steps.
 fn trajectory_tools(outcome: &Outcome) -> String {
-    let mut text = format!("trajectory ({} steps):", outcome.trajectory.len());
+    let steps = outcome.trajectory.len();
+    let mut text = format!(
+        "trajectory ({steps} step{}):",
+        if steps == 1 { "" } else { "s" }
+    );
     for (at, step) in outcome.trajectory.iter().take(DETAIL_STEPS).enumerate() {
         text.push_str(&format!(" {}. {}", at + 1, step.tool));
     }

@@ -241,3 +241,19 @@ fn yaml_answers_keep_their_spelling() {
         .collect();
     assert_eq!(answers, vec!["y", "no", "1.50", "true"]);
 }
+
+#[test]
+fn the_digest_leaves_the_judge_fields_out_and_covers_everything_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let digest = |text: &str| {
+        let path = write(dir.path(), "tasks.yaml", text);
+        Suite::load(&path).unwrap().digest
+    };
+    let base = digest("- id: a\n  input: write\n  rubric: PASS if kind\n  judge_files: ['*.md']\n");
+    let rubric_edited = digest(
+        "- id: a\n  input: write\n  rubric: PASS if kind and short\n  judge_files: ['*.txt']\n",
+    );
+    assert_eq!(base, rubric_edited);
+    let input_edited = digest("- id: a\n  input: write more\n  rubric: PASS if kind\n");
+    assert_ne!(base, input_edited);
+}

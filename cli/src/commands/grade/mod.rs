@@ -29,6 +29,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let log = OutcomeLog::open(&args.outcomes)?;
     let for_ledger = ledger.is_some();
     let mut sink = Sink::new(args.out.as_deref(), ledger)?;
+    sink.summarise(&args.summary, &suite);
     let grader = LineGrader {
         suite: &suite,
         pricer: &pricer,
@@ -58,7 +59,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
     let title = format!("grade {}", args.outcomes.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
+    render::print_scorecards(args.format, &title, &summary)?;
     problems.into_result("outcome lines")?;
     gate::check(&args.summary, &summary)
 }
