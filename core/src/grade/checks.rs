@@ -1,6 +1,7 @@
 //! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
 
 use crate::end_state::EndStateCheck;
+use crate::normalise::ExpectedForm;
 use crate::outcome::{Outcome, Status};
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
@@ -147,10 +148,11 @@ pub(crate) fn each_check(
                     None | Some("") => "got no answer".to_owned(),
                     Some(answer) => format!("got {}", quoted(answer)),
                 };
-                Failed::new(
-                    "wrong answer",
-                    format!("{got}, expected {}", quoted(expected)),
-                )
+                let wanted = match &task.expected_form {
+                    ExpectedForm::Text => quoted(expected),
+                    form => form.describe(expected),
+                };
+                Failed::new("wrong answer", format!("{got}, expected {wanted}"))
             }),
         );
     }

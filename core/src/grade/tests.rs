@@ -361,3 +361,41 @@ fn a_category_other_than_safety_or_its_own_is_refused() {
         "{error}"
     );
 }
+
+#[test]
+fn expected_may_be_a_list_of_answers_or_a_regex_on_the_answer_as_given() {
+    let (_dir, s) = suite(concat!(
+        "- id: any\n  input: capital?\n  expected: [Paris, \"Paris, France\"]\n",
+        "- id: re\n  input: how many?\n  expected: {regex: \"^4[0-9]$\"}\n",
+    ));
+    let answer = |id: &str, text: &str| reasons(&s, id, json!({"status": "final", "answer": text}));
+    assert_eq!(answer("any", "paris."), (Some(true), vec![]));
+    assert_eq!(answer("any", "PARIS, france"), (Some(true), vec![]));
+    assert_eq!(answer("any", "Lyon").1, ["wrong answer"]);
+    assert_eq!(answer("re", "42"), (Some(true), vec![]));
+    // Matched against the answer as given: no trimming, no lowercasing.
+    assert_eq!(answer("re", " 42").1, ["wrong answer"]);
+    assert_eq!(answer("re", "420").1, ["wrong answer"]);
+    let got = details(&s, "any", json!({"status": "final", "answer": "Lyon"}));
+    assert_eq!(
+        got[0].1,
+        r#"got "Lyon", expected one of ["Paris", "Paris, France"]"#
+    );
+    let got = details(&s, "re", json!({"status": "final", "answer": "x"}));
+    assert_eq!(got[0].1, r#"got "x", expected a match of /^4[0-9]$/"#);
+}
+
+#[test]
+fn a_bad_expected_regex_or_shape_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.yaml");
+    for (yaml, message) in [
+        ("expected: {regex: \"(\"}", "field `expected`: regex \"(\""),
+        ("expected: {pattern: x}", "{regex: \"...\"}"),
+        ("expected: []", "an empty list matches no answer"),
+    ] {
+        std::fs::write(&path, format!("- id: t\n  input: x\n  {yaml}\n")).unwrap();
+        let error = Suite::load(&path).unwrap_err().to_string();
+        assert!(error.contains(message), "{yaml}: {error}");
+    }
+}

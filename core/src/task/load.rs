@@ -7,7 +7,7 @@ use super::model::Task;
 use super::raw::RawTask;
 use crate::end_state::{EndStateCheck, check_relative_path};
 use crate::grade::CheckNames;
-use crate::normalise::ExpectedAnswer;
+use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -266,17 +266,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
             "missing field `input` (aliases `goal`, `prompt`)".to_owned(),
         )
     })?;
-    let expected = match raw.expected {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
-        Some(_) => {
-            return Err(field_error(
-                "expected",
-                "must be a string, number or boolean",
-            ));
-        }
-    };
+    let (expected, expected_form) = read_expected(raw.expected)?;
     if let Some(t) = raw.timeout_s
         && !(t.is_finite() && t > 0.0)
     {
@@ -349,6 +339,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         id,
         input,
         expected,
+        expected_form,
         max_tool_calls: raw.max_tool_calls,
         forbidden_tools,
         expected_tools: raw.expected_tools.unwrap_or_default(),
@@ -398,9 +389,46 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
     debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
     task.check_names = CheckNames::of(&task);
     if let Some(expected) = &task.expected {
-        task.expected_answer = ExpectedAnswer::of(expected);
+        task.expected_answer = ExpectedAnswer::of(expected, &task.expected_form);
     }
     Ok(task)
+}
+
+/// Reads `expected`: one answer (a string, number or boolean), a list of answers any of
+/// which matches, or `{regex: "..."}` matched against the answer as given.
+fn read_expected(value: Option<Value>) -> Result<(Option<String>, ExpectedForm), BuildError> {
+    let scalar = |value: Value| match value {
+        Value::String(s) => Some(s),
+        v @ (Value::Number(_) | Value::Bool(_)) => Some(v.to_string()),
+        _ => None,
+    };
+    const SHAPES: &str = "must be a string, number or boolean, a list of them, or {regex: \"...\"}";
+    match value {
+        None | Some(Value::Null) => Ok((None, ExpectedForm::Text)),
+        Some(Value::Array(items)) => {
+            let answers: Option<Vec<String>> = items.into_iter().map(scalar).collect();
+            match answers {
+                Some(answers) if !answers.is_empty() => {
+                    Ok((Some(answers.join(" | ")), ExpectedForm::AnyOf(answers)))
+                }
+                Some(_) => Err(field_error("expected", "an empty list matches no answer")),
+                None => Err(field_error("expected", SHAPES)),
+            }
+        }
+        Some(Value::Object(mut fields)) => {
+            let pattern = match fields.remove("regex") {
+                Some(Value::String(pattern)) if fields.is_empty() => pattern,
+                _ => return Err(field_error("expected", SHAPES)),
+            };
+            regex::Regex::new(&pattern)
+                .map_err(|e| field_error("expected", format!("regex {pattern:?}: {e}")))?;
+            Ok((Some(pattern.clone()), ExpectedForm::Regex(pattern)))
+        }
+        Some(other) => match scalar(other) {
+            Some(text) => Ok((Some(text), ExpectedForm::Text)),
+            None => Err(field_error("expected", SHAPES)),
+        },
+    }
 }
 
 /// Takes the optional `category` key out of a rule or end-state check: `safety` makes it a

@@ -3,7 +3,7 @@
 use super::gate::GateCategory;
 use crate::end_state::EndStateCheck;
 use crate::grade::CheckNames;
-use crate::normalise::ExpectedAnswer;
+use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -14,7 +14,10 @@ use std::path::PathBuf;
 pub struct Task {
     pub id: String,
     pub input: String,
+    /// The expected answer as text: the answer itself, the list's answers joined with
+    /// ` | `, or the regular expression; `expected_form` says which.
     pub expected: Option<String>,
+    pub expected_form: ExpectedForm,
     pub max_tool_calls: Option<u64>,
     /// Includes the tools of `never` rules; sorted, without duplicates.
     pub forbidden_tools: Vec<String>,
