@@ -26,6 +26,8 @@ pub enum Command {
     Judge(crate::commands::judge::JudgeCommandArgs),
     /// Join the result files of shards into one.
     Merge(crate::commands::merge::MergeArgs),
+    /// Write a starter suite (tasks, an agent, a recorded judge answer) that runs offline.
+    Init(crate::commands::init::InitArgs),
     /// The cost ledger: add results, report cost per success over time, re-price.
     #[command(subcommand)]
     Ledger(crate::commands::ledger::LedgerCommand),

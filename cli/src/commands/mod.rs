@@ -3,6 +3,7 @@
 pub mod calibrate;
 pub mod compare;
 mod grade;
+pub mod init;
 pub mod judge;
 pub mod ledger;
 pub mod merge;
@@ -34,6 +35,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Init(args) => init::run(args),
         Command::Judge(args) => judge::run(args),
         Command::Ledger(command) => ledger::run(command),
     }

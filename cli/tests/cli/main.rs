@@ -5,6 +5,7 @@ mod common;
 mod compare;
 mod first_hour;
 mod grade;
+mod init;
 mod ledger;
 mod run;
 mod scorecards;
