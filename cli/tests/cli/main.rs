@@ -3,6 +3,7 @@
 mod calibrate;
 mod common;
 mod compare;
+mod docs;
 mod first_hour;
 mod grade;
 mod init;
