@@ -10,8 +10,9 @@ use std::time::Duration;
 /// Longest detail shown after a reason in a progress line or a table cell.
 const SHOWN_DETAIL_LIMIT: usize = 300;
 
-/// Adds what the runner knows to the failed checks of `line`: a timeout says how long it
-/// was, an agent that printed nothing says so, and a rubric FAIL gives the judge's reasoning.
+/// Adds what grading alone does not know to the failed checks of `line`: a timeout says how
+/// long it was and an agent that printed nothing says so (from the runner's `process`
+/// record), and a rubric FAIL gives the judge's reasoning (from the verdict).
 pub fn add_runner_details(line: &mut ResultLine, timeout: Option<Duration>) {
     let timed_out = line.process.as_ref().is_some_and(|p| p.timed_out);
     let printed_nothing = line.process.as_ref().is_some_and(|p| p.stdout_bytes == 0)
@@ -131,6 +132,21 @@ mod tests {
                 "not final (timed out after 20 s)",
                 "wrong answer (printed nothing)"
             ]
+        );
+    }
+
+    #[test]
+    fn a_rubric_fail_shows_the_judges_reasoning() {
+        let mut judged = line(serde_json::json!({
+            "task": "t", "passed": false, "status": "final", "reasons": ["rubric: FAIL"],
+            "checks": [{"category": "rubric", "check": "rubric", "passed": false, "gating": true,
+                        "failure": "rubric: FAIL", "detail": "the judge said FAIL"}],
+            "judge": {"verdict": "FAIL", "reasoning": "refunds.json lists B7.", "samples": []},
+        }));
+        add_runner_details(&mut judged, None);
+        assert_eq!(
+            reasons_with_details(&judged),
+            ["rubric: FAIL (the judge: refunds.json lists B7.)"]
         );
     }
 

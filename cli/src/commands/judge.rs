@@ -119,6 +119,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         };
         line.set_grade(grade(task, &outcome, workdir, Some(&judged.verdict)));
         line.judge = judged.record;
+        crate::details::add_runner_details(line, None);
         let at = line
             .timings
             .started_at

@@ -127,3 +127,35 @@ fn the_task_file_reference_names_every_field_and_check_kind() {
         );
     }
 }
+
+#[test]
+fn the_release_profile_builds_fast_and_the_benchmarks_use_the_whole_program_one() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let profile = |name: &str| {
+        let header = format!("[profile.{name}]");
+        let start = manifest
+            .find(&header)
+            .unwrap_or_else(|| panic!("no {header}"));
+        let body = &manifest[start + header.len()..];
+        body[..body.find("\n[").unwrap_or(body.len())].to_owned()
+    };
+    let release = profile("release");
+    assert!(release.contains("lto = \"thin\""), "{release}");
+    assert!(!release.contains("codegen-units = 1"), "{release}");
+    let dist = profile("dist");
+    assert!(
+        dist.contains("lto = \"fat\"") && dist.contains("codegen-units = 1"),
+        "{dist}"
+    );
+    for script in [
+        "bench/grade_bench.py",
+        "bench/run/run_bench.py",
+        "bench/ledger/run_bench.py",
+    ] {
+        let text = std::fs::read_to_string(root().join(script)).unwrap();
+        assert!(
+            text.contains("\"dist\""),
+            "{script} does not build the dist profile"
+        );
+    }
+}

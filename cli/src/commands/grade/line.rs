@@ -138,6 +138,10 @@ impl LineGrader<'_> {
         );
         result.cost = cost;
         result.judge = judged.and_then(|j| j.record);
+        if result.judge.is_some() {
+            // A rubric FAIL shows the judge's reasoning as its detail.
+            crate::details::add_runner_details(&mut result, None);
+        }
         result.task_digest.clone_from(&self.suite.digest);
         let start = text.len();
         result.write_json(text);
