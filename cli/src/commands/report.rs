@@ -142,6 +142,11 @@ fn print(
             if calibration.is_some() {
                 bail!("--calibration has no place in JUnit output; use table, markdown or json");
             }
+            if all.len() > 1 {
+                bail!(
+                    "one JUnit document holds the results of one task file; with --mixed, use table, markdown or json, or report each task file on its own"
+                );
+            }
             let mut out = std::io::stdout().lock();
             for summarised in all {
                 // Another pass per agent streams its test cases, so memory stays flat.
@@ -150,7 +155,7 @@ fn print(
                     for_each_result(
                         &args.results,
                         |_, line| {
-                            if all.len() == 1 || &line.task_digest == digest {
+                            if &line.task_digest == digest || all.len() == 1 {
                                 each(&line)?;
                             }
                             Ok(())

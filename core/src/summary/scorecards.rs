@@ -9,7 +9,9 @@ use crate::stats::StatsError;
 /// The name of the row for attempts without the split's property (an untagged task).
 pub const NO_GROUP: &str = "-";
 
-/// How each scorecard is split further.
+/// How each scorecard is split further. A split by variant (DESIGN 13) joins this when
+/// result lines carry one: its group is the line's `variant`, the base task's being
+/// [`NO_GROUP`], handed to [`ScorecardBuilder::add`] as tags are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
     /// By the task's tags: an attempt counts under each of them, untagged tasks under
