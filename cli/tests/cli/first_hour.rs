@@ -297,3 +297,22 @@ fn judge_takes_results_again_after_a_rubric_edit_and_refuses_other_edits() {
         input_edited.stderr
     );
 }
+
+#[test]
+fn a_judge_without_a_key_is_refused_before_any_agent_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let o = run(proctor()
+        .args(["run", "--tasks", "fixtures/run/recovery.yaml"])
+        .arg("--agent")
+        .arg(format!("touch {}", marker.display()))
+        .args(["--judge-model", "claude-sonnet-4-6"])
+        .env_remove("ANTHROPIC_API_KEY"));
+    // A missing key is the user's set-up to fix: bad usage, named.
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("set ANTHROPIC_API_KEY"), "{}", o.stderr);
+    assert!(
+        !marker.exists(),
+        "an agent ran before the judge was checked"
+    );
+}
