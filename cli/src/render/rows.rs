@@ -109,6 +109,7 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
             .tokens
             .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"))
     });
+    row("unpriced calls", &|s| s.unpriced_calls.to_string());
     row("mean steps (passed)", &|s| {
         one_decimal(s.mean_steps_success)
     });
