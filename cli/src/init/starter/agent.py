@@ -1,15 +1,11 @@
 #!/usr/bin/env python3
-"""A starter agent that follows proctor's protocol: one JSON line on stdin (task_id, attempt,
-input, seed, step_cap, timeout_s), the sandbox as working directory, and the outcome as one
-JSON object on stdout. Replace solve() with calls to your model and your tools."""
+# A starter agent for proctor: the task as one JSON line on stdin, the sandbox as working
+# directory, the outcome as one JSON object on stdout. Put your model and tools in solve().
 import json
 import sys
 
 
-def solve(task_id, calls):
-    def call(tool, **args):  # every tool call goes into the trajectory proctor grades
-        calls.append({"tool": tool, "args": args})
-
+def solve(task_id, call):
     if task_id == "add":
         call("calculator", expr="2+3")
         return "5"
@@ -33,7 +29,7 @@ def solve(task_id, calls):
     return "I do not know this task"
 
 
-request = json.loads(sys.stdin.readline())
-trajectory = []
-answer = solve(request["task_id"], trajectory)
+task = json.loads(sys.stdin.readline())  # task_id, attempt, input, seed, step_cap, timeout_s
+trajectory = []  # every tool call, in order: what proctor's rules grade
+answer = solve(task["task_id"], lambda tool, **args: trajectory.append({"tool": tool, "args": args}))
 print(json.dumps({"status": "final", "answer": answer, "trajectory": trajectory}))
