@@ -1,16 +1,21 @@
-//! One attempt, start to finish: sandbox, agent, outcome, grade, result line.
+//! One attempt, start to finish, in two phases: the agent's (sandbox, agent, outcome),
+//! which holds one of `--jobs` agent slots, and what follows it (judge, grade, cost,
+//! result line), which does not, so that an attempt waiting for its verdict lets the
+//! next agent start.
 
 use super::agent::AgentSpec;
+use super::environment::AgentEnvironment;
+use super::isolation::Isolation;
 use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
-use super::sandbox;
+use super::sandbox::{self, AttemptFolders};
 use crate::judging::{Judged, judge_run};
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use proctor_core::result::{ProcessInfo, ResultLine, Timings};
-use proctor_core::task::{Suite, Task};
+use proctor_core::task::{Suite, Task, TaskNetwork};
 use proctor_judge::{Judge, Seed};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,9 +33,11 @@ pub struct RunContext {
     pub keep: Option<PathBuf>,
     /// Several agents keep their sandboxes apart: `<keep>/<label>/<task>/<attempt>`.
     pub keep_by_label: bool,
-    /// Where agents write their outcome files: outside every sandbox, so an outcome
-    /// file is never mistaken for part of the end state.
+    /// The run's private folder (mode 0700, a random name): each attempt's private
+    /// folders and outcome folder are made in it, outside every sandbox.
     pub control: tempfile::TempDir,
+    /// How agents are contained.
+    pub isolation: Isolation,
     /// The judge, when some task has a rubric and one is configured.
     pub judge: Option<Judge>,
     /// The seed files of each task with a rubric, for the judge's added/modified status.
@@ -49,13 +56,38 @@ pub enum Finished {
     JudgeFailed(String),
 }
 
-/// Runs one attempt. Errors are infrastructure failures (a sandbox that cannot be
-/// made); everything the agent does wrong is a graded result.
-pub async fn run_attempt(
+/// An attempt whose agent has ended, waiting to be judged and graded.
+#[derive(Debug)]
+pub struct AgentEnded {
+    planned: Planned,
+    seed: u64,
+    started_at: jiff::Timestamp,
+    /// Kept until the attempt is graded: the judge and the end-state checks read the
+    /// sandbox.
+    folders: AttemptFolders,
+    outcome: Outcome,
+    process_info: Option<ProcessInfo>,
+    duration: Duration,
+    /// The attempt's time limit, which a timeout's detail names.
+    timeout: Duration,
+}
+
+/// How the agent's phase of an attempt ended.
+#[derive(Debug)]
+pub enum AgentPhase {
+    Ended(Box<AgentEnded>),
+    /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
+    Cancelled,
+}
+
+/// The agent's phase: a fresh sandbox, the agent in it, its outcome. Errors are
+/// infrastructure failures (a sandbox that cannot be made); everything the agent does
+/// wrong is a graded result.
+pub async fn run_agent(
     context: Arc<RunContext>,
     planned: Planned,
     cancel: watch::Receiver<bool>,
-) -> anyhow::Result<Finished> {
+) -> anyhow::Result<AgentPhase> {
     let task = &context.suite.tasks[planned.task];
     let agent = &context.agents[planned.agent];
     let seed = attempt_seed(context.seed, &task.id, planned.attempt);
@@ -65,13 +97,14 @@ pub async fn run_attempt(
         .unwrap_or(context.default_timeout);
     let started_at = jiff::Timestamp::now();
 
-    let sandbox = {
+    let folders = {
         let context = context.clone();
         let label = context.keep_by_label.then(|| agent.name.clone());
         tokio::task::spawn_blocking(move || {
             let task = &context.suite.tasks[planned.task];
             sandbox::prepare(
                 task,
+                context.control.path(),
                 context.keep.as_deref(),
                 label.as_deref(),
                 planned.attempt,
@@ -79,13 +112,12 @@ pub async fn run_attempt(
         })
         .await??
     };
-    let outcome_path = context.control.path().join(format!(
-        "outcome-{}-{}-{}.json",
-        planned.agent, planned.task, planned.attempt
-    ));
-    // A file left by an interrupted earlier try must not count as this attempt's.
-    let _ = std::fs::remove_file(&outcome_path);
-    let env = environment(task, planned.attempt, seed, timeout, &outcome_path, agent);
+    let outcome_path = folders.outcome_file.clone();
+    let env = environment(task, planned.attempt, seed, timeout, &folders, agent);
+    let loopback_only = task.network == Some(TaskNetwork::None);
+    let prepared = context
+        .isolation
+        .prepare(planned.agent, agent, &folders, loopback_only)?;
     let stdin_line = serde_json::json!({
         "task_id": task.id,
         "attempt": planned.attempt,
@@ -96,15 +128,18 @@ pub async fn run_attempt(
     })
     .to_string();
     let launch = Launch {
-        program: &agent.program,
-        args: &agent.args,
-        env: &env,
-        cwd: &sandbox.dir,
+        program: &prepared.program,
+        args: &prepared.args,
+        env: env.vars(),
+        cwd: &folders.sandbox,
         stdin_line,
         timeout,
     };
-    let (outcome, process_info, duration) = match process::run(launch, cancel).await {
-        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(Finished::Cancelled),
+    let ran = process::run(launch, cancel).await;
+    // The attempt's processes are gone: its cgroups can go too.
+    drop(prepared.groups);
+    let (outcome, process_info, duration) = match ran {
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {
             let outcome = resolve(&run, &outcome_path);
             let _ = std::fs::remove_file(&outcome_path);
@@ -138,23 +173,50 @@ pub async fn run_attempt(
             Duration::ZERO,
         ),
     };
+    Ok(AgentPhase::Ended(Box::new(AgentEnded {
+        planned,
+        seed,
+        started_at,
+        folders,
+        outcome,
+        process_info,
+        duration,
+        timeout,
+    })))
+}
 
+/// What follows the agent: judge (given up when proctor is interrupted), grade, cost
+/// and the result line.
+pub async fn finish_attempt(
+    context: Arc<RunContext>,
+    ended: AgentEnded,
+    mut cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Finished> {
+    let planned = ended.planned;
+    let (folders, outcome) = (ended.folders, ended.outcome);
+    let task = &context.suite.tasks[planned.task];
+    let agent = &context.agents[planned.agent];
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
         .seeds
         .get(&planned.task)
         .cloned()
         .unwrap_or_default();
-    let judged = match judge_run(
+    let judging = judge_run(
         context.judge.as_ref(),
         task,
         &seed_files,
         outcome.answer.as_deref(),
         crashed,
-        Some(&sandbox.dir),
-    )
-    .await
-    {
+        Some(&folders.sandbox),
+    );
+    // Ctrl-C drops a judge call in flight (and its connection) at once: the attempt is
+    // not recorded, so `--resume` judges it again.
+    let judged = tokio::select! {
+        judged = judging => judged,
+        _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
+    };
+    let judged = match judged {
         Ok(judged) => judged,
         Err(error) if error.is_infrastructure() => {
             return Ok(Finished::JudgeFailed(format!(
@@ -167,7 +229,7 @@ pub async fn run_attempt(
     };
     let graded = {
         let context = context.clone();
-        let dir = sandbox.dir.clone();
+        let dir = folders.sandbox.clone();
         let outcome = outcome.clone();
         let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
@@ -177,7 +239,7 @@ pub async fn run_attempt(
         .await?
     };
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
-    let priced_at: jiff::Timestamp = started_at;
+    let priced_at: jiff::Timestamp = ended.started_at;
     let cost = context
         .pricer
         .cost(&outcome.usage, &judge_usage, Some(priced_at))
@@ -193,45 +255,44 @@ pub async fn run_attempt(
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
     line.task_digest = context.suite.digest.clone();
-    line.seed = Some(seed);
-    line.process = process_info;
-    crate::details::add_runner_details(&mut line, Some(timeout));
+    line.seed = Some(ended.seed);
+    line.process = ended.process_info;
+    crate::details::add_runner_details(&mut line, Some(ended.timeout));
     line.timings = Timings {
-        started_at: Some(started_at.to_string()),
-        duration_ms: Some(duration.as_millis() as u64),
+        started_at: Some(ended.started_at.to_string()),
+        duration_ms: Some(ended.duration.as_millis() as u64),
     };
-    drop(sandbox);
+    drop(folders);
     Ok(Finished::Result(Box::new(line)))
 }
 
-/// The `PROCTOR_*` variables, then the agent's own environment. Grading fields
+/// The agent's whole environment (DESIGN 11): the harmless host variables and
+/// those the user passes, the agents file's `env`, a private `HOME` and `TMPDIR`,
+/// then the `PROCTOR_*` variables, which nothing overrides. Grading fields
 /// (`expected`, `rubric`, `rules`, `verify`) are never among them.
 fn environment(
     task: &Task,
     attempt: u64,
     seed: u64,
     timeout: Duration,
-    outcome_path: &std::path::Path,
+    folders: &AttemptFolders,
     agent: &AgentSpec,
-) -> Vec<(String, String)> {
-    let mut env = vec![
-        ("PROCTOR_TASK_ID".to_owned(), task.id.clone()),
-        ("PROCTOR_ATTEMPT".to_owned(), attempt.to_string()),
-        ("PROCTOR_SEED".to_owned(), seed.to_string()),
-        ("PROCTOR_INPUT".to_owned(), task.input.clone()),
-        (
-            "PROCTOR_STEP_CAP".to_owned(),
-            task.step_cap.map(|c| c.to_string()).unwrap_or_default(),
-        ),
-        (
-            "PROCTOR_TIMEOUT_S".to_owned(),
-            timeout.as_secs_f64().to_string(),
-        ),
-        (
-            "PROCTOR_OUTCOME".to_owned(),
-            outcome_path.to_string_lossy().into_owned(),
-        ),
-    ];
-    env.extend(agent.env.iter().cloned());
+) -> AgentEnvironment {
+    let mut env = AgentEnvironment::from_host(std::env::vars_os(), &agent.pass_env);
+    for (name, value) in &agent.env {
+        env.set(name, value.clone());
+    }
+    env.set("HOME", folders.home.to_string_lossy());
+    env.set("TMPDIR", folders.tmp.to_string_lossy());
+    env.set("PROCTOR_TASK_ID", task.id.clone());
+    env.set("PROCTOR_ATTEMPT", attempt.to_string());
+    env.set("PROCTOR_SEED", seed.to_string());
+    env.set("PROCTOR_INPUT", task.input.clone());
+    env.set(
+        "PROCTOR_STEP_CAP",
+        task.step_cap.map(|c| c.to_string()).unwrap_or_default(),
+    );
+    env.set("PROCTOR_TIMEOUT_S", timeout.as_secs_f64().to_string());
+    env.set("PROCTOR_OUTCOME", folders.outcome_file.to_string_lossy());
     env
 }

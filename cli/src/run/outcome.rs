@@ -2,6 +2,7 @@
 //! `PROCTOR_OUTCOME` file if written, else the last complete top-level JSON object in
 //! stdout, else (exit 0) the trimmed stdout as a final answer.
 
+use super::outcome_file::{OutcomeFile, read_outcome_file};
 use super::process::{AgentRun, Exit, Stopped};
 use super::stdout_outcome::{Printed, read_stdout};
 use proctor_core::outcome::{AgentError, Outcome, Status};
@@ -13,7 +14,8 @@ const STDERR_DETAIL_LIMIT: usize = 2 << 10;
 
 /// The outcome of one finished (not cancelled) run.
 pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
-    let reported = reported_outcome(run, outcome_file);
+    let file = read_outcome_file(outcome_file);
+    let reported = reported_outcome(run, &file);
     if run.stopped == Some(Stopped::TimedOut) {
         // Whatever it reported so far, the attempt ran out of time.
         let mut outcome = match reported {
@@ -45,9 +47,13 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
 
 /// `None`: the agent reported nothing structured. `Some(Err)`: it tried and failed, and
 /// the text says how.
-fn reported_outcome(run: &AgentRun, outcome_file: &Path) -> Option<Result<Outcome, String>> {
-    if let Ok(text) = std::fs::read(outcome_file) {
-        return Some(parse_object(&text).map_err(|e| format!("the outcome file: {e}")));
+fn reported_outcome(run: &AgentRun, file: &OutcomeFile) -> Option<Result<Outcome, String>> {
+    match file {
+        OutcomeFile::Bytes(text) => {
+            return Some(parse_object(text).map_err(|e| format!("the outcome file: {e}")));
+        }
+        OutcomeFile::Refused(why) => return Some(Err(why.clone())),
+        OutcomeFile::Missing => {}
     }
     match read_stdout(&run.stdout.bytes) {
         Printed::Object(object) => Some(Outcome::from_json(&object).map_err(|e| e.to_string())),

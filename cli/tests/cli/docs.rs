@@ -147,15 +147,34 @@ fn the_release_profile_builds_fast_and_the_benchmarks_use_the_whole_program_one(
         dist.contains("lto = \"fat\"") && dist.contains("codegen-units = 1"),
         "{dist}"
     );
-    for script in [
-        "bench/grade_bench.py",
-        "bench/run/run_bench.py",
-        "bench/ledger/run_bench.py",
-    ] {
-        let text = std::fs::read_to_string(root().join(script)).unwrap();
-        assert!(
-            text.contains("\"dist\""),
-            "{script} does not build the dist profile"
-        );
+    // Every benchmark script that builds proctor builds the dist profile.
+    let mut folders = vec![root().join("bench")];
+    let mut building = 0;
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "py") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("\"build\"") {
+                building += 1;
+                assert!(
+                    text.contains("\"dist\""),
+                    "{} does not build the dist profile",
+                    path.display()
+                );
+                assert!(
+                    !text.contains("\"--release\""),
+                    "{} builds --release",
+                    path.display()
+                );
+            }
+        }
     }
+    assert!(building >= 3, "{building} benchmark scripts build proctor");
 }

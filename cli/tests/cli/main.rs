@@ -3,10 +3,12 @@
 mod calibrate;
 mod common;
 mod compare;
+mod containment;
 mod docs;
 mod first_hour;
 mod grade;
 mod init;
+mod judge_concurrency;
 mod ledger;
 mod run;
 mod scorecards;
