@@ -21,9 +21,13 @@ pub struct CompareArgs {
     /// Results of the old version, the baseline (proctor.result/1 JSONL).
     #[arg(value_name = "OLD.jsonl")]
     pub old: PathBuf,
-    /// Results of the new version.
-    #[arg(value_name = "NEW.jsonl")]
-    pub new: PathBuf,
+    /// Results of the new version (leave out with --labels to compare two labels of OLD.jsonl).
+    #[arg(value_name = "NEW.jsonl", required_unless_present = "labels")]
+    pub new: Option<PathBuf>,
+    /// Compare two labels (agents) of the results, paired by task: OLD's attempts against
+    /// NEW's, from one file (or from OLD.jsonl and NEW.jsonl respectively).
+    #[arg(long, value_name = "OLD,NEW", value_parser = parse_labels)]
+    pub labels: Option<(String, String)>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
@@ -67,10 +71,20 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(load_calibration)
         .transpose()?;
+    if calibration.is_some() && args.labels.is_some() {
+        anyhow::bail!(
+            "--calibration corrects whole files; with --labels, write each label's results to its own file"
+        );
+    }
     let mut problems = Problems::default();
     let mut skipped = 0usize;
-    let old = read_side(Side::Old, &args.old, &mut problems, &mut skipped)?;
-    let new = read_side(Side::New, &args.new, &mut problems, &mut skipped)?;
+    let new_path = args.new.clone().unwrap_or_else(|| args.old.clone());
+    let (old_label, new_label) = match &args.labels {
+        Some((old, new)) => (Some(old.as_str()), Some(new.as_str())),
+        None => (None, None),
+    };
+    let old = read_side(Side::Old, &args.old, old_label, &mut problems, &mut skipped)?;
+    let new = read_side(Side::New, &new_path, new_label, &mut problems, &mut skipped)?;
     let options = CompareOptions {
         margin: args.margin,
         allow_different_tasks: args.allow_different_tasks,
@@ -90,7 +104,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let text = match &calibration {
         Some(cal) => {
             let old = correct_results(std::slice::from_ref(&args.old), cal)?;
-            let new = correct_results(std::slice::from_ref(&args.new), cal)?;
+            let new = correct_results(std::slice::from_ref(&new_path), cal)?;
             let shape = args.format.into();
             render::calibrate::corrected::compare(text, shape, &old, &new, cal.source())
         }
@@ -98,20 +112,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     };
     render::compare::print(&text);
     if let Some(page) = &args.html {
-        let names = [&comparison.old, &comparison.new]
-            .map(|side| render::compare::side_name(&side.file, side.label.as_deref()));
-        let input = ReportInput {
-            title: format!("compare {} {}", args.old.display(), args.new.display()),
-            results: vec![args.old.clone(), args.new.clone()],
-            grouping: Grouping::ByFile(names.to_vec()),
-            summary: None,
-            comparison: Some(serde_json::to_value(&comparison)?),
-            tasks: Default::default(),
-            chart_svg: None,
-            k: None,
-            end_states: None,
-        };
-        html::write_file(page, &input)?;
+        html::write_file(page, &compare_page(&args, &comparison)?)?;
     }
     if skipped > 0 {
         return Err(Failure::PartialInput(format!(
@@ -122,23 +123,84 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     gate(args.fail_on, &comparison)
 }
 
-/// Tallies one file; unreadable lines are reported and skipped, a label or digest mix stops.
+/// Tallies one file, or the lines of one `label` in it; unreadable lines are reported and
+/// skipped, a label or digest mix stops.
 fn read_side(
     side: Side,
     path: &Path,
+    label: Option<&str>,
     problems: &mut Problems,
     skipped: &mut usize,
 ) -> anyhow::Result<SideTally> {
-    let mut builder = SideBuilder::new(side, path.display().to_string());
+    let name = match label {
+        Some(label) => format!("{} [{label}]", path.display()),
+        None => path.display().to_string(),
+    };
+    let mut builder = SideBuilder::new(side, name.clone());
+    let mut found = false;
     for_each_result(
         &[path.to_owned()],
-        |_, line| Ok(builder.add(&line)?),
+        |_, line| {
+            if label.is_some_and(|l| line.label.as_deref() != Some(l)) {
+                return Ok(());
+            }
+            found = true;
+            Ok(builder.add(&line)?)
+        },
         |bad| {
             *skipped += 1;
             problems.report(bad.to_string());
         },
     )?;
+    if let (Some(label), false) = (label, found) {
+        anyhow::bail!("{side} {name}: no result carries the label `{label}`");
+    }
     Ok(builder.finish())
+}
+
+/// The HTML page: the comparison and every attempt, grouped by label with `--labels` (one
+/// file), else by file, each named `label (file)`.
+fn compare_page(args: &CompareArgs, comparison: &Comparison) -> anyhow::Result<ReportInput> {
+    let (title, results, grouping) = match (&args.new, &args.labels) {
+        (Some(new), _) => {
+            let names = [&comparison.old, &comparison.new]
+                .map(|side| render::compare::side_name(&side.file, side.label.as_deref()));
+            (
+                format!("compare {} {}", args.old.display(), new.display()),
+                vec![args.old.clone(), new.clone()],
+                Grouping::ByFile(names.to_vec()),
+            )
+        }
+        (None, labels) => {
+            let (old, new) = labels.clone().unwrap_or_default();
+            (
+                format!("compare {} --labels {old},{new}", args.old.display()),
+                vec![args.old.clone()],
+                Grouping::ByLabel,
+            )
+        }
+    };
+    Ok(ReportInput {
+        title,
+        results,
+        grouping,
+        summary: None,
+        comparison: Some(serde_json::to_value(comparison)?),
+        tasks: Default::default(),
+        chart_svg: None,
+        k: None,
+        end_states: None,
+    })
+}
+
+/// `OLD,NEW`: two different labels.
+fn parse_labels(text: &str) -> Result<(String, String), String> {
+    match text.split_once(',') {
+        Some((old, new)) if !old.trim().is_empty() && !new.trim().is_empty() && old != new => {
+            Ok((old.trim().to_owned(), new.trim().to_owned()))
+        }
+        _ => Err(format!("{text:?} is not two different labels as OLD,NEW")),
+    }
 }
 
 /// `--fail-on`: exit 1 with a message that says what failed.

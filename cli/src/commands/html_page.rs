@@ -4,7 +4,7 @@
 use crate::commands::ledger::report::weekly_chart;
 use crate::exit::infrastructure;
 use crate::render::html::{self, EndStateDir, ReportInput};
-use proctor_core::summary::Summary;
+use proctor_core::summary::Scorecards;
 use proctor_core::task::Suite;
 use std::path::{Path, PathBuf};
 
@@ -45,13 +45,13 @@ impl ResultsFile {
     pub fn write_page(
         &self,
         title: String,
-        summary: &Summary,
+        cards: &Scorecards,
         options: PageOptions<'_>,
     ) -> anyhow::Result<()> {
         let (Some(page), Some(results)) = (options.page, &self.path) else {
             return Ok(());
         };
-        let summary = serde_json::to_value(summary).expect("a summary serialises");
+        let summary = crate::render::json::cards_value(cards);
         let mut input = ReportInput::of_results(title, vec![results.clone()], summary, options.k);
         input.tasks = html::task_infos(options.suite);
         if let Some(ledger) = options.ledger {

@@ -715,7 +715,12 @@ fn run_grade_and_compare_write_the_page_with_html() {
 
     let out = run(&mut grade_arithmetic("html"));
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("--html FILE"), "{}", out.stderr);
+    // `--format` offers only what a command supports; the page is `--html FILE` here.
+    assert!(
+        out.stderr.contains("invalid value 'html'"),
+        "{}",
+        out.stderr
+    );
     // The page never replaces the results it is made from.
     let same = dir.path().join("same.jsonl");
     let out = run(grade_arithmetic("json")

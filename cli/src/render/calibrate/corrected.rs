@@ -139,11 +139,6 @@ pub fn report(
             }
             text
         }
-        Format::Junit | Format::Html => {
-            anyhow::bail!(
-                "--calibration has no place in JUnit or HTML output; use table, markdown or json"
-            )
-        }
     })
 }
 
