@@ -18,3 +18,4 @@ pub mod rules;
 pub mod stats;
 pub mod summary;
 pub mod task;
+pub mod trace;

@@ -6,3 +6,4 @@ mod compare;
 mod grade;
 mod ledger;
 mod run;
+mod traces;

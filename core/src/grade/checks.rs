@@ -1,7 +1,7 @@
 //! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
 
 use crate::end_state::EndStateCheck;
-use crate::outcome::{Outcome, Status};
+use crate::outcome::{Outcome, Status, TrajectorySource};
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -122,13 +122,20 @@ pub(crate) fn each_check(
                 .then(|| format!("forbidden tool: {tool}")),
         );
     }
+    // A trace without tool spans shows nothing about the process: its rules fail saying so.
+    let blind =
+        outcome.trajectory_source == TrajectorySource::Trace && outcome.trajectory.is_empty();
     for (rule, name) in task.rules.iter().zip(&names.rules) {
-        push(
-            GateCategory::Process,
-            name,
-            rule.violation(&outcome.trajectory)
-                .map(|what| format!("rule: {what}")),
-        );
+        let failure = if blind {
+            Some(format!(
+                "rule: {}: could not decide: the trace holds no tool calls",
+                rule.describe()
+            ))
+        } else {
+            rule.violation_with_uncaptured(&outcome.trajectory, &outcome.uncaptured_args)
+                .map(|what| format!("rule: {what}"))
+        };
+        push(GateCategory::Process, name, failure);
     }
     for (check, name) in task.verify.iter().zip(&names.verify) {
         push(

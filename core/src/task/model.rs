@@ -34,6 +34,9 @@ pub struct Task {
     /// The categories that decide pass or fail, sorted.
     pub gate: Vec<GateCategory>,
     pub tags: Vec<String>,
+    /// `trajectory_from: trace`: rules are graded on the agent's trace even when it
+    /// reports a trajectory of its own (DESIGN 12).
+    pub trajectory_from_trace: bool,
     /// The file the task was read from.
     pub source: PathBuf,
     /// The names of the checks above, made once at load for every attempt's result.

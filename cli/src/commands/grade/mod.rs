@@ -3,6 +3,7 @@
 mod line;
 mod parallel;
 mod sink;
+mod traces;
 
 use crate::args::GradeArgs;
 use crate::commands::ledger::LedgerRows;
@@ -25,8 +26,37 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let judge = args.judge.build(suite.tasks.iter())?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
-    let log = OutcomeLog::open(&args.outcomes)?;
     let for_ledger = ledger.is_some();
+    if let Some(path) = &args.traces {
+        let mut sink = Sink::new(args.out.as_deref(), ledger)?;
+        let grader = LineGrader {
+            suite: &suite,
+            pricer: &pricer,
+            keys: LineKeys::new(None),
+            label: args.label.as_deref(),
+            workdir: args.workdir.as_deref(),
+            log_name: path.display().to_string(),
+            tasks_name: args.tasks.display().to_string(),
+            for_ledger,
+        };
+        let keys = traces::TraceKeys {
+            task_attr: &args.task_attr,
+            task: args.task.as_deref(),
+        };
+        let graded = traces::grade_traces(&grader, path, &keys, &mut sink);
+        return finish(
+            &args,
+            sink,
+            graded,
+            &format!("grade {}", path.display()),
+            "traces",
+        );
+    }
+    let outcomes = args
+        .outcomes
+        .as_deref()
+        .context("give --outcomes LOG or --traces FILE")?;
+    let log = OutcomeLog::open(outcomes)?;
     let mut sink = Sink::new(args.out.as_deref(), ledger)?;
     let grader = LineGrader {
         suite: &suite,
@@ -50,15 +80,26 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         }
         _ => grade_in_order(&grader, log, &mut sink, judge.as_ref()),
     };
+    let title = format!("grade {}", outcomes.display());
+    finish(&args, sink, graded, &title, "outcome lines")
+}
+
+/// Writes what was graded, prints the summary, then reports skipped input and the gates.
+fn finish(
+    args: &GradeArgs,
+    sink: Sink,
+    graded: anyhow::Result<()>,
+    title: &str,
+    what: &str,
+) -> anyhow::Result<()> {
     // Whatever stopped grading, everything graded so far is kept.
     let (summary, problems) = sink.finish()?;
     graded?;
     let summary = summary
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
-    let title = format!("grade {}", args.outcomes.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
-    problems.into_result("outcome lines")?;
+    render::print_summary(args.summary.format, title, &summary)?;
+    problems.into_result(what)?;
     gate::check(&args.summary, &summary)
 }
 

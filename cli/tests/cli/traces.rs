@@ -1,0 +1,169 @@
+//! Traces as evidence: `proctor grade --traces` on trace files made by real instrumentation
+//! (fixtures/traces/, see its README), bad trace input, and `proctor run` grading an agent
+//! that only exports OpenTelemetry spans.
+
+use crate::common::{Output, proctor, root, run, write};
+use serde_json::Value;
+use std::path::Path;
+
+const TASKS: &str = "fixtures/traces/tasks.yaml";
+const PRICES: &str = "fixtures/traces/prices.toml";
+
+fn grade(traces: &Path, out: &Path, extra: &[&str]) -> Output {
+    run(proctor()
+        .args(["grade", "--tasks", TASKS, "--prices", PRICES, "--traces"])
+        .arg(traces)
+        .arg("--out")
+        .arg(out)
+        .args(extra))
+}
+
+fn results(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// One line per result: what a reader checks first.
+fn digest(result: &Value) -> String {
+    let steps: Vec<String> = result["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{}{}", s["tool"].as_str().unwrap(), s["args"]))
+        .collect();
+    let input: u64 = result["usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["input_tokens"].as_u64().unwrap())
+        .sum();
+    format!(
+        "passed={} source={} uncaptured={} answer={} steps=[{}] model_calls={} input_tokens={} usd={}\n  reasons={}",
+        result["passed"],
+        result["trajectory_source"],
+        result.get("uncaptured_args").unwrap_or(&Value::Null),
+        result["answer"],
+        steps.join(", "),
+        result["usage"].as_array().unwrap().len(),
+        input,
+        result["cost"]["usd"],
+        result["reasons"],
+    )
+}
+
+#[test]
+fn grade_traces_from_real_instrumentation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = String::new();
+    for name in [
+        "current",
+        "older_generation",
+        "openinference",
+        "agent_usage",
+        "base64_ids",
+        "no_content",
+        "violation",
+    ] {
+        let out = dir.path().join(format!("{name}.jsonl"));
+        let traces = root().join(format!("fixtures/traces/{name}.jsonl"));
+        let graded = grade(&traces, &out, &[]);
+        assert_eq!(graded.code, 0, "{name}: {}", graded.stderr);
+        let lines = results(&out);
+        assert_eq!(lines.len(), 1, "{name}: one trace, one attempt");
+        seen.push_str(&format!("{name}: {}\n", digest(&lines[0])));
+    }
+    // Clean runs under every convention give the same trajectory, usage and cost:
+    // 450 input and 60 output tokens at $0.15 / $0.60 per million = $0.0001035.
+    insta::assert_snapshot!(seen);
+}
+
+#[test]
+fn bad_trace_lines_are_reported_by_number_and_the_rest_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(root().join("fixtures/traces/current.jsonl")).unwrap();
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(1, "this is not json");
+    lines.insert(3, r#"{"task": "refund_traced", "status": "final"}"#);
+    let traces = write(dir.path(), "mixed.jsonl", &(lines.join("\n") + "\n"));
+    let out = dir.path().join("results.jsonl");
+    let graded = grade(&traces, &out, &[]);
+    assert_eq!(graded.code, 2, "{}", graded.stderr);
+    assert!(
+        graded.stderr.contains("mixed.jsonl:2: not JSON"),
+        "{}",
+        graded.stderr
+    );
+    assert!(
+        graded
+            .stderr
+            .contains("mixed.jsonl:4: document: not OTLP: no resourceSpans or resourceLogs (found task, status)"),
+        "{}",
+        graded.stderr
+    );
+    let lines = results(&out);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["passed"], true);
+}
+
+#[test]
+fn a_trace_that_names_no_task_needs_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("fixtures/traces/current.jsonl")).unwrap();
+    let text = text.replace("proctor.task_id", "other.key");
+    let traces = write(dir.path(), "anonymous.jsonl", &text);
+    let out = dir.path().join("results.jsonl");
+    let graded = grade(&traces, &out, &[]);
+    assert_eq!(graded.code, 2);
+    assert!(
+        graded.stderr.contains(
+            "no `proctor.task_id` attribute on its spans or resource; name the task with --task ID"
+        ),
+        "{}",
+        graded.stderr
+    );
+    let graded = grade(&traces, &out, &["--task", "refund_traced"]);
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    assert_eq!(results(&out)[0]["passed"], true);
+    let graded = grade(&traces, &out, &["--task-attr", "other.key"]);
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    assert_eq!(results(&out)[0]["task"], "refund_traced");
+}
+
+#[test]
+fn one_pretty_printed_document_and_a_trace_without_tool_spans() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every span of the violation trace but its tool spans, as one pretty-printed document.
+    let text = std::fs::read_to_string(root().join("fixtures/traces/violation.jsonl")).unwrap();
+    let mut spans = Vec::new();
+    let mut resource = Value::Null;
+    for line in text.lines() {
+        let document: Value = serde_json::from_str(line).unwrap();
+        resource = document["resourceSpans"][0]["resource"].clone();
+        for span in document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap()
+        {
+            if !span.to_string().contains("execute_tool") {
+                spans.push(span.clone());
+            }
+        }
+    }
+    let document = serde_json::json!({"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": spans}]}]});
+    let traces = write(
+        dir.path(),
+        "one.json",
+        &serde_json::to_string_pretty(&document).unwrap(),
+    );
+    let out = dir.path().join("results.jsonl");
+    let graded = grade(&traces, &out, &[]);
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    let lines = results(&out);
+    assert_eq!(lines[0]["passed"], false);
+    assert_eq!(
+        lines[0]["reasons"][0],
+        "rule: refund only after check_eligibility (same order_id): could not decide: the trace holds no tool calls"
+    );
+}
