@@ -5,6 +5,7 @@ mod commands;
 mod exit;
 mod gate;
 mod judging;
+mod otlp;
 mod outcome_log;
 mod problems;
 mod render;

@@ -5,9 +5,10 @@ use crate::args::{CostArgs, SummaryArgs};
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
 use crate::judging::{JudgeArgs, Seeds, check_globs};
+use crate::otlp::Receiver;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
-use crate::run::attempt::{Finished, RunContext, run_attempt};
+use crate::run::attempt::{Finished, RunContext, TraceSettings, run_attempt};
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
@@ -22,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 #[derive(Debug, Args)]
@@ -65,12 +67,26 @@ pub struct RunArgs {
     /// Only tasks whose id or a tag matches one of these globs.
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,
+    /// Seconds an attempt that exported spans waits after its agent exits for late spans,
+    /// unless its root span arrived.
+    #[arg(long, default_value_t = 2.0, value_name = "S", value_parser = parse_seconds)]
+    pub trace_grace: f64,
+    /// Grade trajectory rules on the agent's OpenTelemetry trace, even when it reports a
+    /// trajectory of its own.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub trajectory_from: Option<TrajectoryFrom>,
     #[command(flatten)]
     pub cost: CostArgs,
     #[command(flatten)]
     pub judge: JudgeArgs,
     #[command(flatten)]
     pub summary: SummaryArgs,
+}
+
+/// Where `--trajectory-from` takes the graded trajectory from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrajectoryFrom {
+    Trace,
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -169,6 +185,9 @@ async fn execute(
         Some(out) => Some(ResultWriter::create(out)?),
         None => None,
     };
+    let receiver = Receiver::start()
+        .await
+        .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -183,6 +202,13 @@ async fn execute(
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,
+        traces: TraceSettings {
+            collector: receiver.collector.clone(),
+            endpoint: receiver.endpoint(),
+            grace: Duration::from_secs_f64(args.trace_grace),
+            trajectory_from_trace: args.trajectory_from == Some(TrajectoryFrom::Trace),
+            agent_slots: Arc::new(Semaphore::new(jobs)),
+        },
     });
     let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
@@ -193,7 +219,9 @@ async fn execute(
     let mut interrupted = false;
     let mut judge_failure: Option<String> = None;
     loop {
-        while running.len() < jobs && !*cancel.borrow() && judge_failure.is_none() {
+        // Twice `jobs`: attempts waiting for late spans hold no agent slot (the semaphore in
+        // the context limits running agents to `jobs`).
+        while running.len() < 2 * jobs && !*cancel.borrow() && judge_failure.is_none() {
             let Some(next) = queue.next() else { break };
             running.spawn(run_attempt(context.clone(), next, cancel.clone()));
         }
@@ -232,6 +260,12 @@ async fn execute(
         }
     }
     progress.finish();
+    let unattributed = receiver.collector.unattributed();
+    if unattributed > 0 {
+        eprintln!(
+            "proctor: {unattributed} spans or log records sent to the OTLP receiver matched no attempt and were not used"
+        );
+    }
     if let Some(writer) = writer {
         writer.finish()?;
     }

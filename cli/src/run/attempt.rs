@@ -5,7 +5,9 @@ use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
 use super::sandbox;
+use super::traced;
 use crate::judging::{Judged, judge_run};
+use crate::otlp::TraceCollector;
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::{AgentError, Outcome, Status};
@@ -16,7 +18,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 
 /// Everything attempts share.
 #[derive(Debug)]
@@ -36,6 +38,23 @@ pub struct RunContext {
     /// The seed files of each task with a rubric, for the judge's added/modified status.
     pub seeds: HashMap<usize, Seed>,
     pub pricer: Pricer,
+    /// Where agents export spans (DESIGN 12), and how long an attempt waits for late ones.
+    pub traces: TraceSettings,
+}
+
+/// The OTLP receiver's side of a run.
+#[derive(Debug)]
+pub struct TraceSettings {
+    pub collector: Arc<TraceCollector>,
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` for every attempt.
+    pub endpoint: String,
+    /// `--trace-grace`: the longest wait for late spans after an agent exits.
+    pub grace: Duration,
+    /// `--trajectory-from trace`: grade every task's rules on the trace.
+    pub trajectory_from_trace: bool,
+    /// Agent slots (`--jobs`): an attempt holds one while its agent runs, not while it
+    /// waits for late spans.
+    pub agent_slots: Arc<Semaphore>,
 }
 
 /// How an attempt ended.
@@ -63,6 +82,7 @@ pub async fn run_attempt(
         .timeout_s
         .map(Duration::from_secs_f64)
         .unwrap_or(context.default_timeout);
+    let agent_slot = context.traces.agent_slots.clone().acquire_owned().await?;
     let started_at = jiff::Timestamp::now();
 
     let sandbox = {
@@ -85,7 +105,21 @@ pub async fn run_attempt(
     ));
     // A file left by an interrupted earlier try must not count as this attempt's.
     let _ = std::fs::remove_file(&outcome_path);
-    let env = environment(task, planned.attempt, seed, timeout, &outcome_path, agent);
+    let registration = context.traces.collector.register(
+        &context.traces.endpoint,
+        &agent.name,
+        &task.id,
+        planned.attempt,
+    );
+    let env = environment(
+        task,
+        planned.attempt,
+        seed,
+        timeout,
+        &outcome_path,
+        agent,
+        &registration.env,
+    );
     let stdin_line = serde_json::json!({
         "task_id": task.id,
         "attempt": planned.attempt,
@@ -138,6 +172,18 @@ pub async fn run_attempt(
             Duration::ZERO,
         ),
     };
+    // Waiting for late spans leaves the agent slot to the next attempt.
+    drop(agent_slot);
+    let collected = context
+        .traces
+        .collector
+        .finish(registration, context.traces.grace)
+        .await;
+    let (outcome, trace_checks) = traced::combine(
+        outcome,
+        collected,
+        task.trajectory_from_trace || context.traces.trajectory_from_trace,
+    );
 
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
@@ -165,7 +211,7 @@ pub async fn run_attempt(
         // Something about this run alone (an unreadable sandbox): it stays ungraded.
         Err(error) => Some(Judged::undecided(error.to_string())),
     };
-    let graded = {
+    let mut graded = {
         let context = context.clone();
         let dir = sandbox.dir.clone();
         let outcome = outcome.clone();
@@ -176,6 +222,7 @@ pub async fn run_attempt(
         })
         .await?
     };
+    graded.checks.extend(trace_checks);
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
     let priced_at: jiff::Timestamp = started_at;
     let cost = context
@@ -212,6 +259,7 @@ fn environment(
     timeout: Duration,
     outcome_path: &std::path::Path,
     agent: &AgentSpec,
+    telemetry: &[(String, String)],
 ) -> Vec<(String, String)> {
     let mut env = vec![
         ("PROCTOR_TASK_ID".to_owned(), task.id.clone()),
@@ -231,6 +279,8 @@ fn environment(
             outcome_path.to_string_lossy().into_owned(),
         ),
     ];
+    // The OTLP endpoint, TRACEPARENT and resource attributes (DESIGN 12).
+    env.extend(telemetry.iter().cloned());
     env.extend(agent.env.iter().cloned());
     env
 }

@@ -9,3 +9,4 @@ pub mod process;
 pub mod progress;
 pub mod sandbox;
 pub mod signals;
+pub mod traced;

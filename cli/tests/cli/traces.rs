@@ -167,3 +167,134 @@ fn one_pretty_printed_document_and_a_trace_without_tool_spans() {
         "rule: refund only after check_eligibility (same order_id): could not decide: the trace holds no tool calls"
     );
 }
+
+/// The Python with pydantic-ai and the OpenTelemetry SDK (fixtures/traces/requirements.txt):
+/// `PROCTOR_OTEL_PYTHON`, else the virtual environment `.ci/run` makes. Without one the
+/// end-to-end tests say so and stop, unless `PROCTOR_REQUIRE_OTEL` is set (as in CI).
+fn otel_python() -> Option<String> {
+    let python = std::env::var("PROCTOR_OTEL_PYTHON")
+        .ok()
+        .unwrap_or_else(|| {
+            root()
+                .join("target/otel-venv/bin/python")
+                .display()
+                .to_string()
+        });
+    if Path::new(&python).exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("PROCTOR_REQUIRE_OTEL").is_none(),
+        "{python} is missing: install fixtures/traces/requirements.txt (see .ci/run)"
+    );
+    eprintln!(
+        "skipped: {python} is missing (install fixtures/traces/requirements.txt, see .ci/run)"
+    );
+    None
+}
+
+fn run_traced(agents: &[String], extra: &[&str], out: &Path) -> Output {
+    let mut command = proctor();
+    command
+        .args(["run", "--tasks", TASKS, "--prices", PRICES, "--out"])
+        .arg(out);
+    for agent in agents {
+        command.arg("--agent").arg(agent);
+    }
+    run(command.args(extra))
+}
+
+fn by_label_and_task(path: &Path) -> std::collections::BTreeMap<(String, String), Value> {
+    results(path)
+        .into_iter()
+        .map(|r| {
+            (
+                (
+                    r["label"].as_str().unwrap().to_owned(),
+                    r["task"].as_str().unwrap().to_owned(),
+                ),
+                r,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn run_grades_an_agent_that_only_exports_spans() {
+    let Some(python) = otel_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let agent = format!("{python} fixtures/agents/traced_refund_agent.py");
+    let ran = run_traced(
+        &[
+            format!("resource={agent}"),
+            format!("traceparent={agent} --traceparent"),
+            format!("openinference={agent} --openinference"),
+        ],
+        &[],
+        &out,
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let results = by_label_and_task(&out);
+    assert_eq!(results.len(), 6);
+    for label in ["resource", "traceparent", "openinference"] {
+        // Attributed by resource attributes, by trace id alone, and with OpenInference spans:
+        // the same grade, trajectory and cost as if the agent had reported them itself.
+        let clean = &results[&(label.to_owned(), "refund_traced".to_owned())];
+        assert_eq!(clean["passed"], true, "{label}: {clean}");
+        assert_eq!(clean["trajectory_source"], "trace");
+        assert_eq!(clean["tool_calls"], 2);
+        assert_eq!(
+            clean["trajectory"][1]["args"],
+            serde_json::json!({"order_id": "A1"})
+        );
+        assert_eq!(clean["usage"].as_array().unwrap().len(), 3, "{label}");
+        assert_eq!(clean["cost"]["usd"], "0.0001035", "{label}");
+        let pushy = &results[&(label.to_owned(), "refund_traced_pushy".to_owned())];
+        assert_eq!(pushy["passed"], false);
+        assert_eq!(
+            pushy["reasons"],
+            serde_json::json!([
+                "rule: refund [\"A1\"] at step 1 has no earlier check_eligibility [\"A1\"]"
+            ])
+        );
+    }
+}
+
+#[test]
+fn a_lying_agent_is_flagged_and_graded_on_its_trace_when_asked() {
+    let Some(python) = otel_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let liar = format!("{python} fixtures/agents/traced_refund_agent.py --claim");
+    let ran = run_traced(
+        std::slice::from_ref(&liar),
+        &["--only", "refund_traced_pushy"],
+        &out,
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let result = &results(&out)[0];
+    // Its report is graded (it claims a clean process), and the claim is checked.
+    assert_eq!(result["passed"], true);
+    assert_eq!(result["trajectory_source"], "reported");
+    assert_eq!(
+        result["checks"],
+        serde_json::json!([{"category": "process", "check": "trajectory matches the trace", "passed": false,
+            "gating": false, "failure": "trajectory does not match the trace: reported 2 tool calls, the trace shows 1; \
+            step 1: reported check_eligibility, the trace shows refund; step 2: refund is in the report only"}])
+    );
+    let ran = run_traced(
+        &[liar],
+        &[
+            "--only",
+            "refund_traced_pushy",
+            "--trajectory-from",
+            "trace",
+        ],
+        &out,
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let result = &results(&out)[0];
+    assert_eq!(result["passed"], false);
+    assert_eq!(result["trajectory_source"], "trace");
+}

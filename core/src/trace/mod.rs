@@ -24,5 +24,6 @@ mod usage;
 pub use compare::differences;
 pub use evidence::{TraceEvidence, evidence};
 pub use group::{ClosedTrace, TraceGrouper};
+pub use ids::hex as hex_id;
 pub use otlp_json::{OtlpError, read_document};
 pub use span::{Attributes, LogRecord, Span, SpanStatus, Telemetry};
