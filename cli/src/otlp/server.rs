@@ -305,11 +305,47 @@ mod tests {
         assert_eq!(status, 404);
         let (status, _) = post(receiver.address, "/v1/traces", "text/plain", b"{}").await;
         assert_eq!(status, 415);
+        // A log record carrying usage, in protobuf, attributed by trace id.
+        let logs = opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest {
+            resource_logs: vec![opentelemetry_proto::tonic::logs::v1::ResourceLogs {
+                scope_logs: vec![opentelemetry_proto::tonic::logs::v1::ScopeLogs {
+                    log_records: vec![opentelemetry_proto::tonic::logs::v1::LogRecord {
+                        trace_id: (0..16)
+                            .map(|i| u8::from_str_radix(&trace_id[2 * i..2 * i + 2], 16).unwrap())
+                            .collect(),
+                        attributes: vec![
+                            text("gen_ai.provider.name", "openai"),
+                            KeyValue {
+                                key: "gen_ai.usage.input_tokens".to_owned(),
+                                key_strindex: 0,
+                                value: Some(AnyValue {
+                                    value: Some(any_value::Value::IntValue(42)),
+                                }),
+                            },
+                        ],
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+        };
+        let (status, _) = post(
+            receiver.address,
+            "/v1/logs",
+            "application/x-protobuf",
+            &logs.encode_to_vec(),
+        )
+        .await;
+        assert_eq!(status, 200);
         let collected = receiver
             .collector
             .finish(registration, Duration::from_millis(10))
             .await
             .unwrap();
+        let usage = &collected.evidence.outcome.usage;
+        assert_eq!(usage.len(), 1);
+        assert_eq!(usage[0].to_value()["input_tokens"], 42);
         let tools: Vec<&str> = collected
             .evidence
             .outcome
