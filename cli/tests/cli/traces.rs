@@ -298,3 +298,26 @@ fn a_lying_agent_is_flagged_and_graded_on_its_trace_when_asked() {
     assert_eq!(result["passed"], false);
     assert_eq!(result["trajectory_source"], "trace");
 }
+
+#[test]
+fn a_rubric_task_is_judged_on_the_answer_its_trace_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let graded = run(proctor()
+        .args([
+            "grade",
+            "--tasks",
+            "fixtures/traces/rubric.yaml",
+            "--traces",
+            "fixtures/traces/current.jsonl",
+        ])
+        .args(["--judge-provider", "openai", "--judge-model", "gpt-4o-mini"])
+        .args(["--cassette", "fixtures/cassettes/traces", "--out"])
+        .arg(&out));
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    let result = &results(&out)[0];
+    assert_eq!(result["passed"], true);
+    assert_eq!(result["answer"], "refunded A1");
+    assert_eq!(result["judge"]["verdict"], "PASS");
+    assert_eq!(result["judge"]["samples"][0]["provenance"]["replayed"], true);
+}

@@ -42,6 +42,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         let keys = traces::TraceKeys {
             task_attr: &args.task_attr,
             task: args.task.as_deref(),
+            judge: judge.as_ref().map(traces::TraceJudge::new).transpose()?,
         };
         let graded = traces::grade_traces(&grader, path, &keys, &mut sink);
         return finish(

@@ -7,11 +7,15 @@
 //! only the traces still open. A line that is not OTLP is reported with its number; the
 //! rest is graded.
 
+use super::judge_failure_error;
 use super::line::{LineGrader, LineOutput, ReadLine, unjudged};
 use super::sink::Sink;
+use crate::judging::{Judged, Seeds, judge_run};
 use crate::outcome_log::OutcomeRecord;
 use anyhow::Context;
+use proctor_core::outcome::Status;
 use proctor_core::trace::{ClosedTrace, TraceGrouper, evidence, read_document};
+use proctor_judge::Judge;
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -22,13 +26,35 @@ const MAX_LINE_BYTES: usize = 64 << 20;
 /// A single document (not JSON lines) is read whole, up to this size.
 const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 
-/// Where traces name their task and attempt.
+/// Where traces name their task and attempt, and the judge of rubric tasks.
 #[derive(Debug)]
 pub struct TraceKeys<'a> {
     /// The span or resource attribute holding the task id (`--task-attr`).
     pub task_attr: &'a str,
     /// The task of traces that name none (`--task`).
     pub task: Option<&'a str>,
+    pub judge: Option<TraceJudge<'a>>,
+}
+
+/// Judging a rubric task's traces, one call at a time in trace order.
+#[derive(Debug)]
+pub struct TraceJudge<'a> {
+    pub judge: &'a Judge,
+    pub runtime: tokio::runtime::Runtime,
+    pub seeds: std::cell::RefCell<Seeds>,
+}
+
+impl<'a> TraceJudge<'a> {
+    pub fn new(judge: &'a Judge) -> anyhow::Result<Self> {
+        Ok(TraceJudge {
+            judge,
+            runtime: tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?,
+            seeds: Default::default(),
+        })
+    }
 }
 
 /// The attribute holding the attempt number, as proctor sets it in `OTEL_RESOURCE_ATTRIBUTES`.
@@ -234,6 +260,34 @@ fn grade_trace(
     let time = started.and_then(|nanos| jiff::Timestamp::from_nanosecond(i128::from(nanos)).ok());
     let outcome = evidence(&trace.spans, &trace.logs).outcome;
     let attempt = sink.attempts.resolve(slot, given);
+    let judged = match (&keys.judge, &task.rubric) {
+        (Some(judging), Some(_)) => {
+            let seed = judging.seeds.borrow_mut().for_task(task)?;
+            let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
+            let sandbox = grader.sandbox(task, attempt);
+            let call = judge_run(
+                Some(judging.judge),
+                task,
+                &seed,
+                outcome.answer.as_deref(),
+                crashed,
+                sandbox.as_deref(),
+            );
+            match judging.runtime.block_on(call) {
+                Ok(judged) => judged,
+                Err(error) if error.is_infrastructure() => {
+                    // Stop here; everything graded so far is kept.
+                    return Err(judge_failure_error(
+                        error,
+                        trace.first_line,
+                        &grader.log_name,
+                    ));
+                }
+                Err(error) => Some(Judged::undecided(error.to_string())),
+            }
+        }
+        _ => unjudged(task),
+    };
     let record = OutcomeRecord {
         line: trace.first_line,
         task: task_id,
@@ -247,6 +301,6 @@ fn grade_trace(
         record: Box::new(record),
     };
     let mut text = Vec::new();
-    let graded = grader.finish(read, Some(attempt), unjudged(task), &mut text);
+    let graded = grader.finish(read, Some(attempt), judged, &mut text);
     sink.accept_chunk(vec![LineOutput::Graded(Box::new(graded))], &text)
 }
