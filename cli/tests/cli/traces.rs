@@ -62,6 +62,7 @@ fn grade_traces_from_real_instrumentation() {
         "current",
         "older_generation",
         "openinference",
+        "agents_sdk",
         "agent_usage",
         "base64_ids",
         "no_content",
@@ -230,14 +231,15 @@ fn run_grades_an_agent_that_only_exports_spans() {
             format!("resource={agent}"),
             format!("traceparent={agent} --traceparent"),
             format!("openinference={agent} --openinference"),
+            format!("agents_sdk={python} fixtures/agents/traced_agents_sdk_agent.py"),
         ],
         &[],
         &out,
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let results = by_label_and_task(&out);
-    assert_eq!(results.len(), 6);
-    for label in ["resource", "traceparent", "openinference"] {
+    assert_eq!(results.len(), 8);
+    for label in ["resource", "traceparent", "openinference", "agents_sdk"] {
         // Attributed by resource attributes, by trace id alone, and with OpenInference spans:
         // the same grade, trajectory and cost as if the agent had reported them itself.
         let clean = &results[&(label.to_owned(), "refund_traced".to_owned())];
@@ -319,5 +321,8 @@ fn a_rubric_task_is_judged_on_the_answer_its_trace_shows() {
     assert_eq!(result["passed"], true);
     assert_eq!(result["answer"], "refunded A1");
     assert_eq!(result["judge"]["verdict"], "PASS");
-    assert_eq!(result["judge"]["samples"][0]["provenance"]["replayed"], true);
+    assert_eq!(
+        result["judge"]["samples"][0]["provenance"]["replayed"],
+        true
+    );
 }

@@ -183,27 +183,47 @@ pub(crate) fn requested_calls(span: &Span) -> Vec<(String, Value)> {
     calls
 }
 
-/// The final answer an agent span records: the last assistant text of
-/// `gen_ai.output.messages`, pydantic-ai's `final_result`, or OpenInference's `output.value`.
-pub(crate) fn agent_answer(span: &Span) -> Option<String> {
-    if let Some(Value::Array(messages)) = span
+/// The text a model span's output ended with, when it ended with text rather than tool
+/// calls: `gen_ai.output.messages`, OpenInference's `llm.output_messages.0.message.content`,
+/// or the older `gen_ai.completion.0.content`.
+pub(crate) fn model_text(span: &Span) -> Option<String> {
+    messages_text(span).or_else(|| {
+        span.attributes
+            .first_str(&[
+                "llm.output_messages.0.message.content",
+                "gen_ai.completion.0.content",
+            ])
+            .map(str::to_owned)
+    })
+}
+
+/// The last assistant text of `gen_ai.output.messages`.
+fn messages_text(span: &Span) -> Option<String> {
+    let Some(Value::Array(messages)) = span
         .attributes
         .get("gen_ai.output.messages")
         .map(parse_text)
-    {
-        let text: Vec<&str> = messages
-            .iter()
-            .rev()
-            .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-            .and_then(|m| m.get("parts").and_then(Value::as_array))
-            .into_iter()
-            .flatten()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|p| p.get("content").and_then(Value::as_str))
-            .collect();
-        if !text.is_empty() {
-            return Some(text.join(""));
-        }
+    else {
+        return None;
+    };
+    let text: Vec<&str> = messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|m| m.get("parts").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|p| p.get("content").and_then(Value::as_str))
+        .collect();
+    (!text.is_empty()).then(|| text.join(""))
+}
+
+/// The final answer an agent span records: the last assistant text of
+/// `gen_ai.output.messages`, pydantic-ai's `final_result`, or OpenInference's `output.value`.
+pub(crate) fn agent_answer(span: &Span) -> Option<String> {
+    if let Some(text) = messages_text(span) {
+        return Some(text);
     }
     ["final_result", "output.value"]
         .iter()

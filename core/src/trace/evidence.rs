@@ -109,6 +109,15 @@ pub fn evidence(spans: &[Span], logs: &[LogRecord]) -> TraceEvidence {
         ),
         Some(span) => (Some(Status::Final), conventions::agent_answer(span), None),
     };
+    // An agent span that records no answer (the OpenAI Agents SDK's): the last model output,
+    // when it was text.
+    let answer = answer.or_else(|| {
+        let last_model = order
+            .iter()
+            .rev()
+            .find(|&&index| kinds[index] == SpanKind::Model)?;
+        conventions::model_text(&spans[*last_model])
+    });
 
     let mut tools_used: Vec<CompactString> = Vec::new();
     for step in &trajectory {
@@ -338,6 +347,7 @@ mod tests {
             "openinference.jsonl",
             "base64_ids.jsonl",
             "older_generation.jsonl",
+            "agents_sdk.jsonl",
         ] {
             let seen = evidence(&fixture(name), &[]);
             let outcome = &seen.outcome;
