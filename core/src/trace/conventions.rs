@@ -4,8 +4,8 @@
 use super::span::Span;
 use serde_json::Value;
 
-pub(crate) const OPERATION: &str = "gen_ai.operation.name";
-pub(crate) const OPENINFERENCE_KIND: &str = "openinference.span.kind";
+const OPERATION: &str = "gen_ai.operation.name";
+const OPENINFERENCE_KIND: &str = "openinference.span.kind";
 const MCP_METHOD: &str = "mcp.method.name";
 /// The first generation's model-call marker (`chat`, `completion`), before `gen_ai.operation.name`.
 const OLDER_REQUEST_TYPE: &str = "llm.request.type";
@@ -82,10 +82,7 @@ pub(crate) fn tool_call_id(span: &Span) -> Option<&str> {
 /// `input.value` (never `tool.parameters`, which is the tool's schema), or pydantic-ai's
 /// older `tool_arguments`. Text that is JSON is parsed; other text stays a string.
 pub(crate) fn tool_arguments(span: &Span) -> Option<Value> {
-    let is_openinference = span
-        .attributes
-        .get(super::conventions::OPENINFERENCE_KIND)
-        .is_some();
+    let is_openinference = span.attributes.get(OPENINFERENCE_KIND).is_some();
     let keys: &[&str] = if is_openinference {
         &[
             "gen_ai.tool.call.arguments",
@@ -93,11 +90,7 @@ pub(crate) fn tool_arguments(span: &Span) -> Option<Value> {
             "tool_arguments",
         ]
     } else {
-        &[
-            "gen_ai.tool.call.arguments",
-            "tool_arguments",
-            "mcp.request.arguments",
-        ]
+        &["gen_ai.tool.call.arguments", "tool_arguments"]
     };
     keys.iter()
         .find_map(|key| span.attributes.get(key))
