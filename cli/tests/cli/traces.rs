@@ -268,14 +268,36 @@ fn a_lying_agent_is_flagged_and_graded_on_its_trace_when_asked() {
     let Some(python) = otel_python() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results.jsonl");
-    let liar = format!("{python} fixtures/agents/traced_refund_agent.py --claim");
+    let agent = format!("{python} fixtures/agents/traced_refund_agent.py");
+    let liar = format!("{agent} --claim");
     let ran = run_traced(
-        std::slice::from_ref(&liar),
-        &["--only", "refund_traced_pushy"],
+        &[format!("silent={agent}"), format!("claims={liar}")],
+        &[],
         &out,
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let result = &results(&out)[0];
+    let graded = by_label_and_task(&out);
+    let key = |label: &str, task: &str| (label.to_owned(), task.to_owned());
+    // Where the claim is true, grading the trace alone gives what grading the report gives.
+    let silent = &graded[&key("silent", "refund_traced")];
+    let honest = &graded[&key("claims", "refund_traced")];
+    assert_eq!(honest["trajectory_source"], "reported");
+    for field in [
+        "passed",
+        "reasons",
+        "answer",
+        "trajectory",
+        "tool_calls",
+        "usage",
+    ] {
+        assert_eq!(silent[field], honest[field], "{field}");
+    }
+    assert_eq!(silent["cost"]["usd"], honest["cost"]["usd"]);
+    assert_eq!(
+        honest["checks"],
+        serde_json::json!([{"category": "process", "check": "trajectory matches the trace", "passed": true, "gating": false}])
+    );
+    let result = &graded[&key("claims", "refund_traced_pushy")];
     // Its report is graded (it claims a clean process), and the claim is checked.
     assert_eq!(result["passed"], true);
     assert_eq!(result["trajectory_source"], "reported");
