@@ -3,9 +3,8 @@
 //! Every attempt gets its own trace id (through `TRACEPARENT`) and resource attributes
 //! (through `OTEL_RESOURCE_ATTRIBUTES`): `proctor.task_id`, `proctor.attempt`, `proctor.agent`
 //! and `proctor.attempt_key`, a random key no other attempt knows. A span is attributed by
-//! its resource attributes (the key first; else task, attempt and agent, when they name one
-//! running attempt), else by its trace id. Spans that match no running attempt are counted
-//! and dropped, never guessed.
+//! that key among its resource attributes (SDKs copy them all from the environment), else by
+//! its trace id. Spans that match no running attempt are counted and dropped, never guessed.
 
 use proctor_core::trace::{LogRecord, Span, Telemetry, TraceEvidence, evidence};
 use serde_json::Value;
@@ -37,9 +36,6 @@ struct AttemptTraces {
     trace_id: String,
     /// The span id in `TRACEPARENT`: a span whose parent it is, is the attempt's root.
     parent_span_id: String,
-    task: String,
-    attempt: u64,
-    agent: String,
     spans: Vec<Span>,
     logs: Vec<LogRecord>,
     root_seen: bool,
@@ -111,9 +107,6 @@ impl TraceCollector {
                 key,
                 trace_id,
                 parent_span_id,
-                task: task.to_owned(),
-                attempt,
-                agent: agent.to_owned(),
                 ..AttemptTraces::default()
             },
         );
@@ -222,38 +215,21 @@ pub struct Collected {
     pub dropped: u64,
 }
 
-/// The running attempt a span or record belongs to: by its resource's attempt key, else by
-/// task, attempt and agent when they name exactly one attempt, else by trace id.
+/// The running attempt a span or record belongs to: by the attempt key in its resource
+/// attributes, else by trace id. The task and attempt attributes alone are not trusted: any
+/// agent could write another attempt's, but none knows another attempt's key.
 fn owner<'a>(
     state: &State,
     resource: impl Fn(&str) -> Option<&'a Value>,
     trace_id: &str,
 ) -> Option<u64> {
-    let text = |key: &str| -> Option<String> {
-        match resource(key)? {
-            Value::String(text) => Some(text.clone()),
-            Value::Number(number) => Some(number.to_string()),
-            _ => None,
-        }
-    };
-    if let Some(key) = text(KEY_ATTR) {
+    if let Some(key) = resource(KEY_ATTR) {
         // A key that matches nothing is not guessed around: it is another run's, or forged.
         return state
             .attempts
             .iter()
-            .find(|(_, t)| t.key == key)
+            .find(|(_, t)| Some(t.key.as_str()) == key.as_str())
             .map(|(id, _)| *id);
-    }
-    if let (Some(task), Some(attempt)) = (text(TASK_ATTR), text(ATTEMPT_ATTR)) {
-        let agent = text(AGENT_ATTR);
-        let mut matching = state.attempts.iter().filter(|(_, t)| {
-            t.task == task
-                && t.attempt.to_string() == attempt
-                && agent.as_ref().is_none_or(|agent| *agent == t.agent)
-        });
-        if let (Some((id, _)), None) = (matching.next(), matching.next()) {
-            return Some(*id);
-        }
     }
     state
         .attempts
@@ -300,6 +276,12 @@ mod tests {
         &registration.env.iter().find(|(k, _)| k == name).unwrap().1
     }
 
+    /// The attempt key in a registration's resource attributes.
+    fn key(registration: &Registration) -> String {
+        let attributes = env(registration, "OTEL_RESOURCE_ATTRIBUTES");
+        attributes.rsplit('=').next().unwrap().to_owned()
+    }
+
     fn span(trace: &str, parent: Option<&str>, resource: Vec<(&str, Value)>) -> Span {
         Span {
             trace_id: trace.to_owned(),
@@ -338,30 +320,32 @@ mod tests {
         let traceparent = env(&b, "TRACEPARENT").to_owned();
         let b_trace = traceparent.split('-').nth(1).unwrap().to_owned();
         let b_parent = traceparent.split('-').nth(2).unwrap().to_owned();
+        let a_key = key(&a);
         let accepted = collector.accept(Telemetry {
             spans: vec![
-                // By the resource attributes an SDK read from the environment.
+                // By the resource attributes an SDK read from the environment: the key decides.
                 span(
                     "ffff",
                     None,
                     vec![
                         ("proctor.task_id", json!("task one")),
                         ("proctor.attempt", json!(0)),
-                        ("proctor.agent", json!("v1")),
+                        ("proctor.attempt_key", json!(a_key)),
                     ],
                 ),
-                // Two agents ran task one attempt 0: without the agent it names none.
+                // Task and attempt alone could be anyone's: not trusted.
                 span(
                     "ffff",
                     None,
                     vec![
                         ("proctor.task_id", json!("task one")),
                         ("proctor.attempt", json!("0")),
+                        ("proctor.agent", json!("v1")),
                     ],
                 ),
                 // By trace id (TRACEPARENT), its root a child of the given parent.
                 span(&b_trace, Some(&b_parent), vec![]),
-                // A forged key matches nothing.
+                // A forged key matches nothing, whatever the trace id.
                 span(&b_trace, None, vec![("proctor.attempt_key", json!("00"))]),
             ],
             logs: Vec::new(),
@@ -396,12 +380,8 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
 
         let late = collector.register("e", "a", "t", 1);
-        let resource = || {
-            vec![
-                ("proctor.task_id", json!("t")),
-                ("proctor.attempt", json!(1)),
-            ]
-        };
+        let late_key = key(&late);
+        let resource = move || vec![("proctor.attempt_key", json!(late_key.clone()))];
         collector.accept(Telemetry {
             spans: vec![span("aa", Some("1234"), resource())],
             logs: Vec::new(),
@@ -426,10 +406,7 @@ mod tests {
             spans: vec![span(
                 "bb",
                 Some("1234"),
-                vec![
-                    ("proctor.task_id", json!("t")),
-                    ("proctor.attempt", json!(2)),
-                ],
+                vec![("proctor.attempt_key", json!(key(&rootless)))],
             )],
             logs: Vec::new(),
         });

@@ -227,13 +227,14 @@ mod tests {
             .collector
             .register(&receiver.endpoint(), "a", "t", 0);
         let trace_id = registration.env[2].1.split('-').nth(1).unwrap().to_owned();
+        let key = registration.env[3].1.rsplit('=').next().unwrap().to_owned();
         let request = ExportTraceServiceRequest {
             resource_spans: vec![ResourceSpans {
                 resource: Some(Resource {
                     attributes: vec![
                         text("proctor.task_id", "t"),
                         text("proctor.attempt", "0"),
-                        text("proctor.agent", "a"),
+                        text("proctor.attempt_key", &key),
                     ],
                     ..Resource::default()
                 }),
