@@ -22,6 +22,13 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    if words.first().map(String::as_str) == Some(run::isolation::entry::ENTRY_COMMAND) {
+        // An agent entering its containment: becomes the agent, or says why not.
+        let error = run::isolation::entry::enter(&words[1..]).unwrap_err();
+        eprintln!("proctor: {error:#}");
+        return ExitCode::from(exit::INFRASTRUCTURE);
+    }
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

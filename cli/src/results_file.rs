@@ -31,13 +31,23 @@ impl ResultWriter {
         })
     }
 
-    /// Opens the file for appending (`--resume`), creating it if needed.
+    /// Opens the file for appending (`--resume`), creating it if needed; a torn last
+    /// line is cut first, so the next line never glues onto it.
     pub fn append(path: &Path) -> anyhow::Result<ResultWriter> {
-        let file = std::fs::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot append results: {e}", path.display()))?;
+        let cut =
+            end_with_complete_line(&mut file).map_err(|e| infrastructure(path.display(), e))?;
+        if cut > 0 {
+            eprintln!(
+                "proctor: note: {}: cut a torn last line ({cut} bytes) before appending",
+                path.display()
+            );
+        }
         Ok(ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
@@ -94,6 +104,10 @@ impl std::fmt::Display for BadResult {
 }
 
 /// Streams every result line of `paths`, in order, to `each`; bad lines go to `bad`.
+///
+/// A last line without its newline that does not read as a result was torn by an
+/// interrupted write (possibly inside a UTF-8 character): it is dropped with a note
+/// on stderr, not reported as bad input, and `--resume` runs that attempt again.
 pub fn for_each_result(
     paths: &[PathBuf],
     mut each: impl FnMut(&Path, ResultLine) -> anyhow::Result<()>,
@@ -103,29 +117,137 @@ pub fn for_each_result(
         let file = File::open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
-        let mut buffer = String::new();
+        let mut buffer = Vec::new();
         let mut number = 0;
         loop {
             buffer.clear();
-            let read = reader.read_line(&mut buffer).map_err(|e| {
+            let read = reader.read_until(b'\n', &mut buffer).map_err(|e| {
                 anyhow::anyhow!("{}:{}: cannot read: {e}", path.display(), number + 1)
             })?;
             if read == 0 {
                 break;
             }
             number += 1;
-            if buffer.trim().is_empty() {
-                continue;
-            }
-            match ResultLine::parse(buffer.trim()) {
-                Ok(line) => each(path, line)?,
-                Err(e) => bad(BadResult {
+            let complete = buffer.ends_with(b"\n");
+            let parsed = std::str::from_utf8(&buffer)
+                .map_err(|e| format!("not UTF-8 (byte {} of the line)", e.valid_up_to()))
+                .and_then(|text| {
+                    let text = text.trim();
+                    if text.is_empty() {
+                        Ok(None)
+                    } else {
+                        ResultLine::parse(text).map(Some).map_err(|e| e.to_string())
+                    }
+                });
+            match parsed {
+                Ok(None) => {}
+                Ok(Some(line)) => each(path, line)?,
+                Err(_) if !complete => eprintln!(
+                    "proctor: note: {}:{number}: dropped a torn last line ({} bytes, no newline), left by an interrupted write",
+                    path.display(),
+                    buffer.len()
+                ),
+                Err(message) => bad(BadResult {
                     path: path.clone(),
                     line: number,
-                    message: e.to_string(),
+                    message,
                 }),
             }
         }
     }
     Ok(())
+}
+
+/// Makes `file` end with a complete line before results are appended to it: a torn
+/// last line (one without its newline that does not read as a result) is cut off,
+/// a whole one gets its newline. Returns the bytes cut.
+fn end_with_complete_line(file: &mut File) -> std::io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let length = file.seek(SeekFrom::End(0))?;
+    if length == 0 {
+        return Ok(0);
+    }
+    // Find the last newline, reading backwards in blocks.
+    let mut end = length;
+    let mut last_newline: Option<u64> = None;
+    let mut block = vec![0u8; 1 << 16];
+    while end > 0 && last_newline.is_none() {
+        let start = end.saturating_sub(block.len() as u64);
+        let size = (end - start) as usize;
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut block[..size])?;
+        last_newline = block[..size]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map(|i| start + i as u64);
+        end = start;
+    }
+    let keep = last_newline.map_or(0, |i| i + 1);
+    if keep == length {
+        return Ok(0);
+    }
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(keep))?;
+    file.read_to_end(&mut tail)?;
+    let whole = std::str::from_utf8(&tail)
+        .ok()
+        .is_some_and(|text| ResultLine::parse(text.trim()).is_ok());
+    if whole {
+        file.seek(SeekFrom::End(0))?;
+        file.write_all(b"\n")?;
+        return Ok(0);
+    }
+    file.set_len(keep)?;
+    Ok(length - keep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"{"format":"proctor.result/1","task":"t","attempt":0,"passed":true,"reasons":[],"status":"final","answer":"é"}"#;
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        // The tear falls inside the two bytes of "é".
+        let torn = &LINE.as_bytes()[..LINE.find('é').unwrap() + 1];
+        let mut text = format!("{LINE}\n{LINE}\n").into_bytes();
+        text.extend_from_slice(torn);
+        std::fs::write(&path, &text).unwrap();
+        let (mut good, mut bad) = (0, 0);
+        for_each_result(
+            std::slice::from_ref(&path),
+            |_, _| {
+                good += 1;
+                Ok(())
+            },
+            |_| bad += 1,
+        )
+        .unwrap();
+        assert_eq!((good, bad), (2, 0));
+        let mut writer = ResultWriter::append(&path).unwrap();
+        writer.write_text(&[LINE.as_bytes(), b"\n"]).unwrap();
+        writer.finish().unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(written, format!("{LINE}\n{LINE}\n{LINE}\n"));
+    }
+
+    #[test]
+    fn a_whole_last_line_without_newline_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, LINE).unwrap();
+        let mut writer = ResultWriter::append(&path).unwrap();
+        writer.write_text(&[LINE.as_bytes(), b"\n"]).unwrap();
+        writer.finish().unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(written, format!("{LINE}\n{LINE}\n"));
+        let bad_inside = dir.path().join("bad.jsonl");
+        std::fs::write(&bad_inside, b"{\xff}\n").unwrap();
+        let mut messages = Vec::new();
+        for_each_result(&[bad_inside], |_, _| Ok(()), |b| messages.push(b.message)).unwrap();
+        assert_eq!(messages, ["not UTF-8 (byte 1 of the line)"]);
+    }
 }

@@ -15,10 +15,13 @@ use crate::usage_cost::load_pricer;
 use crate::{gate, render};
 use anyhow::Context;
 use clap::Args;
+use futures_util::{StreamExt, TryStreamExt};
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::result::ResultLine;
 use proctor_core::summary::SummaryBuilder;
 use proctor_core::task::Suite;
+use proctor_core::task::Task;
+use proctor_judge::{Judge, Seed};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -63,9 +66,11 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // First the lines to judge, in order; then their judgements, `--judge-jobs` calls in
+    // flight; then each line graded again with its verdict.
     let mut seeds = Seeds::default();
-    let mut rejudged = 0usize;
-    for line in &mut lines {
+    let mut to_judge = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
         let Some(task) = suite.get(&line.task) else {
             problems.report(format!(
                 "{}: task `{}` attempt {} is not in {}; left as it was",
@@ -89,31 +94,28 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         }
         let seed = seeds.for_task(task)?;
         let sandbox = kept_sandbox(&args.keep, line);
-        let outcome = line.outcome();
-        let crashed = outcome.error.is_some();
-        let judged = match &sandbox {
-            Some(dir) => runtime
-                .block_on(judge_run(
-                    judge.as_ref(),
-                    task,
-                    &seed,
-                    outcome.answer.as_deref(),
-                    crashed,
-                    Some(dir),
-                ))
-                .map_err(judge_failure)?,
-            None => {
-                problems.report(format!(
-                    "task `{}` attempt {}: no kept sandbox under {}; left ungraded",
-                    line.task,
-                    line.attempt,
-                    args.keep.display()
-                ));
-                Some(Judged::undecided("kept sandbox not found"))
-            }
-        };
+        if sandbox.is_none() {
+            problems.report(format!(
+                "task `{}` attempt {}: no kept sandbox under {}; left ungraded",
+                line.task,
+                line.attempt,
+                args.keep.display()
+            ));
+        }
+        to_judge.push((index, task, seed, sandbox));
+    }
+    let judgements = runtime.block_on(judge_all(
+        judge.as_ref(),
+        &lines,
+        &to_judge,
+        args.judge.judge_jobs as usize,
+    ))?;
+    let mut rejudged = 0usize;
+    for ((index, task, _, sandbox), judged) in to_judge.iter().zip(judgements) {
         let Some(judged) = judged else { continue };
-        let workdir = match &sandbox {
+        let line = &mut lines[*index];
+        let outcome = line.outcome();
+        let workdir = match sandbox {
             Some(dir) => Workdir::Dir(dir),
             None => Workdir::Missing,
         };
@@ -151,6 +153,43 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     render::print_summary(args.summary.format, &title, &summary)?;
     problems.into_result("results")?;
     gate::check(&args.summary, &summary)
+}
+
+/// The judgement of each line to judge, in the same order, with `jobs` calls in flight;
+/// the first judge that cannot be reached fails the whole (the file is then left as it
+/// was). A line without its sandbox is not sent to the judge: it is left ungraded.
+async fn judge_all(
+    judge: Option<&Judge>,
+    lines: &[ResultLine],
+    to_judge: &[(usize, &Task, Seed, Option<PathBuf>)],
+    jobs: usize,
+) -> anyhow::Result<Vec<Option<Judged>>> {
+    let judgements = to_judge
+        .iter()
+        .map(|(index, task, seed, sandbox)| async move {
+            let Some(dir) = sandbox else {
+                return Ok(Some(Judged::undecided("kept sandbox not found")));
+            };
+            let line = &lines[*index];
+            let outcome = line.outcome();
+            let crashed = outcome.error.is_some();
+            judge_run(
+                judge,
+                task,
+                seed,
+                outcome.answer.as_deref(),
+                crashed,
+                Some(dir),
+            )
+            .await
+        });
+    // More lines under way than calls in flight, so that prompts are built while
+    // earlier calls are answered; results come back in order.
+    futures_util::stream::iter(judgements)
+        .buffered(jobs.max(1) * 4)
+        .map(|judged| judged.map_err(judge_failure))
+        .try_collect()
+        .await
 }
 
 /// Where `run --keep` put this attempt's sandbox, if it is there.

@@ -8,7 +8,12 @@ use crate::judging::{JudgeArgs, Seeds, check_globs};
 use crate::otlp::Receiver;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
-use crate::run::attempt::{Finished, RunContext, TraceSettings, run_attempt};
+use crate::run::attempt::{
+    AgentPhase, Finished, RunContext, TraceSettings, finish_attempt, run_agent,
+};
+use crate::run::environment::PassEnv;
+use crate::run::isolation::Isolation;
+use crate::run::isolation::args::ContainmentArgs;
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
@@ -17,13 +22,12 @@ use crate::{gate, render};
 use anyhow::{Context, bail};
 use clap::Args;
 use proctor_core::summary::SummaryBuilder;
-use proctor_core::task::Suite;
+use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 #[derive(Debug, Args)]
@@ -76,6 +80,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub trajectory_from: Option<TrajectoryFrom>,
     #[command(flatten)]
+    pub containment: ContainmentArgs,
+    #[command(flatten)]
     pub cost: CostArgs,
     #[command(flatten)]
     pub judge: JudgeArgs,
@@ -99,10 +105,14 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Everything that can be wrong with the input is found before any agent starts.
     let suite = Suite::load(&args.tasks)?;
-    let agents = match &args.agents {
+    let mut agents = match &args.agents {
         Some(file) => agent::from_file(file)?,
         None => agent::from_flags(&args.agent, args.label.as_deref())?,
     };
+    let pass_env = PassEnv::new(&args.containment.pass_env, "--pass-env")?;
+    for agent in &mut agents {
+        agent.pass_env = pass_env.union(&agent.pass_env)?;
+    }
     let only = build_globs(&args.only)?;
     let tasks: Vec<usize> = suite
         .tasks
@@ -141,12 +151,70 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let control = tempfile::Builder::new()
+        .prefix("proctor-run-")
+        .rand_bytes(12)
+        .tempdir()
+        .map_err(|e| crate::exit::infrastructure("temporary folder", e))?;
+    if let Some(keep) = &args.keep {
+        std::fs::create_dir_all(keep)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create --keep folder: {e}", keep.display()))?;
+    }
+    let hidden = hidden_from_agents(&args, &suite, control.path());
+    let isolation = Isolation::set_up(&args.containment.options(), &agents, hidden)?;
+    if !isolation.namespaces()
+        && let Some(task) = in_scope().find(|t| t.network == Some(TaskNetwork::None))
+    {
+        bail!(
+            "task `{}` ({}) asks for network: none, which needs namespaces, and agents run without them here (--isolate)",
+            task.id,
+            task.source.display()
+        );
+    }
+    for note in &isolation.notes {
+        eprintln!("proctor: {note}");
+    }
     let judging = Judging {
         judge,
         seeds,
         pricer,
+        control,
+        isolation,
     };
     runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
+}
+
+/// What no agent may see (DESIGN 11): the task files and the files they name,
+/// the judge's recordings and template, results, the ledger, kept sandboxes, and
+/// proctor's private folder of this run.
+fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &std::path::Path) -> Vec<PathBuf> {
+    let mut hidden = vec![args.tasks.clone(), control.to_owned()];
+    for task in &suite.tasks {
+        hidden.push(task.source.clone());
+        hidden.extend(task.files_dir.clone());
+    }
+    hidden.extend(args.out.clone());
+    hidden.extend(args.keep.clone());
+    hidden.extend(args.cost.ledger.clone());
+    hidden.extend(args.judge.cassette.clone());
+    hidden.extend(args.judge.judge_template.clone());
+    hidden
+        .into_iter()
+        .filter_map(|path| absolute(&path))
+        .collect()
+}
+
+/// `path` made absolute with its links resolved, also for a file not written yet.
+fn absolute(path: &std::path::Path) -> Option<PathBuf> {
+    if let Ok(path) = path.canonicalize() {
+        return Some(path);
+    }
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok()?,
+        _ => std::env::current_dir().ok()?,
+    };
+    Some(parent.join(name))
 }
 
 fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
@@ -162,6 +230,8 @@ struct Judging {
     judge: Option<proctor_judge::Judge>,
     seeds: HashMap<usize, Seed>,
     pricer: crate::usage_cost::Pricer,
+    control: tempfile::TempDir,
+    isolation: Isolation,
 }
 
 async fn execute(
@@ -195,10 +265,8 @@ async fn execute(
         default_timeout: Duration::from_secs_f64(args.timeout),
         seed: args.seed,
         keep: args.keep.clone(),
-        control: tempfile::Builder::new()
-            .prefix("proctor-run-")
-            .tempdir()
-            .map_err(|e| crate::exit::infrastructure("temporary folder", e))?,
+        control: judging.control,
+        isolation: judging.isolation,
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,
@@ -207,55 +275,63 @@ async fn execute(
             endpoint: receiver.endpoint(),
             grace: Duration::from_secs_f64(args.trace_grace),
             trajectory_from_trace: args.trajectory_from == Some(TrajectoryFrom::Trace),
-            agent_slots: Arc::new(Semaphore::new(jobs)),
         },
     });
     let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
     let mut progress = Progress::new(planned.len() as u64);
     let mut queue = planned.into_iter();
-    let mut running = JoinSet::new();
+    // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
+    // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded
+    // too, so that sandboxes do not pile up when the judge is slower than the agents.
+    let waiting_at_most = jobs.max(2 * args.judge.judge_jobs as usize);
+    let mut agents_running = JoinSet::new();
+    let mut finishing = JoinSet::new();
     let mut infrastructure_errors = 0usize;
     let mut interrupted = false;
     let mut judge_failure: Option<String> = None;
     loop {
-        // Twice `jobs`: attempts waiting for late spans hold no agent slot (the semaphore in
-        // the context limits running agents to `jobs`).
-        while running.len() < 2 * jobs && !*cancel.borrow() && judge_failure.is_none() {
+        while agents_running.len() < jobs
+            && agents_running.len() + finishing.len() < jobs + waiting_at_most
+            && !*cancel.borrow()
+            && judge_failure.is_none()
+        {
             let Some(next) = queue.next() else { break };
-            running.spawn(run_attempt(context.clone(), next, cancel.clone()));
+            agents_running.spawn(run_agent(context.clone(), next, cancel.clone()));
         }
-        let Some(joined) = running.join_next().await else {
+        if agents_running.is_empty() && finishing.is_empty() {
             break;
-        };
-        match joined {
-            Ok(Ok(Finished::Result(line))) => {
-                if let Some(writer) = writer.as_mut() {
-                    writer.write_now(&line)?;
-                }
-                if let Some(ledger) = ledger.as_mut() {
-                    ledger.push(&line)?;
-                }
-                progress.finished(&line);
-                summary.add(&line);
-            }
-            Ok(Ok(Finished::Cancelled)) => interrupted = true,
-            Ok(Ok(Finished::JudgeFailed(message))) => {
-                // Stop scheduling; attempts already running finish and are kept.
-                if judge_failure.is_none() {
-                    progress.note(&format!("proctor: judge failed, stopping: {message}"));
-                    judge_failure = Some(message);
+        }
+        tokio::select! {
+            Some(joined) = agents_running.join_next() => {
+                match attempt_ran(joined, &progress, &mut infrastructure_errors) {
+                    Some(AgentPhase::Ended(ended)) => {
+                        finishing.spawn(finish_attempt(context.clone(), *ended, cancel.clone()));
+                    }
+                    Some(AgentPhase::Cancelled) => interrupted = true,
+                    None => {}
                 }
             }
-            Ok(Err(error)) => {
-                infrastructure_errors += 1;
-                progress.note(&format!("proctor: an attempt could not run: {error:#}"));
-            }
-            Err(error) => {
-                infrastructure_errors += 1;
-                progress.note(&format!(
-                    "proctor: an attempt failed inside proctor: {error}"
-                ));
+            Some(joined) = finishing.join_next() => {
+                match attempt_ran(joined, &progress, &mut infrastructure_errors) {
+                    Some(Finished::Result(line)) => {
+                        if let Some(writer) = writer.as_mut() {
+                            writer.write_now(&line)?;
+                        }
+                        if let Some(ledger) = ledger.as_mut() {
+                            ledger.push(&line)?;
+                        }
+                        progress.finished(&line);
+                        summary.add(&line);
+                    }
+                    Some(Finished::Cancelled) => interrupted = true,
+                    // Stop scheduling; attempts already running finish and are kept.
+                    Some(Finished::JudgeFailed(message)) if judge_failure.is_none() => {
+                        progress.note(&format!("proctor: judge failed, stopping: {message}"));
+                        judge_failure = Some(message);
+                    }
+                    Some(Finished::JudgeFailed(_)) | None => {}
+                }
             }
         }
     }
@@ -308,6 +384,23 @@ async fn execute(
         .into());
     }
     gate::check(&args.summary, &summary)
+}
+
+/// What a phase of an attempt gave; `None`, counted and reported, when it could not run
+/// (an infrastructure failure) or failed inside proctor.
+fn attempt_ran<T>(
+    joined: Result<anyhow::Result<T>, tokio::task::JoinError>,
+    progress: &Progress,
+    infrastructure_errors: &mut usize,
+) -> Option<T> {
+    let message = match joined {
+        Ok(Ok(value)) => return Some(value),
+        Ok(Err(error)) => format!("proctor: an attempt could not run: {error:#}"),
+        Err(error) => format!("proctor: an attempt failed inside proctor: {error}"),
+    };
+    *infrastructure_errors += 1;
+    progress.note(&message);
+    None
 }
 
 /// Reads `--out` for `--resume`: the attempts already done (fed into the summary),

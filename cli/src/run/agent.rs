@@ -5,6 +5,7 @@
 //! proctor was started) are made absolute first: `--agent "python3 agents/my.py"`
 //! then works as typed.
 
+use super::environment::PassEnv;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -17,7 +18,10 @@ pub struct AgentSpec {
     pub name: String,
     pub program: String,
     pub args: Vec<String>,
+    /// Values set in the agent's environment (an agents file's `env`).
     pub env: Vec<(String, String)>,
+    /// Host variables passed on (an agents file's `pass_env`), besides `--pass-env`.
+    pub pass_env: PassEnv,
 }
 
 /// One entry of an `--agents` file.
@@ -28,6 +32,9 @@ struct AgentEntry {
     command: CommandLine,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Names or globs of host variables to pass to this agent.
+    #[serde(default)]
+    pass_env: Vec<String>,
     cwd: Option<PathBuf>,
 }
 
@@ -92,10 +99,10 @@ pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
         };
         let env = entry.env.into_iter().collect();
         let name = entry.name.clone();
-        agents.push(
-            resolve(entry.name, words, env, &cwd)
-                .with_context(|| format!("{}: agent `{name}`", path.display()))?,
-        );
+        let context = || format!("{}: agent `{name}`", path.display());
+        let mut agent = resolve(entry.name, words, env, &cwd).with_context(context)?;
+        agent.pass_env = PassEnv::new(&entry.pass_env, "pass_env").with_context(context)?;
+        agents.push(agent);
     }
     if agents.is_empty() {
         bail!("{}: no agents", path.display());
@@ -169,6 +176,7 @@ fn resolve(
         program,
         args,
         env,
+        pass_env: PassEnv::default(),
     })
 }
 

@@ -1,24 +1,30 @@
-//! One attempt, start to finish: sandbox, agent, outcome, grade, result line.
+//! One attempt, start to finish, in two phases: the agent's (sandbox, agent, outcome),
+//! which holds one of `--jobs` agent slots, and what follows it (judge, grade, cost,
+//! result line), which does not, so that an attempt waiting for its verdict lets the
+//! next agent start.
 
 use super::agent::AgentSpec;
+use super::environment::AgentEnvironment;
+use super::isolation::Isolation;
 use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
-use super::sandbox;
+use super::sandbox::{self, AttemptFolders};
 use super::traced;
 use crate::judging::{Judged, judge_run};
 use crate::otlp::TraceCollector;
+use crate::otlp::collector::Registration;
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use proctor_core::result::{ProcessInfo, ResultLine, Timings};
-use proctor_core::task::{Suite, Task};
+use proctor_core::task::{Suite, Task, TaskNetwork};
 use proctor_judge::{Judge, Seed};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::watch;
 
 /// Everything attempts share.
 #[derive(Debug)]
@@ -30,9 +36,11 @@ pub struct RunContext {
     pub keep: Option<PathBuf>,
     /// Several agents keep their sandboxes apart: `<keep>/<label>/<task>/<attempt>`.
     pub keep_by_label: bool,
-    /// Where agents write their outcome files: outside every sandbox, so an outcome
-    /// file is never mistaken for part of the end state.
+    /// The run's private folder (mode 0700, a random name): each attempt's private
+    /// folders and outcome folder are made in it, outside every sandbox.
     pub control: tempfile::TempDir,
+    /// How agents are contained.
+    pub isolation: Isolation,
     /// The judge, when some task has a rubric and one is configured.
     pub judge: Option<Judge>,
     /// The seed files of each task with a rubric, for the judge's added/modified status.
@@ -48,13 +56,11 @@ pub struct TraceSettings {
     pub collector: Arc<TraceCollector>,
     /// `OTEL_EXPORTER_OTLP_ENDPOINT` for every attempt.
     pub endpoint: String,
-    /// `--trace-grace`: the longest wait for late spans after an agent exits.
+    /// `--trace-grace`: the longest wait for late spans after an agent exits, outside the
+    /// agent's slot.
     pub grace: Duration,
     /// `--trajectory-from trace`: grade every task's rules on the trace.
     pub trajectory_from_trace: bool,
-    /// Agent slots (`--jobs`): an attempt holds one while its agent runs, not while it
-    /// waits for late spans.
-    pub agent_slots: Arc<Semaphore>,
 }
 
 /// How an attempt ended.
@@ -68,13 +74,38 @@ pub enum Finished {
     JudgeFailed(String),
 }
 
-/// Runs one attempt. Errors are infrastructure failures (a sandbox that cannot be
-/// made); everything the agent does wrong is a graded result.
-pub async fn run_attempt(
+/// An attempt whose agent has ended, waiting to be judged and graded.
+#[derive(Debug)]
+pub struct AgentEnded {
+    planned: Planned,
+    seed: u64,
+    started_at: jiff::Timestamp,
+    /// Kept until the attempt is graded: the judge and the end-state checks read the
+    /// sandbox.
+    folders: AttemptFolders,
+    outcome: Outcome,
+    process_info: Option<ProcessInfo>,
+    duration: Duration,
+    /// The attempt's place in the OTLP receiver, where its spans are collected.
+    traces: Registration,
+}
+
+/// How the agent's phase of an attempt ended.
+#[derive(Debug)]
+pub enum AgentPhase {
+    Ended(Box<AgentEnded>),
+    /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
+    Cancelled,
+}
+
+/// The agent's phase: a fresh sandbox, the agent in it, its outcome. Errors are
+/// infrastructure failures (a sandbox that cannot be made); everything the agent does
+/// wrong is a graded result.
+pub async fn run_agent(
     context: Arc<RunContext>,
     planned: Planned,
     cancel: watch::Receiver<bool>,
-) -> anyhow::Result<Finished> {
+) -> anyhow::Result<AgentPhase> {
     let task = &context.suite.tasks[planned.task];
     let agent = &context.agents[planned.agent];
     let seed = attempt_seed(context.seed, &task.id, planned.attempt);
@@ -82,16 +113,16 @@ pub async fn run_attempt(
         .timeout_s
         .map(Duration::from_secs_f64)
         .unwrap_or(context.default_timeout);
-    let agent_slot = context.traces.agent_slots.clone().acquire_owned().await?;
     let started_at = jiff::Timestamp::now();
 
-    let sandbox = {
+    let folders = {
         let context = context.clone();
         let label = context.keep_by_label.then(|| agent.name.clone());
         tokio::task::spawn_blocking(move || {
             let task = &context.suite.tasks[planned.task];
             sandbox::prepare(
                 task,
+                context.control.path(),
                 context.keep.as_deref(),
                 label.as_deref(),
                 planned.attempt,
@@ -99,27 +130,23 @@ pub async fn run_attempt(
         })
         .await??
     };
-    let outcome_path = context.control.path().join(format!(
-        "outcome-{}-{}-{}.json",
-        planned.agent, planned.task, planned.attempt
-    ));
-    // A file left by an interrupted earlier try must not count as this attempt's.
-    let _ = std::fs::remove_file(&outcome_path);
-    let registration = context.traces.collector.register(
+    let outcome_path = folders.outcome_file.clone();
+    let traces = context.traces.collector.register(
         &context.traces.endpoint,
         &agent.name,
         &task.id,
         planned.attempt,
     );
-    let env = environment(
-        task,
-        planned.attempt,
-        seed,
-        timeout,
-        &outcome_path,
-        agent,
-        &registration.env,
-    );
+    let mut env = environment(task, planned.attempt, seed, timeout, &folders, agent);
+    // The OTLP endpoint, TRACEPARENT and resource attributes (DESIGN 12): proctor's, as the
+    // PROCTOR_* variables are, since attributing spans depends on them.
+    for (name, value) in &traces.env {
+        env.set(name, value.clone());
+    }
+    let loopback_only = task.network == Some(TaskNetwork::None);
+    let prepared = context
+        .isolation
+        .prepare(planned.agent, agent, &folders, loopback_only)?;
     let stdin_line = serde_json::json!({
         "task_id": task.id,
         "attempt": planned.attempt,
@@ -130,15 +157,18 @@ pub async fn run_attempt(
     })
     .to_string();
     let launch = Launch {
-        program: &agent.program,
-        args: &agent.args,
-        env: &env,
-        cwd: &sandbox.dir,
+        program: &prepared.program,
+        args: &prepared.args,
+        env: env.vars(),
+        cwd: &folders.sandbox,
         stdin_line,
         timeout,
     };
-    let (outcome, process_info, duration) = match process::run(launch, cancel).await {
-        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(Finished::Cancelled),
+    let ran = process::run(launch, cancel).await;
+    // The attempt's processes are gone: its cgroups can go too.
+    drop(prepared.groups);
+    let (outcome, process_info, duration) = match ran {
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {
             let outcome = resolve(&run, &outcome_path);
             let _ = std::fs::remove_file(&outcome_path);
@@ -172,35 +202,60 @@ pub async fn run_attempt(
             Duration::ZERO,
         ),
     };
-    // Waiting for late spans leaves the agent slot to the next attempt.
-    drop(agent_slot);
-    let collected = context
-        .traces
-        .collector
-        .finish(registration, context.traces.grace)
-        .await;
-    let (outcome, trace_checks) = traced::combine(
+    Ok(AgentPhase::Ended(Box::new(AgentEnded {
+        planned,
+        seed,
+        started_at,
+        folders,
         outcome,
+        process_info,
+        duration,
+        traces,
+    })))
+}
+
+/// What follows the agent: judge (given up when proctor is interrupted), grade, cost
+/// and the result line.
+pub async fn finish_attempt(
+    context: Arc<RunContext>,
+    ended: AgentEnded,
+    mut cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Finished> {
+    let planned = ended.planned;
+    let (folders, reported) = (ended.folders, ended.outcome);
+    let task = &context.suite.tasks[planned.task];
+    // Late spans are waited for here, outside the agent's slot.
+    let collected = tokio::select! {
+        collected = context.traces.collector.finish(ended.traces, context.traces.grace) => collected,
+        _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
+    };
+    let (outcome, trace_checks) = traced::combine(
+        reported,
         collected,
         task.trajectory_from_trace || context.traces.trajectory_from_trace,
     );
-
+    let agent = &context.agents[planned.agent];
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
         .seeds
         .get(&planned.task)
         .cloned()
         .unwrap_or_default();
-    let judged = match judge_run(
+    let judging = judge_run(
         context.judge.as_ref(),
         task,
         &seed_files,
         outcome.answer.as_deref(),
         crashed,
-        Some(&sandbox.dir),
-    )
-    .await
-    {
+        Some(&folders.sandbox),
+    );
+    // Ctrl-C drops a judge call in flight (and its connection) at once: the attempt is
+    // not recorded, so `--resume` judges it again.
+    let judged = tokio::select! {
+        judged = judging => judged,
+        _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
+    };
+    let judged = match judged {
         Ok(judged) => judged,
         Err(error) if error.is_infrastructure() => {
             return Ok(Finished::JudgeFailed(format!(
@@ -213,7 +268,7 @@ pub async fn run_attempt(
     };
     let mut graded = {
         let context = context.clone();
-        let dir = sandbox.dir.clone();
+        let dir = folders.sandbox.clone();
         let outcome = outcome.clone();
         let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
@@ -224,7 +279,7 @@ pub async fn run_attempt(
     };
     graded.checks.extend(trace_checks);
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
-    let priced_at: jiff::Timestamp = started_at;
+    let priced_at: jiff::Timestamp = ended.started_at;
     let cost = context
         .pricer
         .cost(&outcome.usage, &judge_usage, Some(priced_at))
@@ -240,47 +295,43 @@ pub async fn run_attempt(
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
     line.task_digest = context.suite.digest.clone();
-    line.seed = Some(seed);
-    line.process = process_info;
+    line.seed = Some(ended.seed);
+    line.process = ended.process_info;
     line.timings = Timings {
-        started_at: Some(started_at.to_string()),
-        duration_ms: Some(duration.as_millis() as u64),
+        started_at: Some(ended.started_at.to_string()),
+        duration_ms: Some(ended.duration.as_millis() as u64),
     };
-    drop(sandbox);
+    drop(folders);
     Ok(Finished::Result(Box::new(line)))
 }
 
-/// The `PROCTOR_*` variables, then the agent's own environment. Grading fields
+/// The agent's whole environment (DESIGN 11): the harmless host variables and
+/// those the user passes, the agents file's `env`, a private `HOME` and `TMPDIR`,
+/// then the `PROCTOR_*` variables, which nothing overrides. Grading fields
 /// (`expected`, `rubric`, `rules`, `verify`) are never among them.
 fn environment(
     task: &Task,
     attempt: u64,
     seed: u64,
     timeout: Duration,
-    outcome_path: &std::path::Path,
+    folders: &AttemptFolders,
     agent: &AgentSpec,
-    telemetry: &[(String, String)],
-) -> Vec<(String, String)> {
-    let mut env = vec![
-        ("PROCTOR_TASK_ID".to_owned(), task.id.clone()),
-        ("PROCTOR_ATTEMPT".to_owned(), attempt.to_string()),
-        ("PROCTOR_SEED".to_owned(), seed.to_string()),
-        ("PROCTOR_INPUT".to_owned(), task.input.clone()),
-        (
-            "PROCTOR_STEP_CAP".to_owned(),
-            task.step_cap.map(|c| c.to_string()).unwrap_or_default(),
-        ),
-        (
-            "PROCTOR_TIMEOUT_S".to_owned(),
-            timeout.as_secs_f64().to_string(),
-        ),
-        (
-            "PROCTOR_OUTCOME".to_owned(),
-            outcome_path.to_string_lossy().into_owned(),
-        ),
-    ];
-    // The OTLP endpoint, TRACEPARENT and resource attributes (DESIGN 12).
-    env.extend(telemetry.iter().cloned());
-    env.extend(agent.env.iter().cloned());
+) -> AgentEnvironment {
+    let mut env = AgentEnvironment::from_host(std::env::vars_os(), &agent.pass_env);
+    for (name, value) in &agent.env {
+        env.set(name, value.clone());
+    }
+    env.set("HOME", folders.home.to_string_lossy());
+    env.set("TMPDIR", folders.tmp.to_string_lossy());
+    env.set("PROCTOR_TASK_ID", task.id.clone());
+    env.set("PROCTOR_ATTEMPT", attempt.to_string());
+    env.set("PROCTOR_SEED", seed.to_string());
+    env.set("PROCTOR_INPUT", task.input.clone());
+    env.set(
+        "PROCTOR_STEP_CAP",
+        task.step_cap.map(|c| c.to_string()).unwrap_or_default(),
+    );
+    env.set("PROCTOR_TIMEOUT_S", timeout.as_secs_f64().to_string());
+    env.set("PROCTOR_OUTCOME", folders.outcome_file.to_string_lossy());
     env
 }

@@ -3,7 +3,10 @@
 
 pub mod agent;
 pub mod attempt;
+pub mod environment;
+pub mod isolation;
 pub mod outcome;
+pub mod outcome_file;
 pub mod plan;
 pub mod process;
 pub mod progress;

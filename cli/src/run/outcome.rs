@@ -2,6 +2,7 @@
 //! `PROCTOR_OUTCOME` file if written, else the last stdout line that is a JSON
 //! object, else (exit 0) the trimmed stdout as a final answer.
 
+use super::outcome_file::{OutcomeFile, read_outcome_file};
 use super::process::{AgentRun, Exit, Stopped};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use serde_json::Value;
@@ -9,7 +10,8 @@ use std::path::Path;
 
 /// The outcome of one finished (not cancelled) run.
 pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
-    let reported = reported_outcome(run, outcome_file);
+    let file = read_outcome_file(outcome_file);
+    let reported = reported_outcome(run, &file);
     if run.stopped == Some(Stopped::TimedOut) {
         // Whatever it reported so far, the attempt ran out of time.
         let mut outcome = match reported {
@@ -22,7 +24,17 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
     }
     match reported {
         Some(Ok(outcome)) => outcome,
-        Some(Err(())) => failure("invalid output", run),
+        Some(Err(())) => match file {
+            OutcomeFile::Refused(why) => Outcome {
+                status: Some(Status::Error),
+                error: Some(AgentError {
+                    kind: "invalid output".to_owned(),
+                    message: why,
+                }),
+                ..Outcome::default()
+            },
+            _ => failure("invalid output", run),
+        },
         None => match run.exit {
             Exit::Code(0) => match plain_answer(&run.stdout.bytes) {
                 Some(answer) => Outcome {
@@ -39,9 +51,11 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
 }
 
 /// `None`: the agent reported nothing structured. `Some(Err)`: it tried and failed.
-fn reported_outcome(run: &AgentRun, outcome_file: &Path) -> Option<Result<Outcome, ()>> {
-    if let Ok(text) = std::fs::read(outcome_file) {
-        return Some(parse_object(&text));
+fn reported_outcome(run: &AgentRun, file: &OutcomeFile) -> Option<Result<Outcome, ()>> {
+    match file {
+        OutcomeFile::Bytes(text) => return Some(parse_object(text)),
+        OutcomeFile::Refused(_) => return Some(Err(())),
+        OutcomeFile::Missing => {}
     }
     let text = std::str::from_utf8(&run.stdout.bytes).ok()?;
     let line = text.lines().rev().map(str::trim).find(|line| {

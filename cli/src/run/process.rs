@@ -9,6 +9,7 @@ use nix::unistd::Pid;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
@@ -75,6 +76,8 @@ pub async fn run(
     command
         .args(launch.args)
         .current_dir(launch.cwd)
+        // Only what the attempt's environment names: nothing of proctor's own.
+        .env_clear()
         .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -93,8 +96,18 @@ pub async fn run(
             let _ = stdin.write_all(b"\n").await;
         }
     });
-    let stdout = tokio::spawn(keep_tail(child.stdout.take(), STDOUT_LIMIT));
-    let stderr = tokio::spawn(keep_tail(child.stderr.take(), STDERR_LIMIT));
+    let stdout_tail = Arc::new(Mutex::new(Tail::default()));
+    let stderr_tail = Arc::new(Mutex::new(Tail::default()));
+    let stdout = tokio::spawn(keep_tail(
+        child.stdout.take(),
+        STDOUT_LIMIT,
+        stdout_tail.clone(),
+    ));
+    let stderr = tokio::spawn(keep_tail(
+        child.stderr.take(),
+        STDERR_LIMIT,
+        stderr_tail.clone(),
+    ));
 
     let mut stopped = None;
     let status = tokio::select! {
@@ -111,8 +124,10 @@ pub async fn run(
     // Whatever the agent left running in its group goes too.
     signal_group(group, Signal::SIGKILL);
     feeder.abort();
-    let stdout = drain(stdout).await;
-    let stderr = drain(stderr).await;
+    // One deadline for both streams: an escaped process holding both costs DRAIN once.
+    let deadline = tokio::time::Instant::now() + DRAIN;
+    let stdout = drain(stdout, &stdout_tail, STDOUT_LIMIT, deadline).await;
+    let stderr = drain(stderr, &stderr_tail, STDERR_LIMIT, deadline).await;
     let exit = match (status.code(), status.signal()) {
         (Some(code), _) => Exit::Code(code),
         (None, Some(signal)) => Exit::Signal(signal),
@@ -128,7 +143,7 @@ pub async fn run(
 }
 
 /// Resolves when the cancel flag turns true (never, if the sender is gone).
-async fn cancelled(cancel: &mut watch::Receiver<bool>) {
+pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
     if cancel.wait_for(|c| *c).await.is_err() {
         std::future::pending::<()>().await;
     }
@@ -156,36 +171,42 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
     }
 }
 
-async fn drain(task: tokio::task::JoinHandle<Tail>) -> Tail {
-    match tokio::time::timeout(DRAIN, task).await {
-        Ok(Ok(tail)) => tail,
-        // A process that escaped the group still holds the pipe: keep nothing.
-        _ => Tail::default(),
+/// Waits until `deadline` at most for a stream to close, then keeps what was read:
+/// a process that escaped the group and still holds the pipe neither blocks the
+/// attempt nor erases the output the agent printed.
+async fn drain(
+    mut task: tokio::task::JoinHandle<()>,
+    tail: &Mutex<Tail>,
+    limit: usize,
+    deadline: tokio::time::Instant,
+) -> Tail {
+    if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+        task.abort();
     }
+    let mut tail = std::mem::take(&mut *tail.lock().unwrap_or_else(|e| e.into_inner()));
+    let excess = tail.bytes.len().saturating_sub(limit);
+    tail.bytes.drain(..excess);
+    tail
 }
 
-/// Reads a stream to its end, keeping only the last `limit` bytes.
-async fn keep_tail(stream: Option<impl AsyncRead + Unpin>, limit: usize) -> Tail {
+/// Reads a stream to its end into `tail`, keeping only about the last `limit` bytes.
+async fn keep_tail(stream: Option<impl AsyncRead + Unpin>, limit: usize, tail: Arc<Mutex<Tail>>) {
     let Some(mut stream) = stream else {
-        return Tail::default();
+        return;
     };
-    let mut kept: Vec<u8> = Vec::new();
-    let mut total: u64 = 0;
     let mut chunk = vec![0u8; 64 << 10];
     loop {
         match stream.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
             Ok(n) => {
-                total += n as u64;
-                kept.extend_from_slice(&chunk[..n]);
-                if kept.len() > 2 * limit {
-                    kept.drain(..kept.len() - limit);
+                let mut kept = tail.lock().unwrap_or_else(|e| e.into_inner());
+                kept.total += n as u64;
+                kept.bytes.extend_from_slice(&chunk[..n]);
+                if kept.bytes.len() > 2 * limit {
+                    let excess = kept.bytes.len() - limit;
+                    kept.bytes.drain(..excess);
                 }
             }
         }
     }
-    if kept.len() > limit {
-        kept.drain(..kept.len() - limit);
-    }
-    Tail { bytes: kept, total }
 }

@@ -1,82 +1,163 @@
-//! A fresh sandbox per attempt: the task's seed files and nothing else.
+//! The folders of one attempt (DESIGN 4 step 1, DESIGN 11): a fresh sandbox holding
+//! the task's seed files and nothing else, a private `HOME` and `TMPDIR`, and the
+//! outcome file alone in a folder of its own outside the sandbox.
+//!
+//! Every folder is made fresh with a random name and mode 0700, so no attempt can
+//! predict, share or forge another's files.
 
 use proctor_core::task::Task;
+use sha2::{Digest, Sha256};
 use std::io;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
-/// The folder an attempt works in; a temporary one is removed when dropped.
+/// Longest kept folder name before it is shortened with a hash (NAME_MAX is 255).
+const LONGEST_COMPONENT: usize = 200;
+
+/// One attempt's folders; the temporary ones are removed when dropped.
 #[derive(Debug)]
-pub struct Sandbox {
-    pub dir: PathBuf,
-    _temporary: Option<TempDir>,
+pub struct AttemptFolders {
+    /// The agent's working directory (under `--keep`, or private).
+    pub sandbox: PathBuf,
+    /// The agent's `HOME`.
+    pub home: PathBuf,
+    /// The agent's `TMPDIR`.
+    pub tmp: PathBuf,
+    /// Where the agent may write its outcome (`PROCTOR_OUTCOME`).
+    pub outcome_file: PathBuf,
+    /// The folder holding `outcome_file` and nothing else.
+    pub outcome_dir: PathBuf,
+    _private: TempDir,
+    _outcome: TempDir,
 }
 
-/// A task id or label as one safe path component.
+/// A task id, agent name or attempt as one path component, injectively: `A-Za-z0-9`,
+/// `_`, `-` and a non-leading `.` stand for themselves, every other byte is `%XX`, so
+/// `report/v1` (`report%2Fv1`) and `report_v1` never share a folder. A name too long
+/// for the file system keeps its start and ends in `%%` and a hash of the whole.
 pub fn path_component(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() || cleaned.chars().all(|c| c == '.') {
-        format!("_{cleaned}")
-    } else {
-        cleaned
+    if name.is_empty() {
+        return "%".to_owned();
     }
+    let mut encoded = String::with_capacity(name.len());
+    for (i, byte) in name.bytes().enumerate() {
+        let plain =
+            byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-') || (byte == b'.' && i > 0);
+        if plain {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    if encoded.len() > LONGEST_COMPONENT {
+        let hash = Sha256::digest(name.as_bytes());
+        let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
+        encoded.truncate(LONGEST_COMPONENT - hex.len() - 2);
+        // Never cut an escape in half: drop a trailing partial `%X`.
+        while let Some(cut) = encoded[encoded.len().saturating_sub(2)..].find('%') {
+            encoded.truncate(encoded.len().saturating_sub(2) + cut);
+        }
+        encoded.push_str("%%");
+        encoded.push_str(&hex);
+    }
+    encoded
 }
 
-/// Makes the sandbox: under `keep` as `<keep>/[<label>/]<task>/<attempt>` (emptied
-/// first), else in a temporary folder.
+/// Where `--keep` puts an attempt: `<keep>/[<agent>/]<task>/<attempt>`.
+pub fn kept_folder(keep: &Path, label: Option<&str>, task: &str, attempt: u64) -> PathBuf {
+    let mut dir = keep.to_owned();
+    if let Some(label) = label {
+        dir.push(path_component(label));
+    }
+    dir.push(path_component(task));
+    dir.push(attempt.to_string());
+    dir
+}
+
+/// Makes an attempt's folders under `control` (a private folder of the run), the
+/// sandbox under `keep` when given (emptied first, without following any symlink the
+/// agent of an earlier run left there).
 pub fn prepare(
     task: &Task,
+    control: &Path,
     keep: Option<&Path>,
     label: Option<&str>,
     attempt: u64,
-) -> io::Result<Sandbox> {
+) -> io::Result<AttemptFolders> {
+    let private = tempfile::Builder::new()
+        .prefix("attempt-")
+        .rand_bytes(12)
+        .tempdir_in(control)?;
+    let outcome = tempfile::Builder::new()
+        .prefix("outcome-")
+        .rand_bytes(12)
+        .tempdir_in(control)?;
+    let home = private.path().join("home");
+    let tmp = private.path().join("tmp");
+    create_private_dir(&home)?;
+    create_private_dir(&tmp)?;
     let sandbox = match keep {
         Some(root) => {
-            let mut dir = root.to_owned();
-            if let Some(label) = label {
-                dir.push(path_component(label));
+            let dir = kept_folder(root, label, &task.id, attempt);
+            remove_without_following(&dir)?;
+            if let Some(parent) = dir.parent() {
+                std::fs::create_dir_all(parent)?;
             }
-            dir.push(path_component(&task.id));
-            dir.push(attempt.to_string());
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir)?;
-            }
-            std::fs::create_dir_all(&dir)?;
-            Sandbox {
-                dir,
-                _temporary: None,
-            }
+            create_private_dir(&dir)?;
+            dir
         }
         None => {
-            let temporary = tempfile::Builder::new()
-                .prefix("proctor-sandbox-")
-                .tempdir()?;
-            Sandbox {
-                dir: temporary.path().to_owned(),
-                _temporary: Some(temporary),
-            }
+            let dir = private.path().join("sandbox");
+            create_private_dir(&dir)?;
+            dir
         }
     };
     if let Some(seeds) = &task.files_dir {
-        copy_tree(seeds, &sandbox.dir)?;
+        copy_tree(seeds, &sandbox)?;
     }
     for (relative, content) in &task.files {
-        let path = sandbox.dir.join(relative);
+        let path = sandbox.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(path, content)?;
+        write_new(&path, content.as_bytes())?;
     }
-    Ok(sandbox)
+    Ok(AttemptFolders {
+        sandbox,
+        home,
+        tmp,
+        outcome_file: outcome.path().join("outcome.json"),
+        outcome_dir: outcome.path().to_owned(),
+        _private: private,
+        _outcome: outcome,
+    })
+}
+
+fn create_private_dir(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().mode(0o700).create(path)
+}
+
+/// Removes `path`: a symlink is removed itself, never what it points to, and a
+/// folder's contents are removed without following links inside it.
+pub fn remove_without_following(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        // `remove_dir_all` unlinks symlinks inside the folder without following them.
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+    }
+}
+
+/// Writes a file that must not exist yet, so a link in its place is never followed.
+fn write_new(path: &Path, content: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(content)
 }
 
 /// Copies a seed folder; symlinks (checked at load time to stay inside it) are
@@ -98,12 +179,49 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::path_component;
+    use super::*;
 
     #[test]
-    fn components_cannot_escape() {
-        assert_eq!(path_component("refund/../x"), "refund_.._x");
-        assert_eq!(path_component(".."), "_..");
+    fn components_cannot_escape_and_never_collide() {
+        assert_eq!(path_component("refund/../x"), "refund%2F..%2Fx");
+        assert_eq!(path_component(".."), "%2E.");
         assert_eq!(path_component("ok-1.2"), "ok-1.2");
+        assert_eq!(path_component("spy_grading_fields"), "spy_grading_fields");
+        let pairs = [("report/v1", "report_v1"), ("a+b", "a_b"), ("a%2Bb", "a+b")];
+        for (one, other) in pairs {
+            assert_ne!(
+                path_component(one),
+                path_component(other),
+                "{one} vs {other}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_names_are_shortened_apart() {
+        let one = "é".repeat(150);
+        let other = format!("{}x", "é".repeat(149));
+        let (a, b) = (path_component(&one), path_component(&other));
+        assert!(a.len() <= LONGEST_COMPONENT && b.len() <= LONGEST_COMPONENT);
+        assert_ne!(a, b);
+        assert!(a.contains("%%"), "{a}");
+    }
+
+    #[test]
+    fn removal_never_follows_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, "keep me").unwrap();
+        let kept = dir.path().join("kept");
+        std::fs::create_dir(&kept).unwrap();
+        std::os::unix::fs::symlink(&outside, kept.join("link")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), kept.join("up")).unwrap();
+        remove_without_following(&kept).unwrap();
+        assert!(!kept.exists());
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me");
+        let link = dir.path().join("as-link");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        remove_without_following(&link).unwrap();
+        assert!(outside.exists());
     }
 }

@@ -417,6 +417,21 @@ fn threads_keep_the_log_order_and_number_attempts_in_file_order() {
         "{}",
         threads.stderr
     );
+    // Without --out no result line is built, and the summary and problems are the same.
+    for jobs in ["1", "3"] {
+        let unwritten = run(proctor()
+            .arg("grade")
+            .arg("--tasks")
+            .arg(&tasks)
+            .arg("--outcomes")
+            .arg(&log_path)
+            .args(["--format", "json", "--jobs", jobs]));
+        assert_eq!(
+            (&unwritten.stdout, &unwritten.stderr, unwritten.code),
+            (&threads.stdout, &threads.stderr, 2),
+            "--jobs {jobs} without --out"
+        );
+    }
 
     // Attempts of `a` are 0, 1, 2, ... in file order; `b` keeps the attempts it gave.
     let lines: Vec<serde_json::Value> = threads_text

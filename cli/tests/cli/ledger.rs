@@ -395,3 +395,76 @@ fn result_lines_are_the_same_with_or_without_a_ledger() {
     assert!(plain.iter().any(|line| line["cost"]["models"].is_array()));
     assert_eq!(plain, with_ledger);
 }
+
+#[test]
+fn a_ledger_that_is_not_utf8_exits_2_naming_file_and_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("l.csv");
+    let mut bytes = std::fs::read(root().join("fixtures/ledger/ledger.csv")).unwrap();
+    let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    // "refunds" in the first row's suite cell becomes "r\xe9funds" (Latin-1).
+    let suite = header
+        + bytes[header..]
+            .windows(7)
+            .position(|w| w == b"refunds")
+            .unwrap();
+    bytes[suite + 1] = 0xe9;
+    std::fs::write(&ledger, &bytes).unwrap();
+    let out = run(proctor()
+        .args(["ledger", "report", "--ledger"])
+        .arg(&ledger));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "{}:2:3: not UTF-8 at byte {}; ledger files must be UTF-8",
+            ledger.display(),
+            suite + 1
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Huge amounts overflow sums: an exit-2 error naming the row, never a panic or a
+/// saturated total.
+#[test]
+fn overflowing_costs_and_tokens_exit_2_naming_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.jsonl");
+    let line = |attempt: u64| {
+        format!(
+            r#"{{"format":"proctor.result/1","task":"t","attempt":{attempt},"passed":true,"reasons":[],"status":"final","answer":"x","cost":{{"usd":"79228162514264337593543950335","tokens":1}}}}"#
+        )
+    };
+    std::fs::write(&results, format!("{}\n{}\n", line(0), line(1))).unwrap();
+    let out = run(proctor().arg("report").arg(&results));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("task `t` attempt 1: its cost or token count makes the total overflow"),
+        "{}",
+        out.stderr
+    );
+
+    let ledger = dir.path().join("l.csv");
+    let text = std::fs::read_to_string(root().join("fixtures/ledger/ledger.csv")).unwrap();
+    let mut rows: Vec<String> = text.lines().map(str::to_owned).collect();
+    for row in rows.iter_mut().skip(1).take(2) {
+        let mut cells: Vec<String> = row.split(',').map(str::to_owned).collect();
+        cells[10] = u64::MAX.to_string();
+        *row = cells.join(",");
+    }
+    std::fs::write(&ledger, rows.join("\n") + "\n").unwrap();
+    let out = run(proctor()
+        .args(["ledger", "report", "--ledger"])
+        .arg(&ledger));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "{}:3:11: input_tokens: the period's total overflows here",
+            ledger.display()
+        )),
+        "{}",
+        out.stderr
+    );
+}

@@ -3,7 +3,9 @@
 mod calibrate;
 mod common;
 mod compare;
+mod containment;
 mod grade;
+mod judge_concurrency;
 mod ledger;
 mod run;
 mod traces;

@@ -24,7 +24,7 @@ fn agent(name: &str) -> String {
         .to_string()
 }
 
-fn results(path: &Path) -> Vec<Value> {
+pub fn results(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -217,6 +217,11 @@ fn timeout_kills_the_whole_group() {
         .args(["run", "--tasks"])
         .arg(&tasks)
         .args([
+            // Outside namespaces, so the pids it writes are the host's.
+            "--isolate",
+            "none",
+            "--pass-env",
+            "STUBBORN_PID_FILE",
             "--agent",
             "python3 fixtures/agents/stubborn_fork.py",
             "--out",
@@ -291,6 +296,8 @@ fn interrupt_then_resume_completes_the_run() {
             "3",
             "--jobs",
             "1",
+            "--pass-env",
+            "HANG",
             "--agent",
             cmd,
             "--out",
@@ -788,4 +795,136 @@ fn grade_judges_kept_sandboxes_offline() {
         v
     };
     assert_eq!(essence(results(&graded)), essence(results(&out)));
+}
+
+/// A crash can leave a torn last line, cut even inside a UTF-8 character: every reader
+/// drops it with a note, and `--resume` cuts it before appending and runs it again.
+#[test]
+fn a_torn_last_line_is_dropped_everywhere_and_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: t, input: say café, expected: café}\n",
+    );
+    let out = dir.path().join("r.jsonl");
+    let agent = "sh -c 'echo café'";
+    let first = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        // One at a time, so the torn last line is attempt 2 and merge sees no gap.
+        .args(["--attempts", "3", "--jobs", "1", "--agent", agent, "--out"])
+        .arg(&out));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let text = std::fs::read(&out).unwrap();
+    // Cut the last line just after the first byte of its last "é".
+    let last_start = text[..text.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let cut = last_start
+        + text[last_start..]
+            .windows(2)
+            .rposition(|w| w == "é".as_bytes())
+            .unwrap()
+        + 1;
+    std::fs::write(&out, &text[..cut]).unwrap();
+    for command in [
+        vec!["report".to_owned()],
+        vec!["merge".to_owned()],
+        vec!["ledger".to_owned(), "add".to_owned()],
+    ] {
+        let mut cmd = proctor();
+        cmd.args(&command).arg(&out);
+        match command[0].as_str() {
+            "merge" => cmd.arg("--out").arg(dir.path().join("m.jsonl")),
+            "ledger" => cmd.arg("--ledger").arg(dir.path().join("l.csv")),
+            _ => &mut cmd,
+        };
+        let output = run(&mut cmd);
+        assert_eq!(output.code, 0, "{command:?}: {}", output.stderr);
+        assert!(
+            output.stderr.contains("dropped a torn last line"),
+            "{command:?}: {}",
+            output.stderr
+        );
+    }
+    let resumed = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--attempts", "3", "--agent", agent, "--resume", "--out"])
+        .arg(&out));
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    assert!(
+        resumed.stderr.contains("cut a torn last line"),
+        "{}",
+        resumed.stderr
+    );
+    let lines = results(&out);
+    let attempts: BTreeSet<u64> = lines
+        .iter()
+        .map(|l| l["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(attempts, BTreeSet::from([0, 1, 2]));
+}
+
+/// Ctrl-C while a judge call is in flight (a server that never answers, with the default
+/// 120 s judge timeout): the call is dropped and proctor exits at once.
+#[test]
+fn interrupt_cancels_a_judge_call_in_flight() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (accepted, connected) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+            let _ = accepted.send(());
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: r, input: x, rubric: PASS if the answer is ok}\n",
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("proctor"))
+        .current_dir(root())
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", "sh -c 'echo ok'", "--judge-provider", "openai"])
+        .args(["--judge-model", "m", "--judge-base-url"])
+        .arg(format!("http://127.0.0.1:{port}/v1"))
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    connected
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the judge was never called");
+    let interrupted = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let deadline = interrupted + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("proctor still waits for the judge 10 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(2),
+        "exit took {:?}",
+        interrupted.elapsed()
+    );
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::path::{Resolved, entry_exists, resolve};
 use super::text::{first_difference, strip_final_newline};
+use crate::agent_file::{AgentFileError, read_bounded};
 
 /// `{path}: missing` unless something exists at `path` (file or directory).
 pub(crate) fn exists(dir: &Path, path: &str) -> Result<(), String> {
@@ -22,22 +23,22 @@ pub(crate) fn absent(dir: &Path, path: &str) -> Result<(), String> {
     }
 }
 
-/// The raw bytes of the regular file at `path`, or a failure text.
+/// The largest file an end-state check reads.
+pub const END_STATE_FILE_LIMIT: u64 = 16 << 20;
+
+/// The raw bytes of the regular file at `path`, or a failure text. The agent made
+/// the file: it is read without following a link or blocking, and only up to
+/// [`END_STATE_FILE_LIMIT`] ("report.txt: 6.0 GiB is over the 16 MiB limit").
 pub(crate) fn read_bytes(dir: &Path, path: &str) -> Result<Vec<u8>, String> {
     let real = match resolve(dir, path)? {
         Resolved::Found(real) => real,
         Resolved::Missing => return Err(format!("{path}: missing")),
     };
-    let meta = real
-        .metadata()
-        .map_err(|e| format!("{path}: cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("{path}: is a directory"));
-    }
-    if !meta.is_file() {
-        return Err(format!("{path}: not a regular file"));
-    }
-    std::fs::read(&real).map_err(|e| format!("{path}: cannot read: {e}"))
+    read_bounded(&real, END_STATE_FILE_LIMIT).map_err(|error| match error {
+        AgentFileError::NotRegular("a folder") => format!("{path}: is a directory"),
+        AgentFileError::NotRegular(_) => format!("{path}: not a regular file"),
+        other => format!("{path}: {other}"),
+    })
 }
 
 /// The UTF-8 text of the regular file at `path`, or a failure text.
@@ -256,6 +257,22 @@ mod tests {
                 "a.txt: differs from expected (first difference at line 1: expected \"one\", found \"one\\r\")"
                     .to_owned()
             )
+        );
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+
+    #[test]
+    fn an_oversized_file_fails_naming_the_limit_without_being_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(dir.path().join("report.txt")).unwrap();
+        file.set_len(6 << 30).unwrap();
+        assert_eq!(
+            contains(dir.path(), "report.txt", "x"),
+            Err("report.txt: 6.0 GiB is over the 16 MiB limit".to_owned())
         );
     }
 }

@@ -76,6 +76,8 @@ pub struct SummaryBuilder {
     pub(super) efficiency_count: u64,
     pub(super) correctness_sum: f64,
     pub(super) correctness_count: u64,
+    /// The first result whose amounts made a total overflow; `finish` refuses then.
+    pub(super) overflow: Option<String>,
 }
 
 impl SummaryBuilder {
@@ -132,17 +134,31 @@ impl SummaryBuilder {
         if let Some(diagnosis) = line.diagnosis {
             *self.diagnosis.entry(diagnosis).or_default() += 1;
         }
-        add_usd(&mut self.spend_usd, line.cost.usd);
-        add_usd(&mut self.agent_usd, line.cost.agent_usd);
-        add_usd(&mut self.judge_usd, line.cost.judge_usd);
-        self.tokens = self.tokens.saturating_add(line.cost.tokens);
-        self.unpriced_calls += line.cost.unpriced_calls;
-        if line.passed == Some(true) {
-            self.success_steps += line.steps;
-            if let Some(e) = line.step_efficiency {
-                self.efficiency_sum += e;
-                self.efficiency_count += 1;
-            }
+        // Money and token sums never panic or saturate: an impossible amount is
+        // remembered with its row, and the summary refuses to finish.
+        let steps_fit = line.passed != Some(true) || add_count(&mut self.success_steps, line.steps);
+        let fits = steps_fit
+            & add_usd(&mut self.spend_usd, line.cost.usd)
+            & add_usd(&mut self.agent_usd, line.cost.agent_usd)
+            & add_usd(&mut self.judge_usd, line.cost.judge_usd)
+            & add_count(&mut self.tokens, line.cost.tokens)
+            & add_count(&mut self.unpriced_calls, line.cost.unpriced_calls);
+        if !fits && self.overflow.is_none() {
+            let label = line
+                .label
+                .as_deref()
+                .map(|l| format!(" of agent `{l}`"))
+                .unwrap_or_default();
+            self.overflow = Some(format!(
+                "task `{}` attempt {}{label}",
+                line.task, line.attempt
+            ));
+        }
+        if line.passed == Some(true)
+            && let Some(e) = line.step_efficiency
+        {
+            self.efficiency_sum += e;
+            self.efficiency_count += 1;
         }
         if let Some(c) = line.tool_correctness {
             self.correctness_sum += c;
@@ -166,9 +182,26 @@ fn update<V: Default>(
 }
 
 /// Adds a priced amount; a total stays `None` (unknown, never 0) until something is priced.
-fn add_usd(total: &mut Option<Decimal>, usd: Option<Decimal>) {
-    if let Some(usd) = usd {
-        *total = Some(total.unwrap_or_default() + usd);
+/// False (and the total unchanged) when the sum does not fit.
+fn add_usd(total: &mut Option<Decimal>, usd: Option<Decimal>) -> bool {
+    let Some(usd) = usd else { return true };
+    match total.unwrap_or_default().checked_add(usd) {
+        Some(sum) => {
+            *total = Some(sum);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Adds a count; false (and the total unchanged) when the sum does not fit.
+fn add_count(total: &mut u64, n: u64) -> bool {
+    match total.checked_add(n) {
+        Some(sum) => {
+            *total = sum;
+            true
+        }
+        None => false,
     }
 }
 
@@ -181,6 +214,25 @@ mod tests {
             "task": task, "attempt": 0, "label": label, "passed": passed, "status": "final",
         });
         ResultLine::parse(&text.to_string()).expect("a result line")
+    }
+
+    #[test]
+    fn an_overflowing_cost_or_token_total_names_the_row() {
+        let mut builder = SummaryBuilder::new();
+        let priced = |attempt: u64, usd: &str, tokens: u64| {
+            let text = serde_json::json!({
+                "task": "t", "attempt": attempt, "label": "a", "passed": true, "status": "final",
+                "cost": {"usd": usd, "tokens": tokens},
+            });
+            ResultLine::parse(&text.to_string()).expect("a result line")
+        };
+        builder.add(&priced(0, "79228162514264337593543950335", 1));
+        builder.add(&priced(1, "1", u64::MAX));
+        let error = builder.finish(None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "task `t` attempt 1 of agent `a`: its cost or token count makes the total overflow; the result is corrupt"
+        );
     }
 
     #[test]

@@ -108,6 +108,9 @@ impl SummaryBuilder {
     /// Computes the metrics. `k` overrides the default (the smallest number of graded
     /// attempts of any task); a k larger than some task's attempts is an error.
     pub fn finish(self, k: Option<u64>) -> Result<Summary, StatsError> {
+        if let Some(row) = self.overflow {
+            return Err(StatsError::Overflow(row));
+        }
         // Tasks in order of their ids (and labels in order within each), so that every
         // sum below adds its terms in the same order whatever order the lines came in.
         let mut tasks = self.tasks;

@@ -32,6 +32,8 @@ pub enum TaskError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{path}: not UTF-8 at byte {offset}; task files must be UTF-8")]
+    Encoding { path: PathBuf, offset: usize },
     #[error("{path}: unsupported task file extension (use .json, .jsonl, .yaml or .yml)")]
     Extension { path: PathBuf },
     #[error("{path}: no task files (.json, .jsonl, .yaml, .yml) in this folder")]

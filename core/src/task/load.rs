@@ -86,7 +86,11 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         path: path.to_owned(),
         source,
     })?;
-    let text = String::from_utf8_lossy(&bytes);
+    // A forbidden tool spelled in Latin-1 would silently never match: refuse it.
+    let text = std::str::from_utf8(&bytes).map_err(|e| TaskError::Encoding {
+        path: path.to_owned(),
+        offset: e.valid_up_to(),
+    })?;
     let place = |line: Option<usize>, task: Option<String>| Place {
         file: path.to_owned(),
         line,
@@ -95,7 +99,7 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
     // (value, line of the task when the format tells it)
     let values: Vec<(Value, Option<usize>)> = match format {
         Format::Json => {
-            let all: Value = serde_json::from_str(&text).map_err(|e| TaskError::Syntax {
+            let all: Value = serde_json::from_str(text).map_err(|e| TaskError::Syntax {
                 place: place(Some(e.line()), None),
                 message: strip_position(&e.to_string()).to_owned(),
             })?;
@@ -127,14 +131,14 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         Format::Yaml => {
             // YAML 1.2 booleans only: `expected: no` or `y` is an answer, not a boolean.
             let options = serde_saphyr::options! { strict_booleans: true };
-            let all: Option<Vec<Value>> = serde_saphyr::from_str_with_options(&text, options)
+            let all: Option<Vec<Value>> = serde_saphyr::from_str_with_options(text, options)
                 .map_err(|e| TaskError::Syntax {
                     place: place(None, None),
                     message: e.to_string(),
                 })?;
             all.unwrap_or_default()
                 .into_iter()
-                .map(|v| (keep_number_spelling(v, &text), None))
+                .map(|v| (keep_number_spelling(v, text), None))
                 .collect()
         }
     };
@@ -147,12 +151,12 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 .get("id")
                 .or_else(|| value.get("name"))
                 .and_then(Value::as_str)
-                .and_then(|id| task_line(&text, id))
+                .and_then(|id| task_line(text, id))
         });
         let fail = |field: Option<&str>, message: String| {
             let line = match (field, start, format) {
                 (Some(field), Some(start), Format::Json | Format::Yaml) => {
-                    field_line(&text, start, field).or(Some(start))
+                    field_line(text, start, field).or(Some(start))
                 }
                 _ => start,
             };
@@ -232,6 +236,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         Some(_) => return Err(field_error("id", "must be a non-empty string")),
         None => return Err((None, "missing field `id` (alias `name`)".to_owned())),
     };
+    check_id(&id).map_err(|m| field_error("id", m))?;
     let input = raw.input.ok_or_else(|| {
         (
             None,
@@ -266,6 +271,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         };
         files.insert(path, text);
     }
+    check_file_keys(&files).map_err(|m| field_error("files", m))?;
     let files_dir = match raw.files_dir {
         None => None,
         Some(dir) => {
@@ -334,6 +340,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         gate: Vec::new(),
         tags: raw.tags.unwrap_or_default(),
         trajectory_from_trace,
+        network: raw.network,
         source: source.to_owned(),
         check_names: CheckNames::default(),
         expected_answer: ExpectedAnswer::default(),
@@ -372,7 +379,50 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
     Ok(task)
 }
 
-/// Refuses a seed folder holding symlinks that point outside it.
+/// The longest task id: ids name folders (`--keep`) and appear in every result line.
+pub const LONGEST_ID: usize = 128;
+
+/// Refuses ids that are too long or hold control characters (a NUL among them).
+fn check_id(id: &str) -> Result<(), String> {
+    let length = id.chars().count();
+    if length > LONGEST_ID {
+        return Err(format!(
+            "is {length} characters long; at most {LONGEST_ID} are allowed"
+        ));
+    }
+    if let Some(c) = id.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "holds the control character U+{:04X}; ids are printable text",
+            c as u32
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses `files:` keys that name a folder (`dir/`) or overlap (`a` and `a/b`: one
+/// would have to be both a file and a folder).
+fn check_file_keys(files: &BTreeMap<String, String>) -> Result<(), String> {
+    for key in files.keys() {
+        if key.ends_with('/') {
+            return Err(format!("{key:?} names a folder; keys name files"));
+        }
+        if key.contains('\0') {
+            return Err(format!("{key:?} holds a NUL"));
+        }
+        let inside = format!("{key}/");
+        if let Some((other, _)) = files.range(inside.clone()..).next()
+            && other.starts_with(&inside)
+        {
+            return Err(format!(
+                "{key:?} and {other:?} overlap: {key:?} cannot be a file and a folder"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a seed folder holding symlinks that point outside it, or anything but
+/// files, folders and links to them (a FIFO would hang the copy into the sandbox).
 fn check_no_escaping_links(dir: &Path) -> Result<(), String> {
     let root = dir
         .canonicalize()
@@ -395,8 +445,21 @@ fn check_no_escaping_links(dir: &Path) -> Result<(), String> {
                         path.display()
                     ));
                 }
+                let pointed =
+                    std::fs::metadata(&target).map_err(|e| format!("{}: {e}", path.display()))?;
+                if !(pointed.is_file() || pointed.is_dir()) {
+                    return Err(format!(
+                        "{} links to a FIFO, socket or device; seed folders hold files and folders only",
+                        path.display()
+                    ));
+                }
             } else if meta.is_dir() {
                 pending.push(path);
+            } else if !meta.is_file() {
+                return Err(format!(
+                    "{} is a FIFO, socket or device; seed folders hold files and folders only",
+                    path.display()
+                ));
             }
         }
     }

@@ -11,7 +11,7 @@ mod suite;
 pub use error::{Place, TaskError};
 pub use gate::GateCategory;
 pub use load::{load_file, task_files};
-pub use model::Task;
+pub use model::{Task, TaskNetwork};
 pub use suite::Suite;
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use crate::end_state::EndStateCheck;
 use crate::grade::CheckNames;
 use crate::normalise::ExpectedAnswer;
 use crate::rules::Rule;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -37,6 +37,8 @@ pub struct Task {
     /// `trajectory_from: trace`: rules are graded on the agent's trace even when it
     /// reports a trajectory of its own (DESIGN 12).
     pub trajectory_from_trace: bool,
+    /// `network: none`: the agent gets a network namespace with loopback only.
+    pub network: Option<TaskNetwork>,
     /// The file the task was read from.
     pub source: PathBuf,
     /// The names of the checks above, made once at load for every attempt's result.
@@ -45,6 +47,16 @@ pub struct Task {
     /// The expected answer normalised, made once at load for every attempt's grade.
     #[serde(skip)]
     pub(crate) expected_answer: ExpectedAnswer,
+}
+
+/// A task's `network:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskNetwork {
+    /// The host's network (the default).
+    Host,
+    /// Loopback only, in a namespace of its own.
+    None,
 }
 
 impl Task {

@@ -30,4 +30,5 @@ pub(super) struct RawTask {
     pub gate: Option<Vec<GateCategory>>,
     pub tags: Option<Vec<String>>,
     pub trajectory_from: Option<String>,
+    pub network: Option<super::model::TaskNetwork>,
 }

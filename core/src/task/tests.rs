@@ -243,6 +243,72 @@ fn yaml_answers_keep_their_spelling() {
 }
 
 #[test]
+fn non_utf8_task_files_are_refused_naming_the_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.yaml");
+    // "caf\xe9" in Latin-1: the forbidden tool would never match a UTF-8 call.
+    std::fs::write(
+        &path,
+        b"- id: a\n  input: x\n  forbidden_tools: [caf\xe9]\n",
+    )
+    .unwrap();
+    let error = Suite::load(&path).unwrap_err().to_string();
+    assert_eq!(
+        error.replace(&dir.path().display().to_string(), "DIR"),
+        "DIR/t.yaml: not UTF-8 at byte 42; task files must be UTF-8"
+    );
+}
+
+#[test]
+fn overlong_ids_control_characters_and_overlapping_files_are_refused_at_load() {
+    let long = "x".repeat(300);
+    let error = load_err(
+        "t.yaml",
+        &format!("- id: {long}\n  input: x\n  expected: y\n"),
+    );
+    assert!(
+        error.contains("is 300 characters long; at most 128"),
+        "{error}"
+    );
+    let error = load_err(
+        "t.json",
+        r#"[{"id": "a\u0000b", "input": "x", "expected": "y"}]"#,
+    );
+    assert!(error.contains("control character U+0000"), "{error}");
+    let error = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files: {\"dir/\": x}\n",
+    );
+    assert!(error.contains("\"dir/\" names a folder"), "{error}");
+    let error = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files: {a: x, a/b: y}\n",
+    );
+    assert!(error.contains("\"a\" and \"a/b\" overlap"), "{error}");
+}
+
+#[test]
+fn fifos_in_seed_folders_are_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("seed")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("seed/pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  files_dir: seed\n",
+    );
+    let error = Suite::load(&path).unwrap_err().to_string();
+    assert!(
+        error.contains("pipe is a FIFO, socket or device"),
+        "{error}"
+    );
+}
+
+#[test]
 fn trajectory_from_trace_is_read_and_other_sources_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(

@@ -6,9 +6,9 @@ use super::seed::normalise_path;
 use super::{Bundle, BundleEntry, BundleError, BundleLimits, Content, FileStatus, Seed};
 use crate::hash::hex;
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use proctor_core::agent_file::{human_size, open_regular};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -38,11 +38,30 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, BundleError> {
 }
 
 /// What sits at a path in the sandbox, before reading.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Kind {
     File,
     Symlink,
     Special,
+    /// Not looked into; the text says why (a folder too deep, unreadable, ...).
+    Skipped(String),
+}
+
+/// Folders nested deeper than this are listed, not entered: a tree deeper than
+/// PATH_MAX cannot turn an attempt into "ungraded".
+const MAX_DEPTH: usize = 16;
+/// Entries the walk looks at in all, whatever the tree's shape.
+const MAX_ENTRIES: usize = 10_000;
+/// The largest file hashed and shown.
+const MAX_FILE_READ: u64 = 64 << 20;
+/// Bytes hashed over the whole bundle.
+const MAX_TOTAL_READ: u64 = 256 << 20;
+
+/// How much of the walk and the reading is left.
+#[derive(Debug)]
+struct Budget {
+    entries: usize,
+    bytes: u64,
 }
 
 /// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`.
@@ -64,7 +83,15 @@ pub fn collect(
     };
 
     let mut found = BTreeMap::new();
-    walk(root, root, &mut found)?;
+    let mut budget = Budget {
+        entries: MAX_ENTRIES,
+        bytes: MAX_TOTAL_READ,
+    };
+    std::fs::read_dir(root).map_err(|source| BundleError::Sandbox {
+        path: root.to_owned(),
+        source,
+    })?;
+    walk(root, root, 0, &mut found, &mut budget);
     // Sandbox paths and deleted seed paths, sorted; a BTreeMap keeps the order.
     let mut paths: BTreeMap<String, Option<Kind>> = found
         .into_iter()
@@ -81,7 +108,7 @@ pub fn collect(
     let mut entries: Vec<BundleEntry> = Vec::new();
     let mut prefixes: Vec<Option<Vec<u8>>> = Vec::new();
     for (path, kind) in paths.into_iter().take(limits.max_files) {
-        let (entry, prefix) = read_entry(root, &path, kind, seed, limits.per_file);
+        let (entry, prefix) = read_entry(root, &path, kind, seed, limits.per_file, &mut budget);
         entries.push(entry);
         prefixes.push(prefix);
     }
@@ -95,35 +122,69 @@ pub fn collect(
     })
 }
 
-/// Lists every file under `dir`, recursing into real directories only.
-fn walk(root: &Path, dir: &Path, found: &mut BTreeMap<String, Kind>) -> Result<(), BundleError> {
-    let failed = |source| BundleError::Sandbox {
-        path: dir.to_owned(),
-        source,
-    };
-    for entry in std::fs::read_dir(dir).map_err(failed)? {
-        let entry = entry.map_err(failed)?;
-        let path = entry.path();
-        // `file_type` does not follow symlinks.
-        let kind = entry.file_type().map_err(failed)?;
-        let relative = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
+/// Lists the files under `dir`, entering real folders only, at most [`MAX_DEPTH`]
+/// deep and [`MAX_ENTRIES`] in all. The agent made this tree: a folder that cannot
+/// be read is an entry saying so, never an error that leaves the attempt ungraded.
+fn walk(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    found: &mut BTreeMap<String, Kind>,
+    budget: &mut Budget,
+) {
+    let relative = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
             .components()
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
-            .join("/");
+            .join("/")
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            found.insert(
+                relative(dir),
+                Kind::Skipped(format!("folder cannot be read: {e}")),
+            );
+            return;
+        }
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { continue };
+        if budget.entries == 0 {
+            found.insert(
+                relative(dir),
+                Kind::Skipped(format!("the walk stopped after {MAX_ENTRIES} entries")),
+            );
+            return;
+        }
+        budget.entries -= 1;
+        let path = entry.path();
+        // `file_type` does not follow symlinks.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = relative(&path);
         if kind.is_dir() {
-            walk(root, &path, found)?;
+            if depth + 1 >= MAX_DEPTH {
+                found.insert(
+                    name,
+                    Kind::Skipped(format!(
+                        "folders nested over {MAX_DEPTH} deep are not entered"
+                    )),
+                );
+            } else {
+                walk(root, &path, depth + 1, found, budget);
+            }
         } else if kind.is_symlink() {
-            found.insert(relative, Kind::Symlink);
+            found.insert(name, Kind::Symlink);
         } else if kind.is_file() {
-            found.insert(relative, Kind::File);
+            found.insert(name, Kind::File);
         } else {
-            found.insert(relative, Kind::Special);
+            found.insert(name, Kind::Special);
         }
     }
-    Ok(())
 }
 
 /// One entry, with the first `per_file` bytes of a regular file (for text detection
@@ -134,6 +195,7 @@ fn read_entry(
     kind: Option<Kind>,
     seed: &Seed,
     per_file: usize,
+    budget: &mut Budget,
 ) -> (BundleEntry, Option<Vec<u8>>) {
     let seeded = seed.get(path);
     let status = |sha256: &str| match seeded {
@@ -175,7 +237,8 @@ fn read_entry(
             )
         }
         Some(Kind::Special) => (entry(0, String::new(), Content::Special), None),
-        Some(Kind::File) => match hash_with_prefix(&full, per_file) {
+        Some(Kind::Skipped(why)) => (entry(0, String::new(), Content::Unreadable(why)), None),
+        Some(Kind::File) => match hash_with_prefix(&full, per_file, budget) {
             Ok((size, sha, prefix)) => {
                 if is_text(&prefix, size) {
                     let placeholder = Content::Text {
@@ -187,23 +250,41 @@ fn read_entry(
                     (entry(size, sha, Content::Binary), None)
                 }
             }
-            Err(e) => (
-                entry(0, String::new(), Content::Unreadable(e.to_string())),
-                None,
-            ),
+            Err(why) => (entry(0, String::new(), Content::Unreadable(why)), None),
         },
     }
 }
 
-/// Size, SHA-256 and the first `keep` bytes, in one pass over the file.
-fn hash_with_prefix(path: &Path, keep: usize) -> std::io::Result<(u64, String, Vec<u8>)> {
-    let mut file = File::open(path)?;
+/// Size, SHA-256 and the first `keep` bytes, in one pass over the file; a file over
+/// [`MAX_FILE_READ`] or past the bundle's read budget is not read.
+fn hash_with_prefix(
+    path: &Path,
+    keep: usize,
+    budget: &mut Budget,
+) -> Result<(u64, String, Vec<u8>), String> {
+    let (file, length) = open_regular(path).map_err(|e| e.to_string())?;
+    if length > MAX_FILE_READ {
+        return Err(format!(
+            "{} is over the {} limit",
+            human_size(length),
+            human_size(MAX_FILE_READ)
+        ));
+    }
+    if length > budget.bytes {
+        return Err(format!(
+            "not read: the bundle's {} read limit is spent",
+            human_size(MAX_TOTAL_READ)
+        ));
+    }
+    budget.bytes -= length;
+    // Never past the size seen: a process left behind may still be writing.
+    let mut file = file.take(length);
     let mut hasher = Sha256::new();
     let mut prefix = Vec::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
-        let read = file.read(&mut buffer)?;
+        let read = file.read(&mut buffer).map_err(|e| e.to_string())?;
         if read == 0 {
             break;
         }
@@ -313,6 +394,43 @@ mod tests {
                 hidden: 3
             }
         );
+    }
+
+    #[test]
+    fn deep_trees_and_huge_files_are_bounded_not_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        // 40 folders of 120 characters: deeper than PATH_MAX (4096 bytes).
+        let made = std::process::Command::new("python3")
+            .arg("-c")
+            .arg("import os\nfor _ in range(40):\n    os.mkdir('d' * 120)\n    os.chdir('d' * 120)\nopen('leaf.txt', 'w').write('x')\n")
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let huge = std::fs::File::create(dir.path().join("report.txt")).unwrap();
+        huge.set_len(6 << 30).unwrap();
+        let bundle = collect(
+            Some(dir.path()),
+            &Seed::default(),
+            &[],
+            BundleLimits::default(),
+        )
+        .unwrap();
+        let report = bundle
+            .entries
+            .iter()
+            .find(|e| e.path == "report.txt")
+            .unwrap();
+        assert_eq!(
+            report.content,
+            Content::Unreadable("6.0 GiB is over the 64 MiB limit".to_owned())
+        );
+        let deep = bundle
+            .entries
+            .iter()
+            .find(|e| matches!(&e.content, Content::Unreadable(why) if why.contains("nested over 16 deep")))
+            .expect("the deep folder is listed as not entered");
+        assert_eq!(deep.path.matches('/').count(), 15);
     }
 
     #[test]

@@ -87,6 +87,18 @@ impl ClientError {
         }
     }
 
+    /// True when the server says it is overloaded or rate-limited (429, 503, 529): the
+    /// rate should fall, and waiting out the storm is not a failure of the run.
+    pub fn is_throttled(&self) -> bool {
+        matches!(
+            self,
+            ClientError::Status {
+                status: 429 | 503 | 529,
+                ..
+            }
+        )
+    }
+
     /// True when no key was configured: a usage error, not an outage.
     pub fn is_missing_key(&self) -> bool {
         matches!(self, ClientError::MissingKey { .. })
@@ -114,6 +126,12 @@ mod tests {
         }
         for code in [400, 404, 422] {
             assert!(!status(code).is_retryable(), "{code}");
+        }
+        for code in [429, 503, 529] {
+            assert!(status(code).is_throttled(), "{code}");
+        }
+        for code in [408, 500, 502] {
+            assert!(!status(code).is_throttled(), "{code}");
         }
         let auth = ClientError::Auth {
             provider: "anthropic".into(),

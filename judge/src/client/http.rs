@@ -7,6 +7,8 @@ use std::time::Duration;
 
 /// How much of an error body goes into a message.
 const BODY_EXCERPT: usize = 300;
+/// The largest answer read from a judge server.
+pub(crate) const ANSWER_LIMIT: usize = 1 << 20;
 
 /// `{base}/v1/{path}`, without doubling a `/v1` that the base already ends with: OpenAI
 /// SDK users write base URLs such as `http://localhost:8000/v1`.
@@ -39,14 +41,23 @@ pub(crate) async fn post_json(
     builder: reqwest::RequestBuilder,
     body: &serde_json::Value,
 ) -> Result<serde_json::Value, ClientError> {
-    let response = builder
+    let mut response = builder
         .json(body)
         .send()
         .await
         .map_err(|e| exchange.transport(&e))?;
     let status = response.status();
     let retry_after = retry_after(response.headers());
-    let bytes = response.bytes().await.map_err(|e| exchange.transport(&e))?;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| exchange.transport(&e))? {
+        if bytes.len() + chunk.len() > ANSWER_LIMIT {
+            return Err(exchange.malformed(format!(
+                "the answer is over the {} MiB limit",
+                ANSWER_LIMIT >> 20
+            )));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
     if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
         return Err(ClientError::Auth {
             provider: exchange.provider.to_owned(),
@@ -64,10 +75,14 @@ pub(crate) async fn post_json(
             retry_after,
         });
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let mut answer: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         let body = exchange.redact(excerpt(&bytes));
         exchange.malformed(format!("not JSON ({e}): {body}"))
-    })
+    })?;
+    // A server may echo the key back (in the answer, an id, a warning): it must not
+    // reach a verdict, a result line or a cassette.
+    exchange.redact_json(&mut answer);
+    Ok(answer)
 }
 
 /// Who is being called, for error messages.
@@ -87,6 +102,14 @@ impl Exchange<'_> {
             Some(secret) if !secret.is_empty() => text.replace(secret, "<redacted>"),
             _ => text,
         }
+    }
+
+    /// Redacts the key in every string (and key) of a JSON answer.
+    fn redact_json(&self, value: &mut serde_json::Value) {
+        let Some(secret) = self.secret.filter(|s| !s.is_empty()) else {
+            return;
+        };
+        redact_value(value, secret);
     }
 
     pub(crate) fn malformed(&self, detail: String) -> ClientError {
@@ -124,6 +147,30 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     number("retry-after-ms")
         .map(|ms| Duration::from_secs_f64(ms / 1000.0))
         .or_else(|| number("retry-after").map(Duration::from_secs_f64))
+}
+
+fn redact_value(value: &mut serde_json::Value, secret: &str) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) if text.contains(secret) => {
+            *text = text.replace(secret, "<redacted>");
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secret)),
+        Value::Object(object) => {
+            let leaked: Vec<String> = object
+                .keys()
+                .filter(|k| k.contains(secret))
+                .cloned()
+                .collect();
+            for key in leaked {
+                if let Some(v) = object.remove(&key) {
+                    object.insert(key.replace(secret, "<redacted>"), v);
+                }
+            }
+            object.values_mut().for_each(|v| redact_value(v, secret));
+        }
+        _ => {}
+    }
 }
 
 /// The start of a body, lossily decoded, on one line.
@@ -191,6 +238,31 @@ mod tests {
         let mut negative = HeaderMap::new();
         negative.insert("retry-after", HeaderValue::from_static("-1"));
         assert_eq!(retry_after(&negative), None);
+    }
+
+    #[test]
+    fn an_echoed_key_is_redacted_everywhere_in_an_answer() {
+        let exchange = Exchange {
+            provider: "anthropic",
+            url: "http://127.0.0.1/v1/messages",
+            timeout: Duration::from_secs(1),
+            key_variable: "ANTHROPIC_API_KEY",
+            secret: Some("sk-echo-123"),
+        };
+        let mut answer = serde_json::json!({
+            "content": [{"type": "text", "text": "PASS. Your key is sk-echo-123."}],
+            "id": "msg_sk-echo-123",
+            "sk-echo-123": 1,
+            "usage": {"input_tokens": 3}
+        });
+        exchange.redact_json(&mut answer);
+        let text = answer.to_string();
+        assert!(!text.contains("sk-echo-123"), "{text}");
+        assert_eq!(
+            answer["content"][0]["text"],
+            "PASS. Your key is <redacted>."
+        );
+        assert_eq!(answer["usage"]["input_tokens"], 3);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the Anthropic and OpenAI-compatible HTTP clients, and the retrying, rate-limited
 //! wrapper every call goes through.
 
+mod adaptive;
 mod anthropic;
 mod error;
 mod http;

@@ -1,17 +1,22 @@
-//! Retries with exponential backoff, and a bound on calls in flight, around any client.
+//! Retries with exponential backoff, and an adaptive bound on calls in flight, around
+//! any client.
 
+use super::adaptive::AdaptiveLimit;
 use super::{ChatRequest, ChatResponse, ClientError, ModelClient};
 use async_trait::async_trait;
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 /// When and how often to try a failed call again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
-    /// Calls in all, the first included (at least 1).
+    /// Calls in all, the first included (at least 1), not counting those the server
+    /// throttled.
     pub max_attempts: u32,
+    /// Throttled answers (429, 503, 529) waited out per call before giving up: a rate
+    /// limit lowers the rate rather than failing the evaluation.
+    pub max_throttled: u32,
     /// The wait before the first retry; it doubles each time.
     pub base_delay: Duration,
     /// The longest backoff wait.
@@ -24,6 +29,7 @@ impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
             max_attempts: 5,
+            max_throttled: 30,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(20),
             max_retry_after: Duration::from_secs(60),
@@ -52,14 +58,14 @@ fn jitter() -> f64 {
     0.5 + (bits >> 11) as f64 / (1u64 << 53) as f64 / 2.0
 }
 
-/// Wraps a client with retries and a semaphore of `jobs` permits. A permit is held only
-/// while a request is in flight, not while waiting to retry, so a throttled call does
-/// not block others.
+/// Wraps a client with retries and an adaptive limit of at most `jobs` calls in flight.
+/// A place is held only while a request is in flight, not while waiting to retry, so a
+/// throttled call does not block others; throttled answers lower the limit.
 #[derive(Debug, Clone)]
 pub struct RetryingClient {
     inner: Arc<dyn ModelClient>,
     policy: RetryPolicy,
-    permits: Arc<Semaphore>,
+    limit: Arc<AdaptiveLimit>,
 }
 
 impl RetryingClient {
@@ -68,8 +74,13 @@ impl RetryingClient {
         RetryingClient {
             inner,
             policy,
-            permits: Arc::new(Semaphore::new(jobs.max(1))),
+            limit: Arc::new(AdaptiveLimit::new(jobs)),
         }
+    }
+
+    /// The calls allowed in flight now: `jobs`, or less after throttled answers.
+    pub fn current_limit(&self) -> usize {
+        self.limit.current()
     }
 }
 
@@ -81,27 +92,38 @@ impl ModelClient for RetryingClient {
 
     async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, ClientError> {
         let attempts = self.policy.max_attempts.max(1);
-        let mut attempt = 1;
+        // Calls made, and of those the ones the server throttled.
+        let mut calls = 1;
+        let mut throttled = 0;
         loop {
             let result = {
-                // The semaphore is never closed, so acquiring cannot fail.
-                let _permit = self.permits.acquire().await.ok();
-                self.inner.complete(request).await
+                let permit = self.limit.acquire().await;
+                let result = self.inner.complete(request).await;
+                match &result {
+                    Ok(_) => permit.succeeded(),
+                    Err(error) if error.is_throttled() => permit.throttled(),
+                    Err(_) => {}
+                }
+                result
             };
-            match result {
+            let error = match result {
                 Ok(response) => return Ok(response),
-                Err(error) if error.is_retryable() && attempt < attempts => {
-                    let wait = self.policy.delay(attempt, error.retry_after(), jitter());
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                }
-                Err(error) if attempt > 1 || error.is_retryable() => {
-                    return Err(ClientError::GaveUp {
-                        attempts: attempt,
-                        last: Box::new(error),
-                    });
-                }
-                Err(error) => return Err(error),
+                Err(error) => error,
+            };
+            let waited_out = error.is_throttled() && throttled < self.policy.max_throttled;
+            let retried = !waited_out && error.is_retryable() && calls - throttled < attempts;
+            if waited_out || retried {
+                throttled += u32::from(waited_out);
+                let wait = self.policy.delay(calls, error.retry_after(), jitter());
+                tokio::time::sleep(wait).await;
+                calls += 1;
+            } else if calls > 1 || error.is_retryable() {
+                return Err(ClientError::GaveUp {
+                    attempts: calls,
+                    last: Box::new(error),
+                });
+            } else {
+                return Err(error);
             }
         }
     }
@@ -115,6 +137,7 @@ mod tests {
     fn backoff_doubles_up_to_the_cap() {
         let policy = RetryPolicy {
             max_attempts: 10,
+            max_throttled: 0,
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_millis(700),
             max_retry_after: Duration::from_secs(5),

@@ -119,6 +119,43 @@ async fn gives_up_after_the_last_attempt_as_infrastructure() {
     assert!(err.to_string().contains("HTTP 500"), "{err}");
 }
 
+/// A configuration whose calls get 2 attempts for failures and wait out 8 throttled answers.
+fn patient_with_throttling() -> JudgeConfig {
+    let mut config = config("m");
+    config.retry.max_attempts = 2;
+    config.retry.max_throttled = 8;
+    config
+}
+
+#[tokio::test]
+async fn throttled_answers_are_waited_out_beyond_the_attempts_for_failures() {
+    let server = failing_then_pass(ResponseTemplate::new(429), 6).await;
+    let outcome = judge_once(&server, patient_with_throttling())
+        .await
+        .unwrap();
+    assert_eq!(outcome.verdict, Some(Decision::Pass));
+    assert_eq!(server.received_requests().await.unwrap().len(), 7);
+}
+
+#[tokio::test]
+async fn a_throttling_storm_longer_than_its_allowance_gives_up() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(529).set_body_string("overloaded"))
+        .mount(&server)
+        .await;
+    let err = judge_once(&server, patient_with_throttling())
+        .await
+        .unwrap_err();
+    let JudgeError::Client(ClientError::GaveUp { attempts, last }) = &err else {
+        panic!("expected GaveUp, got {err:?}");
+    };
+    // 8 throttled answers waited out, then the 2 attempts any failure gets.
+    assert_eq!(*attempts, 10);
+    assert!(matches!(**last, ClientError::Status { status: 529, .. }));
+    assert!(err.is_infrastructure());
+}
+
 #[tokio::test]
 async fn times_out_and_retries_timeouts() {
     let server = MockServer::start().await;

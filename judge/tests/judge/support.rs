@@ -14,6 +14,7 @@ use std::time::Duration;
 pub fn quick_retries(max_attempts: u32) -> RetryPolicy {
     RetryPolicy {
         max_attempts,
+        max_throttled: 0,
         base_delay: Duration::from_millis(1),
         max_delay: Duration::from_millis(5),
         max_retry_after: Duration::from_secs(5),

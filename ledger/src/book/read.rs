@@ -86,6 +86,7 @@ impl<R: Read> LedgerReader<R> {
         if !more {
             return Ok(None);
         }
+        check_utf8(&self.path, &self.record)?;
         let row = RawRow {
             record: &self.record,
             columns: &self.columns,
@@ -99,6 +100,28 @@ impl<R: Read> LedgerReader<R> {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Refuses a row that is not UTF-8, naming the file, line, field and byte offset
+/// (the offset counts one delimiter between fields and no quotes).
+fn check_utf8(path: &Path, record: &csv::ByteRecord) -> Result<(), LedgerError> {
+    let Err(error) = std::str::from_utf8(record.as_slice()) else {
+        return Ok(());
+    };
+    let bad = error.valid_up_to();
+    let field = (0..record.len())
+        .find(|&i| record.range(i).is_some_and(|r| r.contains(&bad)))
+        .unwrap_or(0);
+    let start = record.position().map_or(0, csv::Position::byte);
+    Err(LedgerError::At {
+        path: path.to_owned(),
+        line: record.position().map_or(0, csv::Position::line),
+        column: field + 1,
+        message: format!(
+            "not UTF-8 at byte {}; ledger files must be UTF-8",
+            start + bad as u64 + field as u64
+        ),
+    })
 }
 
 fn csv_error(path: &Path, e: csv::Error) -> LedgerError {

@@ -146,19 +146,35 @@ pub fn build_report<R: Read>(
                 t.successes += 1;
             }
         }
-        t.input_tokens = t.input_tokens.saturating_add(input);
-        t.cache_read_tokens = t.cache_read_tokens.saturating_add(cache_read);
-        t.cache_write_tokens = t.cache_write_tokens.saturating_add(cache_write);
-        t.output_tokens = t.output_tokens.saturating_add(output);
+        // Sums never saturate or panic: an overflow is an error naming the row.
+        let overflow = |col: Col| row.error(col, "the period's total overflows here");
+        let add = |total: &mut u64, n: u64, col: Col| -> Result<(), LedgerError> {
+            *total = total.checked_add(n).ok_or_else(|| overflow(col))?;
+            Ok(())
+        };
+        add(&mut t.input_tokens, input, Col::InputTokens)?;
+        add(&mut t.cache_read_tokens, cache_read, Col::CacheReadTokens)?;
+        add(
+            &mut t.cache_write_tokens,
+            cache_write,
+            Col::CacheWriteTokens,
+        )?;
+        add(&mut t.output_tokens, output, Col::OutputTokens)?;
         match cost {
             Some(usd) => {
                 let share = match role {
                     CallRole::Agent => &mut t.agent_cost,
                     CallRole::Judge => &mut t.judge_cost,
                 };
-                *share = Some(share.unwrap_or_default() + usd);
+                let sum = share.unwrap_or_default().checked_add(usd);
+                *share = Some(sum.ok_or_else(|| overflow(Col::CostUsd))?);
+                // The report adds agent and judge cost: that sum must fit too.
+                let agent = t.agent_cost.unwrap_or_default();
+                agent
+                    .checked_add(t.judge_cost.unwrap_or_default())
+                    .ok_or_else(|| overflow(Col::CostUsd))?;
             }
-            None => t.unpriced_calls = t.unpriced_calls.saturating_add(calls),
+            None => add(&mut t.unpriced_calls, calls, Col::Calls)?,
         }
     }
     let mut rows: Vec<ReportRow> = totals

@@ -24,6 +24,8 @@ pub struct LineGrader<'a> {
     pub tasks_name: String,
     /// Whether graded lines go to a ledger too, which reads each line's cost per model.
     pub for_ledger: bool,
+    /// Whether result lines are written (`--out`): without it none is built.
+    pub writes_results: bool,
 }
 
 /// A graded line, serialised and ready to be written.
@@ -39,8 +41,8 @@ pub struct GradedLine {
     /// cost per model unless a ledger reads it): those are in `text`.
     pub result: ResultLine,
     /// Where `result` is, as one JSON line with its newline, in the buffer given to
-    /// [`LineGrader::finish`]. When `given_attempt` is `None`, the attempt in it is a
-    /// placeholder `0` at [`attempt_at`].
+    /// [`LineGrader::finish`] (empty when no result line is written). When
+    /// `given_attempt` is `None`, the attempt in it is a placeholder `0` at [`attempt_at`].
     pub text: Range<usize>,
     /// Problems with the line that did not stop it from being graded (usage not priced).
     pub problems: Vec<String>,
@@ -88,9 +90,9 @@ impl LineGrader<'_> {
             .map(|dir| workdir_for(dir, self.label, &task.id, attempt))
     }
 
-    /// Grades, prices and serialises a line, appending it to `text`. `attempt` is the
-    /// line's own, or the number the caller gave it; `None` leaves a placeholder for the
-    /// writer.
+    /// Grades, prices and serialises a line (when result lines are written), appending it
+    /// to `text`. `attempt` is the line's own, or the number the caller gave it; `None`
+    /// leaves a placeholder for the writer.
     pub fn finish(
         &self,
         read: ReadLine<'_>,
@@ -139,8 +141,10 @@ impl LineGrader<'_> {
         result.judge = judged.and_then(|j| j.record);
         result.task_digest.clone_from(&self.suite.digest);
         let start = text.len();
-        result.write_json(text);
-        text.push(b'\n');
+        if self.writes_results {
+            result.write_json(text);
+            text.push(b'\n');
+        }
         // What the summary and the ledger do not read is freed here, by the thread that
         // allocated it, rather than by the writer's.
         drop((

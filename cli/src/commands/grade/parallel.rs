@@ -337,6 +337,7 @@ mod tests {
             log_name: "log".to_owned(),
             tasks_name: "tasks".to_owned(),
             for_ledger: false,
+            writes_results: true,
         };
         let mut sink = Sink::new(Some(out), None).unwrap();
         let graded = grade_in_chunks(

@@ -7,10 +7,9 @@
 //! only the traces still open. A line that is not OTLP is reported with its number; the
 //! rest is graded.
 
-use super::judge_failure_error;
 use super::line::{LineGrader, LineOutput, ReadLine, unjudged};
 use super::sink::Sink;
-use crate::judging::{Judged, Seeds, judge_run};
+use crate::judging::{Judged, Seeds, judge_failure, judge_run};
 use crate::outcome_log::OutcomeRecord;
 use anyhow::Context;
 use proctor_core::outcome::Status;
@@ -277,11 +276,10 @@ fn grade_trace(
                 Ok(judged) => judged,
                 Err(error) if error.is_infrastructure() => {
                     // Stop here; everything graded so far is kept.
-                    return Err(judge_failure_error(
-                        error,
-                        trace.first_line,
-                        &grader.log_name,
-                    ));
+                    return Err(judge_failure(error).context(format!(
+                        "{}:{}: judging stopped here; the results before this line were written",
+                        grader.log_name, trace.first_line
+                    )));
                 }
                 Err(error) => Some(Judged::undecided(error.to_string())),
             }

@@ -1,0 +1,137 @@
+//! How an agent's process enters its containment. proctor starts itself as
+//! `proctor __contain ... -- PROGRAM ARGS...`, which joins the attempt's cgroups,
+//! sets resource limits, and replaces itself with the program (or with bubblewrap,
+//! reading its arguments from a descriptor so that the agent cannot read the list
+//! of hidden paths from its parent's command line). Doing this in a process of its
+//! own keeps proctor free of code between fork and exec.
+
+use anyhow::{Context, bail};
+use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+use nix::sys::resource::{Resource, setrlimit};
+use std::io::{Seek, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+
+/// The first argument that makes proctor an entry helper.
+pub const ENTRY_COMMAND: &str = "__contain";
+
+/// What the helper does before it becomes the agent.
+#[derive(Debug, Default)]
+pub struct Entry {
+    /// `cgroup.procs` files to join.
+    pub cgroups: Vec<PathBuf>,
+    /// `RLIMIT_AS` in bytes, where no cgroup could be made.
+    pub memory: Option<u64>,
+    /// `RLIMIT_NPROC`, where no cgroup could be made.
+    pub procs: Option<u64>,
+    /// Run `PROGRAM ARGS...` as bubblewrap's `--args` (they start with bwrap's own).
+    pub bwrap: Option<PathBuf>,
+}
+
+impl Entry {
+    fn is_empty(&self) -> bool {
+        self.cgroups.is_empty()
+            && self.memory.is_none()
+            && self.procs.is_none()
+            && self.bwrap.is_none()
+    }
+
+    /// The program and arguments that start `program args` contained.
+    pub fn command(
+        &self,
+        program: &str,
+        args: &[String],
+    ) -> std::io::Result<(String, Vec<String>)> {
+        if self.is_empty() {
+            return Ok((program.to_owned(), args.to_vec()));
+        }
+        let me = std::env::current_exe()?;
+        let mut words = vec![ENTRY_COMMAND.to_owned()];
+        for cgroup in &self.cgroups {
+            words.push("--cgroup".to_owned());
+            words.push(cgroup.to_string_lossy().into_owned());
+        }
+        if let Some(memory) = self.memory {
+            words.extend(["--rlimit-as".to_owned(), memory.to_string()]);
+        }
+        if let Some(procs) = self.procs {
+            words.extend(["--rlimit-nproc".to_owned(), procs.to_string()]);
+        }
+        if let Some(bwrap) = &self.bwrap {
+            words.extend(["--bwrap".to_owned(), bwrap.to_string_lossy().into_owned()]);
+        }
+        words.push("--".to_owned());
+        words.push(program.to_owned());
+        words.extend(args.iter().cloned());
+        Ok((me.to_string_lossy().into_owned(), words))
+    }
+}
+
+/// The helper's main: returns only when it could not become the agent.
+pub fn enter(args: &[String]) -> anyhow::Result<()> {
+    let mut entry = Entry::default();
+    let mut words = args.iter();
+    let command: Vec<String> = loop {
+        let Some(word) = words.next() else {
+            bail!("{ENTRY_COMMAND}: no command after --");
+        };
+        let mut value = || {
+            words
+                .next()
+                .with_context(|| format!("{ENTRY_COMMAND}: {word} needs a value"))
+        };
+        match word.as_str() {
+            "--cgroup" => entry.cgroups.push(PathBuf::from(value()?)),
+            "--rlimit-as" => entry.memory = Some(value()?.parse()?),
+            "--rlimit-nproc" => entry.procs = Some(value()?.parse()?),
+            "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
+            "--" => break words.cloned().collect(),
+            other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
+        }
+    };
+    for cgroup in &entry.cgroups {
+        // "0" names the writing process; children it starts stay in the group.
+        std::fs::write(cgroup, "0")
+            .with_context(|| format!("{}: cannot join", cgroup.display()))?;
+    }
+    if let Some(bytes) = entry.memory {
+        setrlimit(Resource::RLIMIT_AS, bytes, bytes).context("RLIMIT_AS")?;
+    }
+    if let Some(procs) = entry.procs {
+        setrlimit(Resource::RLIMIT_NPROC, procs, procs).context("RLIMIT_NPROC")?;
+    }
+    let Some((program, rest)) = command.split_first() else {
+        bail!("{ENTRY_COMMAND}: no command after --");
+    };
+    let error = match &entry.bwrap {
+        Some(bwrap) => {
+            // bwrap's options go through the file; the agent's command stays on argv.
+            let split = command
+                .iter()
+                .position(|w| w == "--")
+                .context("bubblewrap's options end with --")?;
+            let file = argument_file(&command[..split])?;
+            // bwrap reads the descriptor and closes it before the agent starts.
+            fcntl(&file, FcntlArg::F_SETFD(FdFlag::empty())).context("fcntl")?;
+            std::process::Command::new(bwrap)
+                .arg("--args")
+                .arg(file.as_raw_fd().to_string())
+                .args(&command[split..])
+                .exec()
+        }
+        None => std::process::Command::new(program).args(rest).exec(),
+    };
+    Err(error).with_context(|| format!("cannot start {program}"))
+}
+
+/// Arguments as bwrap's `--args` reads them: NUL-separated, in an unnamed file.
+fn argument_file(args: &[String]) -> std::io::Result<std::fs::File> {
+    let mut file = tempfile::tempfile()?;
+    for arg in args {
+        file.write_all(arg.as_bytes())?;
+        file.write_all(b"\0")?;
+    }
+    file.rewind()?;
+    Ok(file)
+}

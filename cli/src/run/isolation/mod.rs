@@ -1,0 +1,221 @@
+//! Containing the agent (DESIGN 11): namespaces through bubblewrap, per-attempt
+//! memory and process limits, and, where namespaces are unavailable, a clear
+//! statement of what protection is missing.
+
+pub mod args;
+pub mod bubblewrap;
+pub mod entry;
+pub mod limits;
+mod visible;
+
+pub use entry::Entry;
+pub use limits::{AttemptGroups, Limits, Requested};
+
+use super::agent::AgentSpec;
+use super::sandbox::AttemptFolders;
+use anyhow::bail;
+use clap::ValueEnum;
+use std::path::{Path, PathBuf};
+
+/// `--isolate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IsolateMode {
+    /// Namespaces where the kernel allows them, else none with a warning.
+    Auto,
+    /// Namespaces or nothing: the run stops if they are unavailable.
+    Namespaces,
+    /// The agent runs as a plain process (in its own process group).
+    None,
+}
+
+/// `--network`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NetworkMode {
+    /// The host's network (agents call model APIs).
+    Host,
+    /// A network namespace with loopback only.
+    None,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct IsolationOptions {
+    pub mode: IsolateMode,
+    pub network: NetworkMode,
+    pub allow: Vec<PathBuf>,
+    pub limits: Requested,
+}
+
+/// How agents run in this run, decided once before any agent starts.
+#[derive(Debug)]
+pub struct Isolation {
+    bwrap: Option<PathBuf>,
+    network: NetworkMode,
+    hidden: Vec<PathBuf>,
+    /// Per agent (by index): what stays visible inside hidden folders.
+    visible: Vec<Vec<PathBuf>>,
+    limits: Limits,
+    /// Lines to print before the run starts (a fallback warning, the limits).
+    pub notes: Vec<String>,
+}
+
+/// A command ready to start in its isolation.
+#[derive(Debug)]
+pub struct Prepared {
+    pub program: String,
+    pub args: Vec<String>,
+    /// The attempt's cgroups, removed when dropped (after the attempt).
+    pub groups: Option<AttemptGroups>,
+}
+
+/// The program bubblewrap is run as: `PROCTOR_BWRAP` when set, else `bwrap` on PATH.
+fn bwrap_program() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PROCTOR_BWRAP") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("bwrap"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Why namespaces cannot be used here, or `None` when they can.
+fn probe(bwrap: Option<&Path>) -> Result<(), String> {
+    let Some(bwrap) = bwrap else {
+        return Err("bubblewrap (bwrap) is not installed".to_owned());
+    };
+    let args = bubblewrap::arguments(&bubblewrap::View {
+        hidden: &[],
+        visible: &[],
+        writable: &[],
+        working_dir: Path::new("/"),
+        network: false,
+    });
+    let output = std::process::Command::new(bwrap)
+        .args(&args)
+        .arg("true")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => Ok(()),
+        Ok(output) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            Err(format!(
+                "{} cannot make namespaces: {}",
+                bwrap.display(),
+                stderr.trim()
+            ))
+        }
+        Err(e) => Err(format!("{} cannot start: {e}", bwrap.display())),
+    }
+}
+
+impl Isolation {
+    /// Decides how agents run; `hidden` is what no agent may see (task files and
+    /// what they name, results, kept sandboxes, proctor's private folders).
+    pub fn set_up(
+        options: &IsolationOptions,
+        agents: &[AgentSpec],
+        mut hidden: Vec<PathBuf>,
+    ) -> anyhow::Result<Isolation> {
+        // Agents run as the same user: keep them out of proctor's memory and
+        // environment (/proc/PID/environ, ptrace) whatever the isolation.
+        let _ = nix::sys::prctl::set_dumpable(false);
+        let mut notes = Vec::new();
+        let bwrap = match options.mode {
+            IsolateMode::None => None,
+            mode => {
+                let program = bwrap_program();
+                match probe(program.as_deref()) {
+                    Ok(()) => program,
+                    Err(why) if mode == IsolateMode::Namespaces => {
+                        bail!(
+                            "--isolate namespaces: {why}; install bubblewrap (apt-get install bubblewrap) or use --isolate none"
+                        )
+                    }
+                    Err(why) => {
+                        notes.push(format!(
+                            "warning: --isolate auto: no namespaces ({why}); agents run unisolated: \
+                             they can read the task files and your home folder, see other processes, \
+                             and a process that calls setsid() can outlive its attempt"
+                        ));
+                        None
+                    }
+                }
+            }
+        };
+        if options.network == NetworkMode::None && bwrap.is_none() {
+            bail!("--network none needs namespaces, and agents run without them here (--isolate)");
+        }
+        let limits = Limits::choose(options.limits);
+        notes.extend(limits.describe());
+        let user_home = std::env::var_os("HOME").map(PathBuf::from);
+        hidden.extend(user_home);
+        let hidden: Vec<PathBuf> = hidden
+            .into_iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .filter(|p| p != Path::new("/"))
+            .collect();
+        let visible = agents
+            .iter()
+            .map(|agent| visible::for_agent(agent, &options.allow))
+            .collect();
+        Ok(Isolation {
+            bwrap,
+            network: options.network,
+            hidden,
+            visible,
+            limits,
+            notes,
+        })
+    }
+
+    /// True when agents run in namespaces.
+    pub fn namespaces(&self) -> bool {
+        self.bwrap.is_some()
+    }
+
+    /// The command that starts agent `agent_index` in `folders`; `loopback_only` is a
+    /// task's `network: none`.
+    pub fn prepare(
+        &self,
+        agent_index: usize,
+        agent: &AgentSpec,
+        folders: &AttemptFolders,
+        loopback_only: bool,
+    ) -> std::io::Result<Prepared> {
+        let mut entry = Entry::default();
+        let groups = self.limits.for_attempt(&mut entry)?;
+        let Some(bwrap) = &self.bwrap else {
+            let (program, args) = entry.command(&agent.program, &agent.args)?;
+            return Ok(Prepared {
+                program,
+                args,
+                groups,
+            });
+        };
+        let writable = [
+            folders.sandbox.as_path(),
+            folders.home.as_path(),
+            folders.tmp.as_path(),
+            folders.outcome_dir.as_path(),
+        ];
+        let mut args = bubblewrap::arguments(&bubblewrap::View {
+            hidden: &self.hidden,
+            visible: &self.visible[agent_index],
+            writable: &writable,
+            working_dir: &folders.sandbox,
+            network: self.network == NetworkMode::Host && !loopback_only,
+        });
+        args.push(agent.program.clone());
+        args.extend(agent.args.iter().cloned());
+        entry.bwrap = Some(bwrap.clone());
+        let (program, args) = entry.command(&args[0], &args[1..])?;
+        Ok(Prepared {
+            program,
+            args,
+            groups,
+        })
+    }
+}
