@@ -171,6 +171,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             task.source.display()
         );
     }
+    let options = args.containment.options();
+    if isolation.namespaces()
+        && (options.network == crate::run::isolation::NetworkMode::None
+            || in_scope().any(|t| t.network == Some(TaskNetwork::None)))
+    {
+        // No forwarder into the namespace yet: say so rather than lose spans silently.
+        eprintln!(
+            "proctor: agents with network none cannot reach the OTLP receiver on 127.0.0.1: their spans are not collected, and they are graded on what they report"
+        );
+    }
     for note in &isolation.notes {
         eprintln!("proctor: {note}");
     }
