@@ -348,3 +348,35 @@ fn a_rubric_task_is_judged_on_the_answer_its_trace_shows() {
         true
     );
 }
+
+#[test]
+fn the_receiver_answers_bad_bodies_with_a_reason_and_reports_spans_it_cannot_attribute() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--tasks", "fixtures/traces/probe.yaml"])
+        .args(["--agent", "python3 fixtures/agents/otlp_probe.py", "--out"])
+        .arg(&out));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "proctor: 1 spans or log records sent to the OTLP receiver matched no attempt and were not used"
+        ),
+        "{}",
+        ran.stderr
+    );
+    let result = &results(&out)[0];
+    // The agent saw the 400 and its reason, and the run went on.
+    assert_eq!(
+        result["process"]["stderr_tail"],
+        "malformed: 400 document: not OTLP: no resourceSpans or resourceLogs (found not)\ntrace: 200 200"
+    );
+    // Graded on its own trace (JSON, attributed by its key): the forged span is not in it.
+    assert_eq!(result["passed"], true, "{result}");
+    assert_eq!(result["trajectory_source"], "trace");
+    assert_eq!(
+        result["trajectory"],
+        serde_json::json!([{"tool": "lookup", "args": {"order_id": "A1"}}])
+    );
+    assert_eq!(result["answer"], "looked up A1");
+}
