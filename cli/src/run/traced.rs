@@ -47,8 +47,9 @@ pub fn combine(
     });
     let traced = collected.evidence.outcome;
     let mut outcome = reported;
-    let reported_steps = !outcome.trajectory.is_empty() || outcome.tool_calls > 0;
-    let check = (reported_steps && !outcome.trajectory.is_empty()).then(|| {
+    // A count of tool calls without the calls is no trajectory: rules could not see them.
+    let reported_steps = !outcome.trajectory.is_empty();
+    let check = reported_steps.then(|| {
         let found = differences(
             &outcome.trajectory,
             &traced.trajectory,
@@ -122,6 +123,17 @@ mod tests {
             "usage": [{"provider": "openai", "model": "m", "input_tokens": 10, "output_tokens": 2}]}));
         traced.trajectory_source = TrajectorySource::Trace;
         traced
+    }
+
+    #[test]
+    fn a_count_of_tool_calls_is_no_trajectory() {
+        let (graded, _) = combine(
+            outcome(json!({"status": "final", "tool_calls": 5})),
+            collected(trace()),
+            false,
+        );
+        assert_eq!(graded.trajectory_source, TrajectorySource::Trace);
+        assert_eq!((graded.trajectory.len(), graded.tool_calls), (1, 1));
     }
 
     #[test]
