@@ -4,7 +4,7 @@
 interleaved, in the same run on the same machine. Prints the extra milliseconds per
 attempt (target: at most 5 ms) and the ratio of wall times.
 
-    python3 bench/run/isolation_bench.py [--tasks 200] [--attempts 5] [--jobs N] [--runs 3] [--no-build]
+    python3 bench/run/isolation_bench.py [--tasks 200] [--attempts 5] [--jobs N] [--runs 3] [--no-build] [--proctor BIN]
 """
 
 import argparse
@@ -39,9 +39,10 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--proctor", default=PROCTOR, help="the binary (default: the release build)")
     args = parser.parse_args()
 
-    if not args.no_build:
+    if not args.no_build and args.proctor == PROCTOR:
         subprocess.run(["cargo", "build", "--release", "-p", "proctor", "--bin", "proctor"], cwd=ROOT, check=True)
     true = shutil.which("true")
     work = tempfile.mkdtemp(prefix="proctor-isolation-bench-")
@@ -52,7 +53,7 @@ def main():
 
         def command(mode):
             return [
-                PROCTOR, "run", "--tasks", tasks, "--agent", true, "--isolate", mode,
+                args.proctor, "run", "--tasks", tasks, "--agent", true, "--isolate", mode,
                 "--attempts", str(args.attempts), "--jobs", str(args.jobs),
                 "--out", os.path.join(work, f"{mode}.jsonl"), "--format", "json",
             ]

@@ -435,3 +435,31 @@ fn oversized_and_deep_end_states_fail_naming_the_limit() {
         assert_eq!(deep["reasons"][0], "end state: report.txt: missing");
     }
 }
+
+/// The results file is hidden too, also on a first run when it does not exist yet at
+/// start: the second attempt cannot read the first one's line.
+#[test]
+fn the_results_file_is_out_of_sight() {
+    if !namespaces() {
+        return;
+    }
+    // Outside /tmp, which agents never see anyway.
+    let dir = tempfile::tempdir_in(root().join("target")).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let output = run(proctor()
+        .args([
+            "run",
+            "--tasks",
+            "fixtures/run/misc.yaml",
+            "--attempts",
+            "2",
+        ])
+        .args(["--jobs", "1", "--pass-env", "RESULTS", "--agent"])
+        .arg("sh -c 'cat \"$RESULTS\" 2>/dev/null | wc -c'")
+        .arg("--out")
+        .arg(&out)
+        .env("RESULTS", &out));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let lines = results(&out);
+    assert_eq!(lines[1]["answer"], "0", "{}", lines[1]);
+}

@@ -152,11 +152,15 @@ impl Isolation {
         notes.extend(limits.describe());
         let user_home = std::env::var_os("HOME").map(PathBuf::from);
         hidden.extend(user_home);
-        let hidden: Vec<PathBuf> = hidden
+        let mut hidden: Vec<PathBuf> = hidden
             .into_iter()
-            .filter_map(|p| p.canonicalize().ok())
-            .filter(|p| p != Path::new("/"))
+            // A file not written yet (`--out` on a first run) is hidden by its path.
+            .map(|p| p.canonicalize().unwrap_or(p))
+            .filter(|p| p.is_absolute() && p != Path::new("/"))
             .collect();
+        // Every task of a file names that file: one mount each, not one per task.
+        hidden.sort();
+        hidden.dedup();
         let visible = agents
             .iter()
             .map(|agent| visible::for_agent(agent, &options.allow))
