@@ -24,7 +24,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "bench", "out", "traces")
-RELEASE = os.path.join(ROOT, "target", "release")
+RELEASE = os.path.join(ROOT, "target", "dist")
 
 
 def log(message):
@@ -147,7 +147,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     if not args.no_build:
         log("building release binaries")
-        subprocess.run(["cargo", "build", "--release", "-p", "proctor", "--bin", "proctor", "--example",
+        subprocess.run(["cargo", "build", "--profile", "dist", "-p", "proctor", "--bin", "proctor", "--example",
                         "otlp_decode_baseline", "--example", "parse_baseline"], cwd=ROOT, check=True)
     measured = {"receiver": receiver(args), "grade_traces": grade_memory(args)}
     r, g = measured["receiver"], measured["grade_traces"]

@@ -12,4 +12,5 @@ pub mod process;
 pub mod progress;
 pub mod sandbox;
 pub mod signals;
+pub mod stdout_outcome;
 pub mod traced;

@@ -44,6 +44,7 @@ pub fn combine(
         passed: false,
         gating: false,
         failure: Some(format!("trace is incomplete: {}", gaps.join("; "))),
+        detail: Some(gaps.join("; ")),
     });
     let traced = collected.evidence.outcome;
     let mut outcome = reported;
@@ -62,6 +63,7 @@ pub fn combine(
             gating: false,
             failure: (!found.is_empty())
                 .then(|| format!("trajectory does not match the trace: {}", found.join("; "))),
+            detail: (!found.is_empty()).then(|| found.join("; ")),
         }
     });
     if trajectory_from_trace || !reported_steps {

@@ -305,6 +305,8 @@ fn a_lying_agent_is_flagged_and_graded_on_its_trace_when_asked() {
         result["checks"],
         serde_json::json!([{"category": "process", "check": "trajectory matches the trace", "passed": false,
             "gating": false, "failure": "trajectory does not match the trace: reported 2 tool calls, the trace shows 1; \
+            step 1: reported check_eligibility, the trace shows refund; step 2: refund is in the report only",
+            "detail": "reported 2 tool calls, the trace shows 1; \
             step 1: reported check_eligibility, the trace shows refund; step 2: refund is in the report only"}])
     );
     let ran = run_traced(

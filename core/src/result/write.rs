@@ -134,6 +134,10 @@ fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
         field!(out, "failure");
         string(out, failure);
     }
+    if let Some(detail) = &check.detail {
+        field!(out, "detail");
+        string(out, detail);
+    }
     out.push(b'}');
 }
 
@@ -289,6 +293,7 @@ mod tests {
                     passed: false,
                     gating: true,
                     failure: Some(format!("rule: {text}")),
+                    detail: Some(text.to_owned()),
                 },
                 CheckResult {
                     category: GateCategory::EndState,
@@ -296,6 +301,7 @@ mod tests {
                     passed: true,
                     gating: false,
                     failure: None,
+                    detail: None,
                 },
             ],
             diagnosis: Some(crate::grade::Diagnosis::WrongButTerminated),

@@ -16,19 +16,21 @@ use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
 use parallel::grade_in_parallel;
-use proctor_core::task::Suite;
 use sink::Sink;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: GradeArgs) -> anyhow::Result<()> {
-    let suite = Suite::load(&args.tasks)?;
+    let suite = crate::commands::load_tasks(&args.tasks)?;
     check_globs(suite.tasks.iter())?;
-    let judge = args.judge.build(suite.tasks.iter())?;
+    let judge = args
+        .judge
+        .build(suite.tasks.iter(), args.no_judge.no_judge)?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let for_ledger = ledger.is_some();
     if let Some(path) = &args.traces {
         let mut sink = Sink::new(args.out.as_deref(), ledger)?;
+        sink.summarise(&args.summary, &suite);
         let grader = LineGrader {
             suite: &suite,
             pricer: &pricer,
@@ -60,6 +62,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .context("give --outcomes LOG or --traces FILE")?;
     let log = OutcomeLog::open(outcomes)?;
     let mut sink = Sink::new(args.out.as_deref(), ledger)?;
+    sink.summarise(&args.summary, &suite);
     let grader = LineGrader {
         suite: &suite,
         pricer: &pricer,
@@ -108,7 +111,7 @@ fn finish(
     let summary = summary
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
-    render::print_summary(args.summary.format, title, &summary)?;
+    render::print_scorecards(args.format, title, &summary)?;
     problems.into_result(what)?;
     gate::check(&args.summary, &summary)
 }
