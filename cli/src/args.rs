@@ -99,8 +99,28 @@ pub struct GradeArgs {
     #[arg(long, value_name = "T")]
     pub tasks: PathBuf,
     /// Outcome log: one JSON outcome per line with a task key.
-    #[arg(long, value_name = "LOG.jsonl")]
-    pub outcomes: PathBuf,
+    #[arg(
+        long,
+        value_name = "LOG.jsonl",
+        required_unless_present = "traces",
+        conflicts_with = "traces"
+    )]
+    pub outcomes: Option<PathBuf>,
+    /// Grade OpenTelemetry traces instead: OTLP JSON lines (the Collector's file exporter)
+    /// or one OTLP JSON document; one attempt per trace.
+    #[arg(long, value_name = "FILE")]
+    pub traces: Option<PathBuf>,
+    /// The span or resource attribute naming a trace's task.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "proctor.task_id",
+        requires = "traces"
+    )]
+    pub task_attr: String,
+    /// The task of traces that name none.
+    #[arg(long, value_name = "ID", requires = "traces")]
+    pub task: Option<String>,
     /// The field that names the task (default: `task`, then `task_id`).
     #[arg(long, value_name = "FIELD")]
     pub task_key: Option<String>,

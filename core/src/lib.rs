@@ -19,3 +19,4 @@ pub mod rules;
 pub mod stats;
 pub mod summary;
 pub mod task;
+pub mod trace;

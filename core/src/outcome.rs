@@ -10,10 +10,12 @@
 mod plain;
 mod read;
 mod skip;
+mod source;
 mod steps;
 mod usage;
 
 pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
+pub use source::TrajectorySource;
 
 use crate::compact_json::CompactJson;
 pub use compact_str::CompactString;
@@ -103,6 +105,13 @@ pub struct Outcome {
     pub usage: Vec<CompactJson>,
     pub steps: u64,
     pub error: Option<AgentError>,
+    /// Where `trajectory` came from; an outcome read from a report is `reported`.
+    #[serde(default)]
+    pub trajectory_source: TrajectorySource,
+    /// Steps (numbered from 1) whose arguments a trace did not capture: rules that compare
+    /// arguments cannot decide on them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncaptured_args: Vec<u64>,
 }
 
 /// Why an outcome could not be read; the message names the field.
@@ -252,6 +261,8 @@ impl Outcome {
             usage,
             steps,
             error,
+            trajectory_source: TrajectorySource::Reported,
+            uncaptured_args: Vec::new(),
         })
     }
 

@@ -6,9 +6,12 @@ use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
 use crate::judging::{JudgeArgs, NoJudgeArg, Seeds, check_globs};
+use crate::otlp::Receiver;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
-use crate::run::attempt::{AgentPhase, Finished, RunContext, finish_attempt, run_agent};
+use crate::run::attempt::{
+    AgentPhase, Finished, RunContext, TraceSettings, finish_attempt, run_agent,
+};
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
 use crate::run::isolation::args::ContainmentArgs;
@@ -69,6 +72,14 @@ pub struct RunArgs {
     /// Only tasks whose id or a tag matches one of these globs.
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,
+    /// Seconds an attempt that exported spans waits after its agent exits for late spans,
+    /// unless its root span arrived.
+    #[arg(long, default_value_t = 2.0, value_name = "S", value_parser = parse_seconds)]
+    pub trace_grace: f64,
+    /// Grade trajectory rules on the agent's OpenTelemetry trace, even when it reports a
+    /// trajectory of its own.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub trajectory_from: Option<TrajectoryFrom>,
     #[command(flatten)]
     pub containment: ContainmentArgs,
     #[command(flatten)]
@@ -82,6 +93,12 @@ pub struct RunArgs {
     pub format: crate::args::Format,
     #[command(flatten)]
     pub summary: SummaryArgs,
+}
+
+/// Where `--trajectory-from` takes the graded trajectory from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrajectoryFrom {
+    Trace,
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -158,6 +175,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "task `{}` ({}) asks for network: none, which needs namespaces, and agents run without them here (--isolate)",
             task.id,
             task.source.display()
+        );
+    }
+    let options = args.containment.options();
+    if isolation.namespaces()
+        && (options.network == crate::run::isolation::NetworkMode::None
+            || in_scope().any(|t| t.network == Some(TaskNetwork::None)))
+    {
+        // No forwarder into the namespace yet: say so rather than lose spans silently.
+        eprintln!(
+            "proctor: agents with network none cannot reach the OTLP receiver on 127.0.0.1: their spans are not collected, and they are graded on what they report"
         );
     }
     for note in &isolation.notes {
@@ -245,6 +272,9 @@ async fn execute(
         Some(out) => Some(ResultWriter::create(out)?),
         None => None,
     };
+    let receiver = Receiver::start()
+        .await
+        .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -257,6 +287,12 @@ async fn execute(
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,
+        traces: TraceSettings {
+            collector: receiver.collector.clone(),
+            endpoint: receiver.endpoint(),
+            grace: Duration::from_secs_f64(args.trace_grace),
+            trajectory_from_trace: args.trajectory_from == Some(TrajectoryFrom::Trace),
+        },
     });
     let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
@@ -319,6 +355,12 @@ async fn execute(
         }
     }
     progress.finish();
+    let unattributed = receiver.collector.unattributed();
+    if unattributed > 0 {
+        eprintln!(
+            "proctor: {unattributed} spans or log records sent to the OTLP receiver matched no attempt and were not used"
+        );
+    }
     if let Some(writer) = writer {
         writer.finish()?;
     }

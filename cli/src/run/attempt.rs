@@ -10,7 +10,10 @@ use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
 use super::sandbox::{self, AttemptFolders};
+use super::traced;
 use crate::judging::{Judged, judge_run};
+use crate::otlp::TraceCollector;
+use crate::otlp::collector::Registration;
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::outcome::{AgentError, Outcome, Status};
@@ -43,6 +46,21 @@ pub struct RunContext {
     /// The seed files of each task with a rubric, for the judge's added/modified status.
     pub seeds: HashMap<usize, Seed>,
     pub pricer: Pricer,
+    /// Where agents export spans (DESIGN 12), and how long an attempt waits for late ones.
+    pub traces: TraceSettings,
+}
+
+/// The OTLP receiver's side of a run.
+#[derive(Debug)]
+pub struct TraceSettings {
+    pub collector: Arc<TraceCollector>,
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` for every attempt.
+    pub endpoint: String,
+    /// `--trace-grace`: the longest wait for late spans after an agent exits, outside the
+    /// agent's slot.
+    pub grace: Duration,
+    /// `--trajectory-from trace`: grade every task's rules on the trace.
+    pub trajectory_from_trace: bool,
 }
 
 /// How an attempt ended.
@@ -70,6 +88,8 @@ pub struct AgentEnded {
     duration: Duration,
     /// The attempt's time limit, which a timeout's detail names.
     timeout: Duration,
+    /// The attempt's place in the OTLP receiver, where its spans are collected.
+    traces: Registration,
 }
 
 /// How the agent's phase of an attempt ended.
@@ -113,7 +133,18 @@ pub async fn run_agent(
         .await??
     };
     let outcome_path = folders.outcome_file.clone();
-    let env = environment(task, planned.attempt, seed, timeout, &folders, agent);
+    let traces = context.traces.collector.register(
+        &context.traces.endpoint,
+        &agent.name,
+        &task.id,
+        planned.attempt,
+    );
+    let mut env = environment(task, planned.attempt, seed, timeout, &folders, agent);
+    // The OTLP endpoint, TRACEPARENT and resource attributes (DESIGN 12): proctor's, as the
+    // PROCTOR_* variables are, since attributing spans depends on them.
+    for (name, value) in &traces.env {
+        env.set(name, value.clone());
+    }
     let loopback_only = task.network == Some(TaskNetwork::None);
     let prepared = context
         .isolation
@@ -182,6 +213,7 @@ pub async fn run_agent(
         process_info,
         duration,
         timeout,
+        traces,
     })))
 }
 
@@ -193,8 +225,18 @@ pub async fn finish_attempt(
     mut cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finished> {
     let planned = ended.planned;
-    let (folders, outcome) = (ended.folders, ended.outcome);
+    let (folders, reported) = (ended.folders, ended.outcome);
     let task = &context.suite.tasks[planned.task];
+    // Late spans are waited for here, outside the agent's slot.
+    let collected = tokio::select! {
+        collected = context.traces.collector.finish(ended.traces, context.traces.grace) => collected,
+        _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
+    };
+    let (outcome, trace_checks) = traced::combine(
+        reported,
+        collected,
+        task.trajectory_from_trace || context.traces.trajectory_from_trace,
+    );
     let agent = &context.agents[planned.agent];
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
@@ -227,7 +269,7 @@ pub async fn finish_attempt(
         // Something about this run alone (an unreadable sandbox): it stays ungraded.
         Err(error) => Some(Judged::undecided(error.to_string())),
     };
-    let graded = {
+    let mut graded = {
         let context = context.clone();
         let dir = folders.sandbox.clone();
         let outcome = outcome.clone();
@@ -238,6 +280,7 @@ pub async fn finish_attempt(
         })
         .await?
     };
+    graded.checks.extend(trace_checks);
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
     let priced_at: jiff::Timestamp = ended.started_at;
     let cost = context

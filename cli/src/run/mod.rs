@@ -13,3 +13,4 @@ pub mod progress;
 pub mod sandbox;
 pub mod signals;
 pub mod stdout_outcome;
+pub mod traced;

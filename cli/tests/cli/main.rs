@@ -14,3 +14,4 @@ mod judge_concurrency;
 mod ledger;
 mod run;
 mod scorecards;
+mod traces;

@@ -2,7 +2,7 @@
 
 use crate::end_state::EndStateCheck;
 use crate::normalise::ExpectedForm;
-use crate::outcome::{Outcome, Status};
+use crate::outcome::{Outcome, Status, TrajectorySource};
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -184,12 +184,26 @@ pub(crate) fn each_check(
     }
     let categories =
         |of: &[GateCategory], at: usize, natural| of.get(at).copied().unwrap_or(natural);
+    // A trace without tool spans shows nothing about the process: its rules fail saying so.
+    let blind =
+        outcome.trajectory_source == TrajectorySource::Trace && outcome.trajectory.is_empty();
     for (at, (rule, name)) in task.rules.iter().zip(&names.rules).enumerate() {
+        let failure = if blind {
+            Some(Failed::new(
+                format!(
+                    "rule: {}: could not decide: the trace holds no tool calls",
+                    rule.describe()
+                ),
+                "the trace holds no tool spans",
+            ))
+        } else {
+            rule.violation_with_uncaptured(&outcome.trajectory, &outcome.uncaptured_args)
+                .map(|what| Failed::new(format!("rule: {what}"), trajectory_tools(outcome)))
+        };
         push(
             categories(&task.rule_categories, at, GateCategory::Process),
             name,
-            rule.violation(&outcome.trajectory)
-                .map(|what| Failed::new(format!("rule: {what}"), trajectory_tools(outcome))),
+            failure,
         );
     }
     for (at, (check, name)) in task.verify.iter().zip(&names.verify).enumerate() {

@@ -15,7 +15,7 @@ mod write;
 
 use crate::compact_json::CompactJson;
 use crate::grade::{CheckResult, Diagnosis, Grade};
-use crate::outcome::{AgentError, CompactString, Outcome, Status, Step};
+use crate::outcome::{AgentError, CompactString, Outcome, Status, Step, TrajectorySource};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -195,6 +195,12 @@ pub struct ResultLine {
     pub tools_used: Vec<CompactString>,
     #[serde(default)]
     pub trajectory: Vec<Step>,
+    /// Where the graded trajectory came from; lines written before it existed were reported.
+    #[serde(default)]
+    pub trajectory_source: TrajectorySource,
+    /// Steps whose arguments the trace did not capture (numbered from 1); not written when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncaptured_args: Vec<u64>,
     #[serde(default)]
     pub steps: u64,
     #[serde(default)]
@@ -275,6 +281,8 @@ impl ResultLine {
             tool_calls: outcome.tool_calls,
             tools_used: outcome.tools_used,
             trajectory: outcome.trajectory,
+            trajectory_source: outcome.trajectory_source,
+            uncaptured_args: outcome.uncaptured_args,
             steps: outcome.steps,
             error: outcome.error,
             usage: outcome.usage,
@@ -331,6 +339,8 @@ impl ResultLine {
             usage: self.usage.clone(),
             steps: self.steps,
             error: self.error.clone(),
+            trajectory_source: self.trajectory_source,
+            uncaptured_args: self.uncaptured_args.clone(),
         }
     }
 

@@ -72,6 +72,12 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         write_step(out, step);
     }
     out.push(b']');
+    field!(out, "trajectory_source");
+    name(out, line.trajectory_source.as_str());
+    if !line.uncaptured_args.is_empty() {
+        field!(out, "uncaptured_args");
+        serde(out, &line.uncaptured_args);
+    }
     field!(out, "steps");
     uint(out, line.steps);
     field!(out, "error");
@@ -233,7 +239,7 @@ fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
 mod tests {
     use super::*;
     use crate::grade::{CheckName, Grade};
-    use crate::outcome::{AgentError, Outcome, Status};
+    use crate::outcome::{AgentError, Outcome, Status, TrajectorySource};
     use crate::result::{CallRole, ProcessInfo, Timings};
     use crate::task::GateCategory;
     use proptest::prelude::*;
@@ -274,6 +280,8 @@ mod tests {
                 kind: text.to_owned(),
                 message: "boom".into(),
             }),
+            trajectory_source: TrajectorySource::Trace,
+            uncaptured_args: vec![number],
         };
         let grade = Grade {
             passed: Some(false),

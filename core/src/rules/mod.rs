@@ -24,6 +24,7 @@
 
 mod check;
 mod parse;
+mod uncaptured;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};

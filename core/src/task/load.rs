@@ -341,6 +341,16 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         verify_categories.push(category);
     }
     let rubric = raw.rubric.filter(|r| !r.trim().is_empty());
+    let trajectory_from_trace = match raw.trajectory_from.as_deref() {
+        None | Some("reported") => false,
+        Some("trace") => true,
+        Some(other) => {
+            return Err(field_error(
+                "trajectory_from",
+                format!("{other:?} is not a trajectory source (expected trace or reported)"),
+            ));
+        }
+    };
     let mut task = Task {
         id,
         input,
@@ -362,6 +372,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         judge_files: raw.judge_files.unwrap_or_default(),
         gate: Vec::new(),
         tags: raw.tags.unwrap_or_default(),
+        trajectory_from_trace,
         network: raw.network,
         source: source.to_owned(),
         check_names: CheckNames::default(),

@@ -41,6 +41,9 @@ pub struct Task {
     /// The categories that decide pass or fail, sorted.
     pub gate: Vec<GateCategory>,
     pub tags: Vec<String>,
+    /// `trajectory_from: trace`: rules are graded on the agent's trace even when it
+    /// reports a trajectory of its own (DESIGN 12).
+    pub trajectory_from_trace: bool,
     /// `network: none`: the agent gets a network namespace with loopback only.
     pub network: Option<TaskNetwork>,
     /// The file the task was read from.

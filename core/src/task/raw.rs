@@ -29,5 +29,6 @@ pub(super) struct RawTask {
     pub judge_files: Option<Vec<String>>,
     pub gate: Option<Vec<GateCategory>>,
     pub tags: Option<Vec<String>>,
+    pub trajectory_from: Option<String>,
     pub network: Option<super::model::TaskNetwork>,
 }

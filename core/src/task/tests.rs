@@ -323,3 +323,24 @@ fn fifos_in_seed_folders_are_refused_at_load() {
         "{error}"
     );
 }
+
+#[test]
+fn trajectory_from_trace_is_read_and_other_sources_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "tasks.yaml",
+        "- {id: a, input: x, expected: y, trajectory_from: trace}\n- {id: b, input: x, expected: y}\n",
+    );
+    let suite = Suite::load(&path).unwrap();
+    assert!(suite.get("a").unwrap().trajectory_from_trace);
+    assert!(!suite.get("b").unwrap().trajectory_from_trace);
+    let error = load_err(
+        "tasks.yaml",
+        "- {id: a, input: x, expected: y, trajectory_from: logs}\n",
+    );
+    assert!(
+        error.contains("field `trajectory_from`: \"logs\" is not a trajectory source (expected trace or reported)"),
+        "{error}"
+    );
+}

@@ -4,6 +4,7 @@ mod in_order;
 mod line;
 mod parallel;
 mod sink;
+mod traces;
 
 use crate::args::GradeArgs;
 use crate::commands::html_page::{PageOptions, ResultsFile};
@@ -16,6 +17,7 @@ use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
 use parallel::grade_in_parallel;
+use proctor_core::task::Suite;
 use sink::Sink;
 use std::path::{Path, PathBuf};
 
@@ -27,9 +29,36 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .build(suite.tasks.iter(), args.no_judge.no_judge)?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
-    let log = OutcomeLog::open(&args.outcomes)?;
     let for_ledger = ledger.is_some();
     let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
+    if let Some(path) = &args.traces {
+        let mut sink = Sink::new(results.path.as_deref(), ledger)?;
+        sink.summarise(&args.summary, &suite);
+        let grader = LineGrader {
+            suite: &suite,
+            pricer: &pricer,
+            keys: LineKeys::new(None),
+            label: args.label.as_deref(),
+            workdir: args.workdir.as_deref(),
+            log_name: path.display().to_string(),
+            tasks_name: args.tasks.display().to_string(),
+            for_ledger,
+            writes_results: results.path.is_some(),
+        };
+        let keys = traces::TraceKeys {
+            task_attr: &args.task_attr,
+            task: args.task.as_deref(),
+            judge: judge.as_ref().map(traces::TraceJudge::new).transpose()?,
+        };
+        let graded = traces::grade_traces(&grader, path, &keys, &mut sink);
+        let title = format!("grade {}", path.display());
+        return finish(&args, &suite, results, sink, graded, title, "traces");
+    }
+    let outcomes = args
+        .outcomes
+        .as_deref()
+        .context("give --outcomes LOG or --traces FILE")?;
+    let log = OutcomeLog::open(outcomes)?;
     let mut sink = Sink::new(results.path.as_deref(), ledger)?;
     sink.summarise(&args.summary, &suite);
     let grader = LineGrader {
@@ -62,13 +91,26 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             args.judge.judge_jobs as usize,
         ),
     };
+    let title = format!("grade {}", outcomes.display());
+    finish(&args, &suite, results, sink, graded, title, "outcome lines")
+}
+
+/// Writes what was graded, prints the summary, then reports skipped input and the gates.
+fn finish(
+    args: &GradeArgs,
+    suite: &Suite,
+    results: ResultsFile,
+    sink: Sink,
+    graded: anyhow::Result<()>,
+    title: String,
+    what: &str,
+) -> anyhow::Result<()> {
     // Whatever stopped grading, everything graded so far is kept.
     let (summary, problems) = sink.finish()?;
     graded?;
     let summary = summary
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
-    let title = format!("grade {}", args.outcomes.display());
     render::print_scorecards(args.format, &title, &summary)?;
     results.write_page(
         title,
@@ -76,12 +118,12 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         PageOptions {
             page: args.summary.html.as_deref(),
             k: args.summary.k,
-            suite: &suite,
+            suite,
             ledger: args.cost.ledger.as_deref(),
             kept: args.workdir.as_deref().map(|dir| (dir, true)),
         },
     )?;
-    problems.into_result("outcome lines")?;
+    problems.into_result(what)?;
     gate::check(&args.summary, &summary)
 }
 

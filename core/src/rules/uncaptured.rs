@@ -1,0 +1,124 @@
+//! Rules on trajectories whose arguments were not all captured (traces, DESIGN 12).
+//!
+//! A rule that compares arguments cannot decide on a call whose arguments are unknown, and
+//! must not pass for it. Both such rules only ever find more violations as a trajectory
+//! grows, so the steps before the first uncaptured call they look at are checked as usual:
+//! a violation there stands; otherwise the rule fails saying it could not decide.
+
+use super::Rule;
+use crate::outcome::Step;
+
+impl Rule {
+    /// Whether the rule compares call arguments (`same:` or `per: args`).
+    #[must_use]
+    pub fn compares_arguments(&self) -> bool {
+        matches!(
+            self,
+            Rule::Before { same: Some(_), .. } | Rule::AtMost { per_args: true, .. }
+        )
+    }
+
+    /// Whether the rule's outcome depends on calls of `tool`'s arguments.
+    fn reads_arguments_of(&self, tool: &str) -> bool {
+        match self {
+            Rule::Before {
+                tool: guarded,
+                requires,
+                same: Some(_),
+            } => guarded == tool || requires == tool,
+            Rule::AtMost {
+                tool: counted,
+                per_args: true,
+                ..
+            } => counted == tool,
+            _ => false,
+        }
+    }
+
+    /// As [`Rule::violation`], for a trajectory in which the steps numbered (from 1) in
+    /// `uncaptured` have unknown arguments.
+    #[must_use]
+    pub fn violation_with_uncaptured(
+        &self,
+        trajectory: &[Step],
+        uncaptured: &[u64],
+    ) -> Option<String> {
+        let first_unknown = uncaptured
+            .iter()
+            .filter_map(|&number| {
+                let index = usize::try_from(number).ok()?.checked_sub(1)?;
+                let step = trajectory.get(index)?;
+                self.reads_arguments_of(&step.tool).then_some(index)
+            })
+            .min();
+        let Some(index) = first_unknown else {
+            return self.violation(trajectory);
+        };
+        self.violation(&trajectory[..index]).or_else(|| {
+            Some(format!(
+                "{}: could not decide: the arguments of {} at step {} were not captured",
+                self.describe(),
+                trajectory[index].tool,
+                index + 1
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compact_json::CompactJson;
+    use crate::outcome::Step;
+    use crate::rules::Rule;
+    use serde_json::{Value, json};
+
+    fn step(tool: &str, args: Value) -> Step {
+        Step {
+            tool: tool.into(),
+            args: CompactJson::from_value(&args),
+            error: None,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn an_uncaptured_call_is_undecided_never_a_pass() {
+        let rule =
+            Rule::from_json(&json!({"before": "refund", "requires": "check", "same": "args"}))
+                .unwrap();
+        let trajectory = vec![
+            step("check", json!({"id": "A1"})),
+            step("refund", Value::Null),
+        ];
+        assert_eq!(
+            rule.violation(&trajectory),
+            Some("refund null at step 2 has no earlier check null".to_owned())
+        );
+        assert_eq!(
+            rule.violation_with_uncaptured(&trajectory, &[2]).as_deref(),
+            Some(
+                "refund only after check (same args): could not decide: the arguments of refund at step 2 were not captured"
+            )
+        );
+        // A violation before the unknown call stands.
+        let early = vec![
+            step("refund", json!({"id": "A1"})),
+            step("check", Value::Null),
+        ];
+        assert_eq!(
+            rule.violation_with_uncaptured(&early, &[2]).as_deref(),
+            Some("refund {\"id\":\"A1\"} at step 1 has no earlier check {\"id\":\"A1\"}")
+        );
+        // Rules that do not compare arguments decide as usual.
+        let order = Rule::from_json(&json!({"before": "refund", "requires": "check"})).unwrap();
+        assert_eq!(order.violation_with_uncaptured(&trajectory, &[2]), None);
+        let once =
+            Rule::from_json(&json!({"at_most": 1, "tool": "refund", "per": "args"})).unwrap();
+        assert!(
+            once.violation_with_uncaptured(&trajectory, &[2])
+                .unwrap()
+                .contains("could not decide")
+        );
+        assert_eq!(once.violation_with_uncaptured(&trajectory, &[1]), None);
+    }
+}
