@@ -114,7 +114,9 @@ fn grant_around(path: &Path, hidden: &[PathBuf], granted: &mut Vec<PathBuf>) {
     };
     for entry in entries.flatten() {
         let child = entry.path();
-        if hidden.contains(&child) {
+        // A rule holds the inode a link points to, which may be hidden; the link
+        // itself needs no rule to be followed.
+        if hidden.contains(&child) || entry.file_type().is_ok_and(|t| t.is_symlink()) {
             continue;
         }
         grant_around(&child, hidden, granted);
@@ -133,7 +135,10 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
         .scope(Scope::from_all(ABI_WANTED))?
         .create()?
         .add_rules(path_beneath_rules(
-            readable(&view.hidden, &view.visible),
+            // A dangling link, or an entry gone since it was listed, grants nothing.
+            readable(&view.hidden, &view.visible)
+                .into_iter()
+                .filter(|p| p.exists()),
             read,
         ))?
         .add_rules(path_beneath_rules(writable, all))?
@@ -298,6 +303,7 @@ mod tests {
         std::fs::write(tools.join("tasks.yaml"), "x").unwrap();
         std::fs::write(tools.join("agent.py"), "x").unwrap();
         std::fs::create_dir_all(root.join("other")).unwrap();
+        std::os::unix::fs::symlink(tools.join("tasks.yaml"), root.join("link")).unwrap();
         let hidden = [home.clone(), tools.join("tasks.yaml")];
         let granted = readable(&hidden, std::slice::from_ref(&tools));
         assert!(granted.contains(&root.join("other")), "{granted:?}");
@@ -315,5 +321,6 @@ mod tests {
             );
         }
         assert!(!granted.iter().any(|g| g == Path::new("/")));
+        assert!(!granted.contains(&root.join("link")), "{granted:?}");
     }
 }
