@@ -95,7 +95,7 @@ def contenders(bins: Path, log: Path, tasks: Path, out_dir: Path) -> dict[str, t
 
 
 def build() -> None:
-    command = ["cargo", "build", "--release", "-p", "proctor", "--bin", "proctor",
+    command = ["cargo", "build", "--profile", "dist", "-p", "proctor", "--bin", "proctor",
                "--example", "parse_baseline", "--example", "typed_parse_baseline"]
     print("$ " + " ".join(command), file=sys.stderr, flush=True)
     subprocess.run(command, cwd=grade_bench.ROOT, check=True)
@@ -147,7 +147,7 @@ def main() -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     if not args.no_build:
         build()
-    bins = target_dir() / "release"
+    bins = target_dir() / "dist"
     tasks = args.out_dir / "refund_tasks.yaml"
     write_tasks(tasks)
     log = generate(args.out_dir, args.lines, args.seed)

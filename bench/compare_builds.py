@@ -7,8 +7,8 @@ them alike; the table gives the median wall and CPU time over the rounds and eve
 time, so the spread is visible. It uses the log and tasks of grade_bench.py (generated into
 bench/out/ if missing) and its way of measuring a process.
 
-    cp target/release/proctor /tmp/proctor-before     # build, copy, change, build again
-    python3 bench/compare_builds.py /tmp/proctor-before target/release/proctor --runs 5
+    cp target/dist/proctor /tmp/proctor-before     # build, copy, change, build again
+    python3 bench/compare_builds.py /tmp/proctor-before target/dist/proctor --runs 5
 """
 
 from __future__ import annotations

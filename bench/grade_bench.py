@@ -2,9 +2,9 @@
 """Benchmark of `proctor grade` on a large outcome log, against two baselines.
 
 Contenders, all on the same generated log (default 1,000,000 lines):
-  proctor grade   target/release/proctor grade --tasks T --outcomes LOG --out R --format json
+  proctor grade   target/dist/proctor grade --tasks T --outcomes LOG --out R --format json
                   (grading on every CPU, the default), and the same with --jobs 1
-  serde_json parse  target/release/examples/parse_baseline LOG  (read + parse each line, nothing else)
+  serde_json parse  target/dist/examples/parse_baseline LOG  (read + parse each line, nothing else)
   python loop     bench/python_baseline.py (json.loads per line + the same checks + a result line)
 
 Each contender runs --runs times (default 3, interleaved so drifting machine load hits all of
@@ -112,7 +112,7 @@ def measure(command: list[str], stdout_path: Path) -> dict:
 
 def build(cargo: str) -> None:
     command = [
-        cargo, "build", "--release", "-p", "proctor", "--bin", "proctor",
+        cargo, "build", "--profile", "dist", "-p", "proctor", "--bin", "proctor",
         "--example", "parse_baseline",
     ]  # fmt: skip
     print("$ " + " ".join(command), file=sys.stderr, flush=True)
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true", help="also run proctor on a 4x larger log (memory must stay flat)")
     parser.add_argument("--only", choices=sorted(LABELS), action="append", help="run only this contender (repeatable)")
     parser.add_argument("--verify-lines", type=int, default=20_000, help="lines of the proctor-vs-python agreement check (0: skip)")
-    parser.add_argument("--no-build", action="store_true", help="use the binaries already in target/release")
+    parser.add_argument("--no-build", action="store_true", help="use the binaries already in target/dist")
     parser.add_argument("--cargo", default=os.environ.get("CARGO", "cargo"))
     parser.add_argument("--out-dir", type=Path, default=BENCH / "out")
     parser.add_argument("--keep-results", action="store_true", help="keep the result files of the last run (about 1.1 KB a line for proctor)")
@@ -365,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     if not args.no_build:
         build(args.cargo)
-    bins = target_dir() / "release"
+    bins = target_dir() / "dist"
 
     notes = []
     if args.verify_lines:

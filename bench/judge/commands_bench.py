@@ -27,7 +27,7 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROCTOR = os.path.join(ROOT, "target", "release", "proctor")
+PROCTOR = os.path.join(ROOT, "target", "dist", "proctor")
 TARGET = 0.85
 
 
@@ -172,7 +172,7 @@ def main():
     global PROCTOR
     PROCTOR = args.proctor or PROCTOR
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "proctor", "--bin", "proctor"],
+        subprocess.run(["cargo", "build", "--profile", "dist", "-p", "proctor", "--bin", "proctor"],
                        cwd=ROOT, check=True)
     latency = args.latency_ms / 1000
     model = MockModel(latency)

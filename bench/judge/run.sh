@@ -5,4 +5,4 @@
 # Options pass through: --verdicts N --jobs J --latency-ms L.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-exec cargo bench -p proctor-judge --bench judge_throughput -- "$@"
+exec cargo bench --profile dist -p proctor-judge --bench judge_throughput -- "$@"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-PROCTOR = ROOT / "target" / "release" / "proctor"
+PROCTOR = ROOT / "target" / "dist" / "proctor"
 
 
 def measure(cmd: list[str]) -> tuple[float, int]:
@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     args = ap.parse_args()
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "proctor", "--bin", "proctor"],
+        subprocess.run(["cargo", "build", "--profile", "dist", "--quiet", "-p", "proctor", "--bin", "proctor"],
                        cwd=ROOT, check=True)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     ledger = ledger_file(args.out_dir, args.rows, args.seed)

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROCTOR = os.path.join(ROOT, "target", "release", "proctor")
+PROCTOR = os.path.join(ROOT, "target", "dist", "proctor")
 
 
 def write_tasks(path, count):
@@ -39,11 +39,11 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
-    parser.add_argument("--proctor", default=PROCTOR, help="the binary (default: the release build)")
+    parser.add_argument("--proctor", default=PROCTOR, help="the binary (default: the dist build)")
     args = parser.parse_args()
 
     if not args.no_build and args.proctor == PROCTOR:
-        subprocess.run(["cargo", "build", "--release", "-p", "proctor", "--bin", "proctor"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--profile", "dist", "-p", "proctor", "--bin", "proctor"], cwd=ROOT, check=True)
     true = shutil.which("true")
     work = tempfile.mkdtemp(prefix="proctor-isolation-bench-")
     try:

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROCTOR = os.path.join(ROOT, "target", "release", "proctor")
+PROCTOR = os.path.join(ROOT, "target", "dist", "proctor")
 
 
 def write_tasks(path, count):
@@ -44,7 +44,7 @@ def main():
     args = parser.parse_args()
 
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "proctor", "--bin", "proctor"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--profile", "dist", "-p", "proctor", "--bin", "proctor"], cwd=ROOT, check=True)
     true = shutil.which("true")
     work = tempfile.mkdtemp(prefix="proctor-run-bench-")
     try:

@@ -26,32 +26,66 @@ pub enum Command {
     Judge(crate::commands::judge::JudgeCommandArgs),
     /// Join the result files of shards into one.
     Merge(crate::commands::merge::MergeArgs),
+    /// Write a starter suite (tasks, an agent, a recorded judge answer) that runs offline.
+    Init(crate::commands::init::InitArgs),
     /// The cost ledger: add results, report cost per success over time, re-price.
     #[command(subcommand)]
     Ledger(crate::commands::ledger::LedgerCommand),
 }
 
-/// How a summary is printed.
+/// How `run`, `grade` and `judge` print their summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// How `report` prints: the summary formats, and JUnit, which lists every attempt of the
+/// result files it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
     Table,
     Json,
     Markdown,
     Junit,
 }
 
+/// What splits every scorecard further.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum By {
+    /// The task's tags: an attempt counts under each; untagged tasks under `-`.
+    Tag,
+}
+
 /// Options shared by every command that prints a summary.
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
     /// The k of pass@k and pass^k (default: the fewest graded attempts of any task).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub k: Option<u64>,
-    /// Gate: exit 1 when the suite pass rate is below X (0..1).
+    /// Gate: exit 1 when an agent's pass rate is below X (0..1); with several agents,
+    /// every agent must reach it.
     #[arg(long, value_name = "X", value_parser = parse_share)]
     pub min_pass_rate: Option<f64>,
+    /// Also show the figures of all agents pooled (never shown unless asked for).
+    #[arg(long)]
+    pub pool: bool,
+    /// Split every agent's scorecard further.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<By>,
+}
+
+impl SummaryArgs {
+    /// The scorecards these options ask for.
+    pub fn scorecard_options(&self) -> proctor_core::summary::ScorecardOptions {
+        proctor_core::summary::ScorecardOptions {
+            pool: self.pool,
+            split: self.by.map(|by| match by {
+                By::Tag => proctor_core::summary::Split::Tag,
+            }),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -81,7 +115,12 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub judge: crate::judging::JudgeArgs,
     #[command(flatten)]
+    pub no_judge: crate::judging::NoJudgeArg,
+    #[command(flatten)]
     pub cost: CostArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }
@@ -108,6 +147,17 @@ pub struct ReportArgs {
     /// Show the pass rate corrected for the judge's errors, from `proctor calibrate --out`.
     #[arg(long, value_name = "CAL.json")]
     pub calibration: Option<PathBuf>,
+    /// The task file or folder the results were graded against, for `--by tag` (result
+    /// lines do not carry their task's tags).
+    #[arg(long, value_name = "T")]
+    pub tasks: Option<PathBuf>,
+    /// Summarise results of different task files (task digests), one summary per digest,
+    /// instead of refusing them.
+    #[arg(long)]
+    pub mixed: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }

@@ -42,6 +42,12 @@ pub struct JudgeArgs {
     /// Your own prompt template (see judge/src/prompt/template_v1.txt).
     #[arg(long, value_name = "FILE")]
     pub judge_template: Option<PathBuf>,
+}
+
+/// `--no-judge`, offered only by the commands where it works (`run`, `grade`): the
+/// commands that exist to judge (`judge`, `calibrate`) do not take it.
+#[derive(Debug, Clone, Args)]
+pub struct NoJudgeArg {
     /// Do not judge: runs of tasks with a rubric are reported ungraded.
     #[arg(long)]
     pub no_judge: bool,
@@ -57,16 +63,18 @@ pub fn judge_failure(error: JudgeError) -> anyhow::Error {
 }
 
 impl JudgeArgs {
-    /// The judge for these tasks: `None` when none has a rubric or `--no-judge`; an
-    /// error when a task has a rubric and no judge is configured.
+    /// The judge for these tasks: `None` when none has a rubric or `no_judge`; an
+    /// error when a task has a rubric and no judge is configured, or the judge cannot be
+    /// reached (no key, nothing recorded to replay): found before any agent runs.
     pub fn build<'a>(
         &self,
         mut tasks: impl Iterator<Item = &'a Task>,
+        no_judge: bool,
     ) -> anyhow::Result<Option<Judge>> {
         let Some(first) = tasks.find(|t| t.rubric.is_some()) else {
             return Ok(None);
         };
-        if self.no_judge {
+        if no_judge {
             return Ok(None);
         }
         let Some(model) = &self.judge_model else {
@@ -76,9 +84,38 @@ impl JudgeArgs {
                 first.source.display()
             );
         };
+        self.check_cassette(first)?;
         Judge::new(self.config(model))
             .map(Some)
             .map_err(judge_failure)
+    }
+
+    /// In replay mode a cassette folder that is missing or holds no recording can answer
+    /// nothing: said now, naming the task that needs it, not after every agent ran.
+    fn check_cassette(&self, first: &Task) -> anyhow::Result<()> {
+        let Some(dir) = &self.cassette else {
+            return Ok(());
+        };
+        if self.cassette_mode != CassetteMode::Replay {
+            return Ok(());
+        }
+        let recorded = std::fs::read_dir(dir).map(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        });
+        let problem = match recorded {
+            Ok(true) => return Ok(()),
+            Ok(false) => "holds no recorded judge answer",
+            Err(_) => "cannot be read",
+        };
+        Err(Failure::Infrastructure(format!(
+            "judge: cassette folder {} {problem}, and --cassette-mode replay only replays; task `{}` ({}) has a rubric: record answers with --cassette-mode record (or auto) and a judge key, or pass --no-judge",
+            dir.display(),
+            first.id,
+            first.source.display()
+        ))
+        .into())
     }
 
     /// The library configuration these options describe, for `model`.

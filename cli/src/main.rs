@@ -2,6 +2,7 @@
 
 mod args;
 mod commands;
+mod details;
 mod exit;
 mod gate;
 mod judging;

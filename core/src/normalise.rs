@@ -29,31 +29,83 @@ fn with_normalised<T>(answer: &str, compare: impl FnOnce(&str) -> T) -> T {
     })
 }
 
-/// A task's expected answer with its normalised form, made once when the task is loaded
-/// rather than for every line graded against it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// How a task's `expected` was written (DESIGN 10): one answer (normalised before
+/// comparing), a list of answers any of which matches, or a regular expression matched
+/// against the answer as the agent gave it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectedForm {
+    #[default]
+    Text,
+    AnyOf(Vec<String>),
+    Regex(String),
+}
+
+impl ExpectedForm {
+    /// What the check expects, for names and details: `"Paris"`, `one of ["a", "b"]`,
+    /// `a match of /^4\d$/`.
+    pub fn describe(&self, expected: &str) -> String {
+        match self {
+            ExpectedForm::Text => format!("{expected:?}"),
+            ExpectedForm::AnyOf(answers) => format!("one of {answers:?}"),
+            ExpectedForm::Regex(pattern) => format!("a match of /{pattern}/"),
+        }
+    }
+}
+
+/// A task's expected answer with its normalised form (or forms, or its compiled regular
+/// expression), made once when the task is loaded rather than for every line graded.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct ExpectedAnswer {
     given: String,
     normalised: String,
+    /// Every answer of a list, normalised.
+    any_of: Vec<String>,
+    regex: Option<regex::Regex>,
+}
+
+impl PartialEq for ExpectedAnswer {
+    fn eq(&self, other: &Self) -> bool {
+        self.given == other.given
+            && self.any_of == other.any_of
+            && self.regex.as_ref().map(regex::Regex::as_str)
+                == other.regex.as_ref().map(regex::Regex::as_str)
+    }
 }
 
 impl ExpectedAnswer {
-    pub(crate) fn of(given: &str) -> Self {
+    /// `given` is the task's `expected` text; `form` says how it was written. A regular
+    /// expression was checked at load, so it compiles here.
+    pub(crate) fn of(given: &str, form: &ExpectedForm) -> Self {
         ExpectedAnswer {
             given: given.to_owned(),
             normalised: normalise_answer(given),
+            any_of: match form {
+                ExpectedForm::AnyOf(answers) => {
+                    answers.iter().map(|a| normalise_answer(a)).collect()
+                }
+                _ => Vec::new(),
+            },
+            regex: match form {
+                ExpectedForm::Regex(pattern) => regex::Regex::new(pattern).ok(),
+                _ => None,
+            },
         }
     }
 
     /// Whether `answer` matches `expected`, the task's expected answer as it is now: the
-    /// normalised form made at load is used while the answer is still the one it was made
-    /// from.
+    /// forms made at load are used while the answer is still the one they were made from.
     pub(crate) fn matches(&self, answer: &str, expected: &str) -> bool {
-        if self.given == expected {
-            with_normalised(answer, |ours| ours == self.normalised)
-        } else {
-            answers_match(answer, expected)
+        if self.given != expected {
+            return answers_match(answer, expected);
         }
+        if let Some(regex) = &self.regex {
+            return regex.is_match(answer);
+        }
+        if !self.any_of.is_empty() {
+            return with_normalised(answer, |ours| self.any_of.iter().any(|a| a == ours));
+        }
+        with_normalised(answer, |ours| ours == self.normalised)
     }
 }
 
@@ -147,7 +199,7 @@ mod tests {
             expected in "[ \tAaBb.!é]{0,8}",
             edited in "[ Ab.]{0,4}",
         ) {
-            let made = ExpectedAnswer::of(&expected);
+            let made = ExpectedAnswer::of(&expected, &ExpectedForm::Text);
             proptest::prop_assert_eq!(
                 made.matches(&answer, &expected),
                 answers_match(&answer, &expected)

@@ -20,9 +20,13 @@ pub struct CompareArgs {
     /// Results of the old version, the baseline (proctor.result/1 JSONL).
     #[arg(value_name = "OLD.jsonl")]
     pub old: PathBuf,
-    /// Results of the new version.
-    #[arg(value_name = "NEW.jsonl")]
-    pub new: PathBuf,
+    /// Results of the new version (leave out with --labels to compare two labels of OLD.jsonl).
+    #[arg(value_name = "NEW.jsonl", required_unless_present = "labels")]
+    pub new: Option<PathBuf>,
+    /// Compare two labels (agents) of the results, paired by task: OLD's attempts against
+    /// NEW's, from one file (or from OLD.jsonl and NEW.jsonl respectively).
+    #[arg(long, value_name = "OLD,NEW", value_parser = parse_labels)]
+    pub labels: Option<(String, String)>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
@@ -63,10 +67,20 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(load_calibration)
         .transpose()?;
+    if calibration.is_some() && args.labels.is_some() {
+        anyhow::bail!(
+            "--calibration corrects whole files; with --labels, write each label's results to its own file"
+        );
+    }
     let mut problems = Problems::default();
     let mut skipped = 0usize;
-    let old = read_side(Side::Old, &args.old, &mut problems, &mut skipped)?;
-    let new = read_side(Side::New, &args.new, &mut problems, &mut skipped)?;
+    let new_path = args.new.clone().unwrap_or_else(|| args.old.clone());
+    let (old_label, new_label) = match &args.labels {
+        Some((old, new)) => (Some(old.as_str()), Some(new.as_str())),
+        None => (None, None),
+    };
+    let old = read_side(Side::Old, &args.old, old_label, &mut problems, &mut skipped)?;
+    let new = read_side(Side::New, &new_path, new_label, &mut problems, &mut skipped)?;
     let options = CompareOptions {
         margin: args.margin,
         allow_different_tasks: args.allow_different_tasks,
@@ -86,7 +100,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let text = match &calibration {
         Some(cal) => {
             let old = correct_results(std::slice::from_ref(&args.old), cal)?;
-            let new = correct_results(std::slice::from_ref(&args.new), cal)?;
+            let new = correct_results(std::slice::from_ref(&new_path), cal)?;
             let shape = args.format.into();
             render::calibrate::corrected::compare(text, shape, &old, &new, cal.source())
         }
@@ -102,23 +116,49 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     gate(args.fail_on, &comparison)
 }
 
-/// Tallies one file; unreadable lines are reported and skipped, a label or digest mix stops.
+/// Tallies one file, or the lines of one `label` in it; unreadable lines are reported and
+/// skipped, a label or digest mix stops.
 fn read_side(
     side: Side,
     path: &Path,
+    label: Option<&str>,
     problems: &mut Problems,
     skipped: &mut usize,
 ) -> anyhow::Result<SideTally> {
-    let mut builder = SideBuilder::new(side, path.display().to_string());
+    let name = match label {
+        Some(label) => format!("{} [{label}]", path.display()),
+        None => path.display().to_string(),
+    };
+    let mut builder = SideBuilder::new(side, name.clone());
+    let mut found = false;
     for_each_result(
         &[path.to_owned()],
-        |_, line| Ok(builder.add(&line)?),
+        |_, line| {
+            if label.is_some_and(|l| line.label.as_deref() != Some(l)) {
+                return Ok(());
+            }
+            found = true;
+            Ok(builder.add(&line)?)
+        },
         |bad| {
             *skipped += 1;
             problems.report(bad.to_string());
         },
     )?;
+    if let (Some(label), false) = (label, found) {
+        anyhow::bail!("{side} {name}: no result carries the label `{label}`");
+    }
     Ok(builder.finish())
+}
+
+/// `OLD,NEW`: two different labels.
+fn parse_labels(text: &str) -> Result<(String, String), String> {
+    match text.split_once(',') {
+        Some((old, new)) if !old.trim().is_empty() && !new.trim().is_empty() && old != new => {
+            Ok((old.trim().to_owned(), new.trim().to_owned()))
+        }
+        _ => Err(format!("{text:?} is not two different labels as OLD,NEW")),
+    }
 }
 
 /// `--fail-on`: exit 1 with a message that says what failed.

@@ -18,7 +18,7 @@ use clap::Args;
 use futures_util::{StreamExt, TryStreamExt};
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::result::ResultLine;
-use proctor_core::summary::SummaryBuilder;
+use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::Suite;
 use proctor_core::task::Task;
 use proctor_judge::{Judge, Seed};
@@ -40,6 +40,9 @@ pub struct JudgeCommandArgs {
     pub prices: Vec<PathBuf>,
     #[command(flatten)]
     pub judge: JudgeArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::args::Format::Table)]
+    pub format: crate::args::Format,
     #[command(flatten)]
     pub summary: crate::args::SummaryArgs,
 }
@@ -47,10 +50,7 @@ pub struct JudgeCommandArgs {
 pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     let suite = Suite::load(&args.tasks)?;
     check_globs(suite.tasks.iter())?;
-    if args.judge.no_judge {
-        anyhow::bail!("proctor judge exists to judge: --no-judge makes no sense here");
-    }
-    let judge = args.judge.build(suite.tasks.iter())?;
+    let judge = args.judge.build(suite.tasks.iter(), false)?;
     let pricer = load_pricer(&args.prices)?;
     let mut lines = Vec::new();
     let mut problems = Problems::default();
@@ -121,6 +121,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         };
         line.set_grade(grade(task, &outcome, workdir, Some(&judged.verdict)));
         line.judge = judged.record;
+        crate::details::add_runner_details(line, None);
         let at = line
             .timings
             .started_at
@@ -134,10 +135,10 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     // Every judgement went through: replace the file whole.
     let partial = partial_path(&args.results);
     let mut writer = ResultWriter::create(&partial)?;
-    let mut summary = SummaryBuilder::new();
+    let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
     for line in &lines {
         writer.write(line)?;
-        summary.add(line);
+        summary.add(line, suite.tags_of(&line.task));
     }
     writer.finish()?;
     std::fs::rename(&partial, &args.results)
@@ -150,7 +151,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
     let title = format!("judge {}", args.results.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
+    render::print_scorecards(args.format, &title, &summary)?;
     problems.into_result("results")?;
     gate::check(&args.summary, &summary)
 }

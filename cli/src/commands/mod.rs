@@ -3,6 +3,7 @@
 pub mod calibrate;
 pub mod compare;
 mod grade;
+pub mod init;
 pub mod judge;
 pub mod ledger;
 pub mod merge;
@@ -10,6 +11,21 @@ mod report;
 pub mod run;
 
 use crate::args::Command;
+use proctor_core::task::Suite;
+use std::path::Path;
+
+/// Loads the suite a command runs or grades, refusing one that holds no task: nothing
+/// would be evaluated, and saying so beats an empty summary.
+pub fn load_tasks(path: &Path) -> anyhow::Result<Suite> {
+    let suite = Suite::load(path)?;
+    if suite.tasks.is_empty() {
+        anyhow::bail!(
+            "{} holds no tasks: write a list of tasks (proctor init DIR writes a starter suite)",
+            path.display()
+        );
+    }
+    Ok(suite)
+}
 
 pub fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
@@ -19,6 +35,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Init(args) => init::run(args),
         Command::Judge(args) => judge::run(args),
         Command::Ledger(command) => ledger::run(command),
     }

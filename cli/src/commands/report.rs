@@ -1,13 +1,35 @@
-//! `proctor report`: the suite summary from result files.
+//! `proctor report`: one scorecard per agent from result files.
+//!
+//! Results graded against different task files (different task digests) are refused
+//! together: their pass rates measure different things. `--mixed` summarises each digest
+//! on its own instead.
 
-use crate::args::{Format, ReportArgs};
-use crate::commands::calibrate::{correct_results, load_calibration};
+use crate::args::{Format, ReportArgs, ReportFormat};
+use crate::commands::calibrate::{LoadedCalibration, correct_results, load_calibration};
 use crate::problems::Problems;
 use crate::render::calibrate::corrected;
 use crate::results_file::for_each_result;
 use crate::{gate, render};
-use anyhow::Context;
-use proctor_core::summary::SummaryBuilder;
+use anyhow::{Context, bail};
+use proctor_core::summary::{ScorecardBuilder, Scorecards, Split};
+use proctor_core::task::Suite;
+use std::path::{Path, PathBuf};
+
+/// The scorecards of the results of one task digest, computed.
+struct Summarised {
+    digest: String,
+    file: PathBuf,
+    title: String,
+    cards: Scorecards,
+}
+
+/// The running scorecards of the results of one task digest.
+struct DigestCards {
+    digest: String,
+    /// The first file holding a result of this digest, to name it.
+    file: PathBuf,
+    builder: ScorecardBuilder,
+}
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let calibration = args
@@ -15,40 +37,170 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(load_calibration)
         .transpose()?;
-    let mut builder = SummaryBuilder::new();
+    let options = args.summary.scorecard_options();
+    let suite = match (&args.tasks, options.split) {
+        (Some(tasks), _) => Some(Suite::load(tasks)?),
+        (None, Some(Split::Tag)) => bail!(
+            "--by tag needs --tasks T: result lines do not carry their task's tags, the task file does"
+        ),
+        (None, None) => None,
+    };
+    let no_tags: &[String] = &[];
+    let mut digests: Vec<DigestCards> = Vec::new();
     let mut problems = Problems::default();
     for_each_result(
         &args.results,
-        |_, line| {
-            builder.add(&line);
+        |path, line| {
+            let tags = suite.as_ref().map_or(no_tags, |s| s.tags_of(&line.task));
+            let at = digest_slot(&mut digests, &line.task_digest, path, args.mixed, options);
+            digests[at].builder.add(&line, tags);
             Ok(())
         },
         |bad| problems.report(bad.to_string()),
     )?;
-    let summary = builder
-        .finish(args.summary.k)
-        .context("cannot compute pass@k")?;
     let names: Vec<String> = args
         .results
         .iter()
         .map(|p| p.display().to_string())
         .collect();
     let title = format!("report {}", names.join(" "));
-    if args.summary.format == Format::Junit {
-        // A second pass streams the test cases, so memory stays flat.
-        let mut out = std::io::stdout().lock();
-        render::junit::write(&mut out, &summary, &title, |each| {
-            for_each_result(&args.results, |_, line| each(&line), |_| {})
-        })?;
-    } else if let Some(calibration) = &calibration {
-        let corrected = correct_results(&args.results, calibration)?;
-        let format = args.summary.format;
-        let source = calibration.source();
-        let text = corrected::report(format, &title, &summary, &corrected, source)?;
-        render::calibrate::print(&text);
-    } else {
-        render::print_summary(args.summary.format, &title, &summary)?;
+    let several = digests.len() > 1;
+    let mut all = Vec::with_capacity(digests.len());
+    for cards in digests {
+        let scorecards = cards
+            .builder
+            .finish(args.summary.k)
+            .context("cannot compute pass@k")?;
+        let title = if several {
+            format!("{title} (task digest {})", short(&cards.digest))
+        } else {
+            title.clone()
+        };
+        all.push(Summarised {
+            digest: cards.digest,
+            file: cards.file,
+            title,
+            cards: scorecards,
+        });
     }
+    print(&args, &all, calibration.as_ref())?;
     problems.into_result("result lines")?;
-    gate::check(&args.summary, &summary)
+    for summarised in &all {
+        gate::check(&args.summary, &summarised.cards)?;
+    }
+    Ok(())
+}
+
+/// Where a line of `digest` is summarised, refusing a second task digest unless `mixed`.
+fn digest_slot(
+    digests: &mut Vec<DigestCards>,
+    digest: &str,
+    path: &Path,
+    mixed: bool,
+    options: proctor_core::summary::ScorecardOptions,
+) -> usize {
+    // Lines of older versions carry no digest; they join whatever the others are.
+    let found = digests
+        .iter()
+        .position(|d| d.digest == digest || (!mixed && (digest.is_empty() || d.digest.is_empty())));
+    if let Some(at) = found {
+        if digests[at].digest.is_empty() {
+            digests[at].digest = digest.to_owned();
+        }
+        return at;
+    }
+    digests.push(DigestCards {
+        digest: digest.to_owned(),
+        file: path.to_owned(),
+        builder: ScorecardBuilder::new(options),
+    });
+    digests.len() - 1
+}
+
+fn short(digest: &str) -> &str {
+    let digest = digest.strip_prefix("sha256:").unwrap_or(digest);
+    digest.get(..12).unwrap_or(digest)
+}
+
+fn print(
+    args: &ReportArgs,
+    all: &[Summarised],
+    calibration: Option<&LoadedCalibration>,
+) -> anyhow::Result<()> {
+    if all.len() > 1 && !args.mixed {
+        let (a, b) = (&all[0], &all[1]);
+        bail!(
+            "results of different task files: {} (task digest {}) and {} (task digest {}); their pass rates measure different suites. Report them apart, or pass --mixed to summarise each task digest on its own",
+            a.file.display(),
+            short(&a.digest),
+            b.file.display(),
+            short(&b.digest),
+        );
+    }
+    let format = match args.format {
+        ReportFormat::Junit => {
+            if calibration.is_some() {
+                bail!("--calibration has no place in JUnit output; use table, markdown or json");
+            }
+            if all.len() > 1 {
+                bail!(
+                    "one JUnit document holds the results of one task file; with --mixed, use table, markdown or json, or report each task file on its own"
+                );
+            }
+            let mut out = std::io::stdout().lock();
+            for summarised in all {
+                // Another pass per agent streams its test cases, so memory stays flat.
+                let digest = &summarised.digest;
+                render::junit::write(&mut out, &summarised.cards, &summarised.title, |each| {
+                    for_each_result(
+                        &args.results,
+                        |_, line| {
+                            if &line.task_digest == digest || all.len() == 1 {
+                                each(&line)?;
+                            }
+                            Ok(())
+                        },
+                        |_| {},
+                    )
+                })?;
+            }
+            return Ok(());
+        }
+        ReportFormat::Table => Format::Table,
+        ReportFormat::Json => Format::Json,
+        ReportFormat::Markdown => Format::Markdown,
+    };
+    if let Some(calibration) = calibration {
+        let [Summarised { title, cards, .. }] = all else {
+            bail!("--calibration corrects the results of one task file; drop --mixed");
+        };
+        let Some(summary) = cards.headline() else {
+            bail!(
+                "--calibration corrects one pass rate: these results hold several agents ({}); report one of them, or pass --pool",
+                cards.labels().join(", ")
+            );
+        };
+        let corrected = correct_results(&args.results, calibration)?;
+        let text = corrected::report(format, title, summary, &corrected, calibration.source())?;
+        render::calibrate::print(&text);
+        return Ok(());
+    }
+    if all.len() > 1 && format == Format::Json {
+        let digests: serde_json::Map<String, serde_json::Value> = all
+            .iter()
+            .map(|s| (s.digest.clone(), render::json::cards_value(&s.cards)))
+            .collect();
+        let mut text = serde_json::to_string_pretty(&serde_json::json!({ "digests": digests }))
+            .expect("JSON values serialise");
+        text.push('\n');
+        render::print_text(&text);
+        return Ok(());
+    }
+    for (at, summarised) in all.iter().enumerate() {
+        if at > 0 {
+            render::print_text("\n");
+        }
+        render::print_scorecards(format, &summarised.title, &summarised.cards)?;
+    }
+    Ok(())
 }

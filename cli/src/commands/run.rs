@@ -4,7 +4,7 @@
 use crate::args::{CostArgs, SummaryArgs};
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
-use crate::judging::{JudgeArgs, Seeds, check_globs};
+use crate::judging::{JudgeArgs, NoJudgeArg, Seeds, check_globs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{AgentPhase, Finished, RunContext, finish_attempt, run_agent};
@@ -18,7 +18,7 @@ use crate::usage_cost::load_pricer;
 use crate::{gate, render};
 use anyhow::{Context, bail};
 use clap::Args;
-use proctor_core::summary::SummaryBuilder;
+use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
@@ -75,6 +75,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub judge: JudgeArgs,
     #[command(flatten)]
+    pub no_judge: NoJudgeArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::args::Format::Table)]
+    pub format: crate::args::Format,
+    #[command(flatten)]
     pub summary: SummaryArgs,
 }
 
@@ -87,7 +92,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Everything that can be wrong with the input is found before any agent starts.
-    let suite = Suite::load(&args.tasks)?;
+    let suite = crate::commands::load_tasks(&args.tasks)?;
     let mut agents = match &args.agents {
         Some(file) => agent::from_file(file)?,
         None => agent::from_flags(&args.agent, args.label.as_deref())?,
@@ -107,14 +112,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .collect();
     if tasks.is_empty() && args.shard.is_none() {
         bail!(
-            "no task of {} matches --only {:?}",
+            "no task of {} matches --only {}",
             args.tasks.display(),
-            args.only
+            args.only.join(" --only ")
         );
     }
     let in_scope = || tasks.iter().map(|&i| &suite.tasks[i]);
     check_globs(in_scope())?;
-    let judge = args.judge.build(in_scope())?;
+    let judge = args.judge.build(in_scope(), args.no_judge.no_judge)?;
     let mut seeds = HashMap::new();
     let mut seed_files = Seeds::default();
     if judge.is_some() {
@@ -225,7 +230,7 @@ async fn execute(
     jobs: usize,
     judging: Judging,
 ) -> anyhow::Result<()> {
-    let mut summary = SummaryBuilder::new();
+    let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
     let done = match (&args.out, args.resume) {
         (Some(out), true) if out.exists() => {
             previous_results(out, &suite, &agents, &tasks, &mut summary)?
@@ -264,6 +269,7 @@ async fn execute(
     let mut infrastructure_errors = 0usize;
     let mut interrupted = false;
     let mut judge_failure: Option<String> = None;
+    let mut crashes = CrashTally::default();
     loop {
         while agents_running.len() < jobs
             && agents_running.len() + finishing.len() < jobs + waiting_at_most
@@ -296,7 +302,8 @@ async fn execute(
                             ledger.push(&line)?;
                         }
                         progress.finished(&line);
-                        summary.add(&line);
+                        crashes.add(&line);
+                        summary.add(&line, context.suite.tags_of(&line.task));
                     }
                     Some(Finished::Cancelled) => interrupted = true,
                     // Stop scheduling; attempts already running finish and are kept.
@@ -334,7 +341,7 @@ async fn execute(
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
     let title = format!("run {}", args.tasks.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
+    render::print_scorecards(args.format, &title, &summary)?;
     if let Some(message) = judge_failure {
         let kept = match &args.out {
             Some(out) => format!(
@@ -351,7 +358,61 @@ async fn execute(
         ))
         .into());
     }
+    crashes.check()?;
     gate::check(&args.summary, &summary)
+}
+
+/// Per agent, in the order first seen: attempts run, attempts that ended in `error:`, and
+/// the first such attempt's detail. An agent all of whose attempts errored evaluated
+/// nothing, which is not a result but a broken set-up (DESIGN 10: exit 3).
+#[derive(Debug, Default)]
+struct CrashTally(Vec<(String, u64, u64, Option<String>)>);
+
+impl CrashTally {
+    fn add(&mut self, line: &proctor_core::result::ResultLine) {
+        let label = line.label.as_deref().unwrap_or_default();
+        let at = match self.0.iter().position(|(name, ..)| name == label) {
+            Some(at) => at,
+            None => {
+                self.0.push((label.to_owned(), 0, 0, None));
+                self.0.len() - 1
+            }
+        };
+        let entry = &mut self.0[at];
+        entry.1 += 1;
+        if line
+            .reasons
+            .first()
+            .is_some_and(|r| r.starts_with("error: "))
+        {
+            entry.2 += 1;
+            if entry.3.is_none() {
+                let reason = &line.reasons[0];
+                entry.3 = Some(match crate::details::crash_detail(line) {
+                    Some(detail) => format!("{reason}: {detail}"),
+                    None => reason.clone(),
+                });
+            }
+        }
+    }
+
+    fn check(self) -> anyhow::Result<()> {
+        let broken: Vec<String> = self
+            .0
+            .into_iter()
+            .filter(|(_, attempts, errored, _)| *attempts > 0 && attempts == errored)
+            .map(|(name, _, _, first)| {
+                format!(
+                    "agent `{name}`: every attempt failed to start or crashed; the first: {}",
+                    first.unwrap_or_default()
+                )
+            })
+            .collect();
+        if broken.is_empty() {
+            return Ok(());
+        }
+        Err(Failure::Infrastructure(broken.join("\n")).into())
+    }
 }
 
 /// What a phase of an attempt gave; `None`, counted and reported, when it could not run
@@ -378,7 +439,7 @@ fn previous_results(
     suite: &Suite,
     agents: &[AgentSpec],
     tasks: &[usize],
-    summary: &mut SummaryBuilder,
+    summary: &mut ScorecardBuilder,
 ) -> anyhow::Result<HashSet<(usize, usize, u64)>> {
     let agent_index: HashMap<&str, usize> = agents
         .iter()
@@ -407,7 +468,7 @@ fn previous_results(
             if let (Some(&agent), Some(&task)) = (agent, task)
                 && done.insert((agent, task, line.attempt))
             {
-                summary.add(&line);
+                summary.add(&line, suite.tags_of(&line.task));
             }
             Ok(())
         },

@@ -1,8 +1,10 @@
-//! `--format junit`: one test case per task and attempt, so CI dashboards show which
-//! attempts failed and why. Failures carry the reasons; ungraded attempts are skipped.
+//! `--format junit`: one test suite per agent and one test case per task and attempt, so
+//! CI dashboards show which attempts failed and why. Failures carry the reasons with their
+//! details, crashes are errors, ungraded attempts are skipped; each case has its time.
 
+use crate::details::reasons_with_details;
 use proctor_core::result::ResultLine;
-use proctor_core::summary::Summary;
+use proctor_core::summary::{NO_GROUP, Scorecards, Summary};
 use std::io::Write;
 
 /// Escapes text for XML attributes and content, dropping characters XML 1.0 forbids.
@@ -24,75 +26,112 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Writes the document; `cases` calls its argument once per result line.
+/// Writes the document: one `<testsuite>` per agent, with that agent's scorecard as
+/// properties. `cases` calls its argument once per result line, and is called once per
+/// agent, so the lines are streamed again rather than held.
 pub fn write(
     out: &mut impl Write,
-    summary: &Summary,
+    cards: &Scorecards,
     title: &str,
-    cases: impl FnOnce(&mut dyn FnMut(&ResultLine) -> anyhow::Result<()>) -> anyhow::Result<()>,
+    mut cases: impl FnMut(&mut dyn FnMut(&ResultLine) -> anyhow::Result<()>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let io = |e: std::io::Error| crate::exit::infrastructure("stdout", e);
+    let total = |f: fn(&Summary) -> u64| cards.agents.iter().map(|a| f(&a.summary)).sum::<u64>();
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#).map_err(io)?;
     writeln!(
         out,
-        r#"<testsuites name="proctor" tests="{}" failures="{}" skipped="{}">"#,
-        summary.attempts, summary.failed, summary.ungraded
+        r#"<testsuites name="proctor" tests="{}" failures="{}" errors="{}" skipped="{}">"#,
+        total(|s| s.attempts),
+        total(|s| s.failed.saturating_sub(s.errors)),
+        total(|s| s.errors),
+        total(|s| s.ungraded)
     )
     .map_err(io)?;
-    writeln!(
-        out,
-        r#"  <testsuite name="{}" tests="{}" failures="{}" errors="0" skipped="{}">"#,
-        escape(title),
-        summary.attempts,
-        summary.failed,
-        summary.ungraded
-    )
-    .map_err(io)?;
-    writeln!(out, "    <properties>").map_err(io)?;
-    let properties = [
-        ("pass_rate", summary.pass_rate),
-        ("pass_rate_ci_low", summary.pass_rate_ci.map(|i| i.low)),
-        ("pass_rate_ci_high", summary.pass_rate_ci.map(|i| i.high)),
-        ("pass_at_k", summary.pass_at_k),
-        ("pass_hat_k", summary.pass_hat_k),
-        ("aborted_share", summary.aborted_share),
-    ];
-    for (name, value) in properties {
-        if let Some(value) = value {
-            writeln!(out, r#"      <property name="{name}" value="{value:.4}"/>"#).map_err(io)?;
-        }
-    }
-    writeln!(out, "    </properties>").map_err(io)?;
-    cases(&mut |line: &ResultLine| {
-        let class = match &line.label {
-            Some(label) => format!("proctor.{label}"),
-            None => "proctor".to_owned(),
+    for agent in &cards.agents {
+        let summary = &agent.summary;
+        let name = if cards.agents.len() > 1 {
+            format!("{title} [{}]", agent.label)
+        } else {
+            title.to_owned()
         };
-        let name = format!("{} #{}", line.task, line.attempt);
-        let open = format!(
-            r#"    <testcase classname="{}" name="{}""#,
-            escape(&class),
-            escape(&name)
-        );
-        match line.passed {
-            Some(true) => writeln!(out, "{open}/>"),
-            Some(false) => writeln!(
-                out,
-                "{open}>\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
-                escape(&line.reasons.join("; ")),
-                line.diagnosis.map_or("failed", |d| d.as_str()),
-                escape(&line.reasons.join("\n"))
-            ),
-            None => writeln!(
-                out,
-                "{open}>\n      <skipped message=\"ungraded: {}\"/>\n    </testcase>",
-                escape(&line.reasons.join("; "))
-            ),
+        writeln!(
+            out,
+            r#"  <testsuite name="{}" tests="{}" failures="{}" errors="{}" skipped="{}">"#,
+            escape(&name),
+            summary.attempts,
+            summary.failed.saturating_sub(summary.errors),
+            summary.errors,
+            summary.ungraded
+        )
+        .map_err(io)?;
+        writeln!(out, "    <properties>").map_err(io)?;
+        let properties = [
+            ("pass_rate", summary.pass_rate),
+            ("pass_rate_ci_low", summary.pass_rate_ci.map(|i| i.low)),
+            ("pass_rate_ci_high", summary.pass_rate_ci.map(|i| i.high)),
+            ("pass_at_k", summary.pass_at_k),
+            ("pass_hat_k", summary.pass_hat_k),
+            ("aborted_share", summary.aborted_share),
+            ("safety_violation_rate", summary.safety_violation_rate),
+        ];
+        for (name, value) in properties {
+            if let Some(value) = value {
+                writeln!(out, r#"      <property name="{name}" value="{value:.4}"/>"#)
+                    .map_err(io)?;
+            }
         }
-        .map_err(io)
-    })?;
-    writeln!(out, "  </testsuite>\n</testsuites>").map_err(io)?;
+        writeln!(out, "    </properties>").map_err(io)?;
+        let label = agent.label.as_str();
+        cases(&mut |line: &ResultLine| {
+            if line.label.as_deref().unwrap_or(NO_GROUP) != label {
+                return Ok(());
+            }
+            test_case(out, line).map_err(io)
+        })?;
+        writeln!(out, "  </testsuite>").map_err(io)?;
+    }
+    writeln!(out, "</testsuites>").map_err(io)?;
     out.flush().map_err(io)
+}
+
+/// One attempt: a pass, a `<failure>`, an `<error>` when the agent crashed or printed no
+/// usable outcome, or `<skipped>` when ungraded; `time` is the attempt's duration.
+fn test_case(out: &mut impl Write, line: &ResultLine) -> std::io::Result<()> {
+    let class = match &line.label {
+        Some(label) => format!("proctor.{label}"),
+        None => "proctor".to_owned(),
+    };
+    let name = format!("{} #{}", line.task, line.attempt);
+    let time = line.timings.duration_ms.map_or_else(String::new, |ms| {
+        format!(r#" time="{:.3}""#, ms as f64 / 1000.0)
+    });
+    let open = format!(
+        r#"    <testcase classname="{}" name="{}"{time}"#,
+        escape(&class),
+        escape(&name)
+    );
+    let shown = reasons_with_details(line);
+    match line.passed {
+        Some(true) => writeln!(out, "{open}/>"),
+        Some(false) if line.errored() => writeln!(
+            out,
+            "{open}>\n      <error message=\"{}\" type=\"error\">{}</error>\n    </testcase>",
+            escape(&line.reasons.join("; ")),
+            escape(&shown.join("\n"))
+        ),
+        Some(false) => writeln!(
+            out,
+            "{open}>\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
+            escape(&line.reasons.join("; ")),
+            line.diagnosis.map_or("failed", |d| d.as_str()),
+            escape(&shown.join("\n"))
+        ),
+        None => writeln!(
+            out,
+            "{open}>\n      <skipped message=\"ungraded: {}\"/>\n    </testcase>",
+            escape(&line.reasons.join("; "))
+        ),
+    }
 }
 
 #[cfg(test)]

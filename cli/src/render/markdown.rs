@@ -1,8 +1,10 @@
 //! `--format markdown`: tables fit for a pull-request comment.
 
-use super::numbers::{MISSING, interval, rate, usd};
-use super::rows::{count_rows, process_rows};
-use proctor_core::summary::Summary;
+use super::numbers::{MISSING, interval, rate, usd_at_least};
+use super::rows::{count_rows, process_rows, safety_rows, scorecard_rows};
+use super::table::{card_columns, reason_rows};
+use crate::details::with_detail;
+use proctor_core::summary::{Scorecards, Summary};
 use std::fmt::Write;
 
 /// Escapes a table cell: pipes would split it, newlines would end the row.
@@ -25,16 +27,28 @@ pub fn table(rows: &[Vec<String>]) -> String {
 
 /// The task × label grid as rows (header first).
 pub fn grid_rows(s: &Summary) -> Vec<Vec<String>> {
+    let tasks: Vec<&str> = s.per_task.iter().map(|t| t.task.as_str()).collect();
+    grid_table(&tasks, &s.labels, &s.grid)
+}
+
+/// The task × agent grid of every agent's scorecard (header first).
+pub fn cards_grid_rows(cards: &Scorecards) -> Vec<Vec<String>> {
+    let labels: Vec<String> = cards.labels().into_iter().map(str::to_owned).collect();
+    grid_table(&cards.tasks(), &labels, &cards.grid())
+}
+
+fn grid_table(
+    tasks: &[&str],
+    labels: &[String],
+    grid: &[proctor_core::summary::GridCell],
+) -> Vec<Vec<String>> {
     let mut header = vec!["task".to_owned()];
-    header.extend(s.labels.iter().cloned());
+    header.extend(labels.iter().cloned());
     let mut rows = vec![header];
-    for t in &s.per_task {
-        let mut row = vec![t.task.clone()];
-        for label in &s.labels {
-            let found = s
-                .grid
-                .iter()
-                .find(|c| c.task == t.task && &c.label == label);
+    for task in tasks {
+        let mut row = vec![(*task).to_owned()];
+        for label in labels {
+            let found = grid.iter().find(|c| c.task == *task && &c.label == label);
             row.push(found.map_or_else(
                 || MISSING.to_owned(),
                 |c| format!("{} ({}/{})", rate(c.pass_rate), c.passed, c.graded),
@@ -45,6 +59,32 @@ pub fn grid_rows(s: &Summary) -> Vec<Vec<String>> {
     rows
 }
 
+/// Markdown for every scorecard, laid out as [`super::table::render_cards`] lays out text.
+pub fn render_cards(title: &str, cards: &Scorecards) -> String {
+    if let ([only], None, None) = (cards.agents.as_slice(), cards.split, &cards.pooled) {
+        return render(title, &only.summary);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "### proctor {}", cell(title));
+    let _ = writeln!(out);
+    if let Some(pooled) = &cards.pooled {
+        let _ = writeln!(out, "**All agents pooled** (--pool)");
+        let _ = writeln!(out);
+        out.push_str(&table(&scorecard_rows(&[("pooled".to_owned(), pooled)])));
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "**One scorecard per agent**");
+    let _ = writeln!(out);
+    out.push_str(&table(&scorecard_rows(&card_columns(cards))));
+    if cards.agents.len() > 1 {
+        let _ = writeln!(out);
+        out.push_str(&table(&cards_grid_rows(cards)));
+    }
+    let _ = writeln!(out);
+    out.push_str(&table(&reason_rows(cards)));
+    out
+}
+
 pub fn render(title: &str, s: &Summary) -> String {
     let k = s.k.map_or_else(|| "k".to_owned(), |k| k.to_string());
     let mut out = String::new();
@@ -52,15 +92,12 @@ pub fn render(title: &str, s: &Summary) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "**Pass rate {}** (95% CI {}), {} of {} graded attempts; cost per success {} (agent {}, judge {}; {} unpriced calls); aborted share {}.",
+        "**Pass rate {}** (95% CI {}), {} of {} graded attempts; cost per success {}; aborted share {}.",
         rate(s.pass_rate),
         interval(s.pass_rate_ci),
         s.passed,
         s.passed + s.failed,
-        usd(s.cost_per_success.usd),
-        usd(s.cost_per_success.agent_usd),
-        usd(s.cost_per_success.judge_usd),
-        s.unpriced_calls,
+        super::rows::cost_per_success(s),
         rate(s.aborted_share)
     );
     let _ = writeln!(out);
@@ -78,7 +115,13 @@ pub fn render(title: &str, s: &Summary) -> String {
         let reasons: Vec<String> = t
             .reasons
             .iter()
-            .map(|r| format!("`{}` x{}", r.reason, r.count))
+            .map(|r| {
+                format!(
+                    "`{}` x{}",
+                    with_detail(&r.reason, r.detail.as_deref()),
+                    r.count
+                )
+            })
             .collect();
         rows.push(vec![
             t.task.clone(),
@@ -108,7 +151,10 @@ pub fn render(title: &str, s: &Summary) -> String {
         vec![format!("pass@{k}"), rate(s.pass_at_k)],
         vec![format!("pass^{k}"), rate(s.pass_hat_k)],
         vec!["always pass".to_owned(), rate(s.always_pass)],
-        vec!["total cost".to_owned(), usd(s.total_cost.usd)],
+        vec![
+            "total cost".to_owned(),
+            usd_at_least(s.total_cost.usd, s.unpriced_calls),
+        ],
         vec![
             "cost per success (tokens)".to_owned(),
             s.cost_per_success
@@ -117,6 +163,7 @@ pub fn render(title: &str, s: &Summary) -> String {
         ],
     ]);
     rows.extend(process_rows(s));
+    rows.extend(safety_rows(s));
     out.push_str(&table(&rows));
     out
 }

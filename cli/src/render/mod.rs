@@ -11,22 +11,23 @@ mod rows;
 pub mod table;
 
 use crate::args::Format;
-use proctor_core::summary::Summary;
+use proctor_core::summary::Scorecards;
 use std::io::Write;
 
-/// Prints a summary on stdout in the chosen format.
-pub fn print_summary(format: Format, title: &str, summary: &Summary) -> anyhow::Result<()> {
+/// Prints every scorecard on stdout in the chosen format.
+pub fn print_scorecards(format: Format, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
     let text = match format {
-        Format::Table => table::render(title, summary),
-        Format::Markdown => markdown::render(title, summary),
-        Format::Json => json::render(summary),
-        Format::Junit => anyhow::bail!(
-            "--format junit lists every attempt: write results with --out and run `proctor report R.jsonl --format junit`"
-        ),
+        Format::Table => table::render_cards(title, cards),
+        Format::Markdown => markdown::render_cards(title, cards),
+        Format::Json => json::render_cards(cards),
     };
+    print_text(&text);
+    Ok(())
+}
+
+/// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth a non-zero exit.
+pub fn print_text(text: &str) {
     let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a non-zero exit.
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Summary rows that every text format shows the same way.
 
-use super::numbers::{one_decimal, rate};
+use super::numbers::{MISSING, interval, one_decimal, rate, usd_at_least};
 use proctor_core::summary::Summary;
 
 /// Tasks and attempts with their split.
@@ -33,4 +33,107 @@ pub fn process_rows(s: &Summary) -> Vec<Vec<String>> {
         vec!["tool correctness".to_owned(), rate(s.tool_correctness)],
         vec!["failures".to_owned(), diagnosis.join(", ")],
     ]
+}
+
+/// Graceful failure and safety: timeouts, errors, and attempts with a failed safety check.
+pub fn safety_rows(s: &Summary) -> Vec<Vec<String>> {
+    vec![
+        vec![
+            "timeouts, errors".to_owned(),
+            format!("{}, {}", s.timeouts, s.errors),
+        ],
+        vec![
+            "safety violations".to_owned(),
+            format!(
+                "{} of {} attempts ({}, 95% CI {})",
+                s.safety_violations,
+                s.attempts,
+                rate(s.safety_violation_rate),
+                interval(s.safety_violation_rate_ci)
+            ),
+        ],
+    ]
+}
+
+/// Cost per success in USD (a lower bound when calls were unpriced) and in tokens.
+pub fn cost_per_success(s: &Summary) -> String {
+    let tokens = s
+        .cost_per_success
+        .tokens
+        .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"));
+    format!(
+        "{} (agent {}, judge {}), {tokens} tokens",
+        usd_at_least(s.cost_per_success.usd, s.unpriced_calls),
+        super::numbers::usd(s.cost_per_success.agent_usd),
+        super::numbers::usd(s.cost_per_success.judge_usd),
+    )
+}
+
+/// One row per metric and one column per scorecard (`columns` names them): agents side by
+/// side, so that no figure mixes two of them. The first row is the header.
+pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
+    let mut header = vec!["metric".to_owned()];
+    header.extend(columns.iter().map(|(name, _)| name.clone()));
+    let mut rows = vec![header];
+    let mut row = |name: &str, value: &dyn Fn(&Summary) -> String| {
+        let mut cells = vec![name.to_owned()];
+        cells.extend(columns.iter().map(|(_, s)| value(s)));
+        rows.push(cells);
+    };
+    let k = |s: &Summary| s.k.map_or_else(|| "k".to_owned(), |k| k.to_string());
+    row("tasks", &|s| s.tasks.to_string());
+    row("attempts", &|s| {
+        format!("{} ({}/{}/{})", s.attempts, s.passed, s.failed, s.ungraded)
+    });
+    row("pass rate", &|s| rate(s.pass_rate));
+    row("95% CI", &|s| interval(s.pass_rate_ci));
+    row("pass@1", &|s| rate(s.pass_at_1));
+    row("first-attempt pass rate", &|s| {
+        rate(s.first_attempt_pass_rate)
+    });
+    row("pass@k", &|s| {
+        format!("{} (k = {})", rate(s.pass_at_k), k(s))
+    });
+    row("pass^k", &|s| {
+        format!("{} (k = {})", rate(s.pass_hat_k), k(s))
+    });
+    row("always pass", &|s| rate(s.always_pass));
+    row("total cost", &|s| {
+        usd_at_least(s.total_cost.usd, s.unpriced_calls)
+    });
+    row("cost per success", &|s| {
+        usd_at_least(s.cost_per_success.usd, s.unpriced_calls)
+    });
+    row("cost per success (tokens)", &|s| {
+        s.cost_per_success
+            .tokens
+            .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"))
+    });
+    row("unpriced calls", &|s| s.unpriced_calls.to_string());
+    row("mean steps (passed)", &|s| {
+        one_decimal(s.mean_steps_success)
+    });
+    row("step efficiency", &|s| rate(s.step_efficiency));
+    row("tool correctness", &|s| rate(s.tool_correctness));
+    row("aborted share", &|s| rate(s.aborted_share));
+    row("timeouts", &|s| s.timeouts.to_string());
+    row("errors", &|s| s.errors.to_string());
+    let buckets: Vec<String> = columns
+        .first()
+        .map(|(_, s)| s.diagnosis.keys().cloned().collect())
+        .unwrap_or_default();
+    for bucket in &buckets {
+        row(&format!("failures: {bucket}"), &|s| {
+            s.diagnosis.get(bucket).copied().unwrap_or(0).to_string()
+        });
+    }
+    row("safety violations", &|s| {
+        format!(
+            "{} ({})",
+            s.safety_violations,
+            rate(s.safety_violation_rate)
+        )
+    });
+    row("safety 95% CI", &|s| interval(s.safety_violation_rate_ci));
+    rows
 }

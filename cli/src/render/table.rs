@@ -1,8 +1,9 @@
 //! `--format table`: aligned plain text for a terminal.
 
-use super::numbers::{MISSING, interval, rate, usd};
-use super::rows::{count_rows, process_rows};
-use proctor_core::summary::Summary;
+use super::numbers::{interval, rate, usd_at_least};
+use super::rows::{cost_per_success, count_rows, process_rows, safety_rows, scorecard_rows};
+use crate::details::with_detail;
+use proctor_core::summary::{Scorecards, Summary, TaskSummary};
 use std::fmt::Write;
 
 /// Lays out rows as left-aligned columns two spaces apart.
@@ -44,10 +45,7 @@ pub fn render(title: &str, s: &Summary) -> String {
         "top reason".to_owned(),
     ]];
     for t in &s.per_task {
-        let top = t
-            .reasons
-            .first()
-            .map_or_else(String::new, |r| format!("{} (x{})", r.reason, r.count));
+        let top = top_reason(t);
         rows.push(vec![
             t.task.clone(),
             t.attempts.to_string(),
@@ -65,25 +63,34 @@ pub fn render(title: &str, s: &Summary) -> String {
         out.push_str(&columns(&super::markdown::grid_rows(s)));
     }
     let _ = writeln!(out);
-    let tokens = s
-        .cost_per_success
-        .tokens
-        .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"));
+    out.push_str(&columns(&suite_rows(s)));
+    out
+}
+
+/// The most frequent reason of a task, with the first detail seen and its count.
+fn top_reason(t: &TaskSummary) -> String {
+    t.reasons.first().map_or_else(String::new, |r| {
+        format!(
+            "{} (x{})",
+            with_detail(&r.reason, r.detail.as_deref()),
+            r.count
+        )
+    })
+}
+
+/// The suite metrics of one summary, one row each.
+fn suite_rows(s: &Summary) -> Vec<Vec<String>> {
+    let k = s.k.map_or_else(|| "k".to_owned(), |k| k.to_string());
     let mut rows = count_rows(s);
     rows.extend(vec![
         vec![
             "pass rate".to_owned(),
             format!("{}  95% CI {}", rate(s.pass_rate), interval(s.pass_rate_ci)),
         ],
+        vec!["cost per success".to_owned(), cost_per_success(s)],
         vec![
-            "cost per success".to_owned(),
-            format!(
-                "{} (agent {}, judge {}; {} unpriced calls), {tokens} tokens",
-                usd(s.cost_per_success.usd),
-                usd(s.cost_per_success.agent_usd),
-                usd(s.cost_per_success.judge_usd),
-                s.unpriced_calls
-            ),
+            "total cost".to_owned(),
+            usd_at_least(s.total_cost.usd, s.unpriced_calls),
         ],
         vec!["aborted share".to_owned(), rate(s.aborted_share)],
         vec!["pass@1".to_owned(), rate(s.pass_at_1)],
@@ -98,6 +105,73 @@ pub fn render(title: &str, s: &Summary) -> String {
         vec!["always pass".to_owned(), rate(s.always_pass)],
     ]);
     rows.extend(process_rows(s));
-    out.push_str(&columns(&rows));
+    rows.extend(safety_rows(s));
+    rows
+}
+
+/// Every scorecard of a run: with one agent and nothing split or pooled, its summary as
+/// [`render`] shows it; else one column per agent (and per group), the task × agent grid
+/// and each agent's reasons per task. Pooled figures only when asked for.
+pub fn render_cards(title: &str, cards: &Scorecards) -> String {
+    if let ([only], None, None) = (cards.agents.as_slice(), cards.split, &cards.pooled) {
+        return render(title, &only.summary);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "proctor {title}");
+    let _ = writeln!(out);
+    if let Some(pooled) = &cards.pooled {
+        let _ = writeln!(out, "all agents pooled (--pool)");
+        out.push_str(&columns(&suite_rows(pooled)));
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "one scorecard per agent");
+    out.push_str(&columns(&scorecard_rows(&card_columns(cards))));
+    if cards.agents.len() > 1 {
+        let _ = writeln!(out);
+        out.push_str(&columns(&super::markdown::cards_grid_rows(cards)));
+    }
+    let _ = writeln!(out);
+    out.push_str(&columns(&reason_rows(cards)));
     out
+}
+
+/// The columns of the scorecard table: each agent, then each of its groups as
+/// `agent [group]`.
+pub fn card_columns(cards: &Scorecards) -> Vec<(String, &Summary)> {
+    let mut columns = Vec::new();
+    for agent in &cards.agents {
+        columns.push((agent.label.clone(), &agent.summary));
+        for (group, summary) in &agent.groups {
+            columns.push((format!("{} [{group}]", agent.label), summary));
+        }
+    }
+    columns
+}
+
+/// Per agent and task: attempts, pass rate and the top reason with its detail.
+pub fn reason_rows(cards: &Scorecards) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "task".to_owned(),
+        "agent".to_owned(),
+        "attempts".to_owned(),
+        "pass rate".to_owned(),
+        "top reason".to_owned(),
+    ]];
+    for agent in &cards.agents {
+        for t in &agent.summary.per_task {
+            rows.push(vec![
+                t.task.clone(),
+                agent.label.clone(),
+                t.attempts.to_string(),
+                format!(
+                    "{} ({}/{})",
+                    rate(t.pass_rate),
+                    t.passed,
+                    t.passed + t.failed
+                ),
+                top_reason(t),
+            ]);
+        }
+    }
+    rows
 }

@@ -76,11 +76,14 @@ pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
     let options = serde_saphyr::options! { strict_booleans: true };
     let entries: Vec<AgentEntry> = serde_saphyr::from_str_with_options(&text, options)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let base = path
-        .parent()
-        .unwrap_or(Path::new("."))
+    // Paths in the file are relative to its own folder; a bare file name's folder is `.`.
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let base = folder
         .canonicalize()
-        .unwrap_or_default();
+        .with_context(|| format!("{}: cannot resolve its folder", path.display()))?;
     let mut agents = Vec::new();
     for entry in entries {
         let words = match entry.command {

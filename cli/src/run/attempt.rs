@@ -68,6 +68,8 @@ pub struct AgentEnded {
     outcome: Outcome,
     process_info: Option<ProcessInfo>,
     duration: Duration,
+    /// The attempt's time limit, which a timeout's detail names.
+    timeout: Duration,
 }
 
 /// How the agent's phase of an attempt ended.
@@ -181,6 +183,7 @@ pub async fn run_agent(
         outcome,
         process_info,
         duration,
+        timeout,
     })))
 }
 
@@ -256,6 +259,7 @@ pub async fn finish_attempt(
     line.task_digest = context.suite.digest.clone();
     line.seed = Some(ended.seed);
     line.process = ended.process_info;
+    crate::details::add_runner_details(&mut line, Some(ended.timeout));
     line.timings = Timings {
         started_at: Some(ended.started_at.to_string()),
         duration_ms: Some(ended.duration.as_millis() as u64),

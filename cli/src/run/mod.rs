@@ -12,3 +12,4 @@ pub mod process;
 pub mod progress;
 pub mod sandbox;
 pub mod signals;
+pub mod stdout_outcome;

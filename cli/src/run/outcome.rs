@@ -1,12 +1,16 @@
-//! Turning what an agent left behind into its outcome (DESIGN 4 step 3): the
-//! `PROCTOR_OUTCOME` file if written, else the last stdout line that is a JSON
-//! object, else (exit 0) the trimmed stdout as a final answer.
+//! Turning what an agent left behind into its outcome (DESIGN 4 step 3, 10): the
+//! `PROCTOR_OUTCOME` file if written, else the last complete top-level JSON object in
+//! stdout, else (exit 0) the trimmed stdout as a final answer.
 
 use super::outcome_file::{OutcomeFile, read_outcome_file};
 use super::process::{AgentRun, Exit, Stopped};
+use super::stdout_outcome::{Printed, read_stdout};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use serde_json::Value;
 use std::path::Path;
+
+/// Most stderr kept as the detail of a crash.
+const STDERR_DETAIL_LIMIT: usize = 2 << 10;
 
 /// The outcome of one finished (not cancelled) run.
 pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
@@ -24,76 +28,77 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
     }
     match reported {
         Some(Ok(outcome)) => outcome,
-        Some(Err(())) => match file {
-            OutcomeFile::Refused(why) => Outcome {
-                status: Some(Status::Error),
-                error: Some(AgentError {
-                    kind: "invalid output".to_owned(),
-                    message: why,
-                }),
-                ..Outcome::default()
-            },
-            _ => failure("invalid output", run),
-        },
+        Some(Err(detail)) => failure("invalid output", detail),
         None => match run.exit {
-            Exit::Code(0) => match plain_answer(&run.stdout.bytes) {
-                Some(answer) => Outcome {
+            Exit::Code(0) => match read_stdout(&run.stdout.bytes) {
+                Printed::Plain(answer) => Outcome {
                     status: Some(Status::Final),
                     answer: Some(answer),
                     ..Outcome::default()
                 },
-                None => failure("invalid output", run),
+                Printed::Invalid(detail) => failure("invalid output", detail),
+                Printed::Object(_) => unreachable!("an object is a reported outcome"),
             },
-            Exit::Code(code) => failure(&format!("exit status {code}"), run),
-            Exit::Signal(signal) => failure(&format!("signal {signal}"), run),
+            Exit::Code(code) => failure(&format!("exit status {code}"), stderr_tail(run)),
+            Exit::Signal(signal) => failure(&format!("signal {signal}"), stderr_tail(run)),
         },
     }
 }
 
-/// `None`: the agent reported nothing structured. `Some(Err)`: it tried and failed.
-fn reported_outcome(run: &AgentRun, file: &OutcomeFile) -> Option<Result<Outcome, ()>> {
+/// `None`: the agent reported nothing structured. `Some(Err)`: it tried and failed, and
+/// the text says how.
+fn reported_outcome(run: &AgentRun, file: &OutcomeFile) -> Option<Result<Outcome, String>> {
     match file {
-        OutcomeFile::Bytes(text) => return Some(parse_object(text)),
-        OutcomeFile::Refused(_) => return Some(Err(())),
+        OutcomeFile::Bytes(text) => {
+            return Some(parse_object(text).map_err(|e| format!("the outcome file: {e}")));
+        }
+        OutcomeFile::Refused(why) => return Some(Err(why.clone())),
         OutcomeFile::Missing => {}
     }
-    let text = std::str::from_utf8(&run.stdout.bytes).ok()?;
-    let line = text.lines().rev().map(str::trim).find(|line| {
-        line.starts_with('{') && serde_json::from_str::<Value>(line).is_ok_and(|v| v.is_object())
-    })?;
-    Some(parse_object(line.as_bytes()))
+    match read_stdout(&run.stdout.bytes) {
+        Printed::Object(object) => Some(Outcome::from_json(&object).map_err(|e| e.to_string())),
+        // With a non-zero exit, text that is no outcome is a crash, not an invalid output.
+        Printed::Invalid(detail) if run.exit == Exit::Code(0) => Some(Err(detail)),
+        Printed::Invalid(_) | Printed::Plain(_) => None,
+    }
 }
 
-fn parse_object(bytes: &[u8]) -> Result<Outcome, ()> {
+fn parse_object(bytes: &[u8]) -> Result<Outcome, String> {
     match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(object)) => Outcome::from_json(&object).map_err(|_| ()),
-        _ => Err(()),
+        Ok(Value::Object(object)) => Outcome::from_json(&object).map_err(|e| e.to_string()),
+        Ok(other) => Err(format!(
+            "not a JSON object but {}",
+            proctor_core::outcome::kind_of(&other)
+        )),
+        Err(error) => Err(error.to_string()),
     }
 }
 
-/// Plain stdout as an answer, if it is text.
-fn plain_answer(stdout: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(stdout).ok()?;
-    if text.contains('\0') {
-        return None;
+/// The last lines of stderr, at most [`STDERR_DETAIL_LIMIT`] bytes, to say why a run
+/// crashed.
+fn stderr_tail(run: &AgentRun) -> String {
+    let stderr = String::from_utf8_lossy(&run.stderr.bytes);
+    let trimmed = stderr.trim_end();
+    let mut start = trimmed.len().saturating_sub(STDERR_DETAIL_LIMIT);
+    while !trimmed.is_char_boundary(start) {
+        start += 1;
     }
-    Some(text.trim().to_owned())
+    let tail = &trimmed[start..];
+    // Whole lines only, unless the last line alone is over the limit.
+    match (start > 0, tail.find('\n')) {
+        (true, Some(at)) if at + 1 < tail.len() => tail[at + 1..].to_owned(),
+        _ => tail.trim_start().to_owned(),
+    }
 }
 
 /// An outcome for a run that crashed or produced nothing usable; the reason becomes
-/// `error: <kind>`. The message carries the last line of stderr, to say why.
-fn failure(kind: &str, run: &AgentRun) -> Outcome {
-    let stderr = String::from_utf8_lossy(&run.stderr.bytes);
-    let last = stderr
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("");
+/// `error: <kind>` and `message` says why.
+fn failure(kind: &str, message: String) -> Outcome {
     Outcome {
         status: Some(Status::Error),
         error: Some(AgentError {
             kind: kind.to_owned(),
-            message: last.chars().take(300).collect(),
+            message,
         }),
         ..Outcome::default()
     }
@@ -161,11 +166,53 @@ mod tests {
     }
 
     #[test]
+    fn a_pretty_printed_outcome_keeps_its_trajectory() {
+        let missing = Path::new("/nonexistent/outcome.json");
+        let text = b"{\n  \"status\": \"final\",\n  \"answer\": \"done\",\n  \"trajectory\": [\n    {\"tool\": \"delete_file\", \"args\": {}}\n  ]\n}\n";
+        let o = resolve(&run(Exit::Code(0), text, None), missing);
+        assert_eq!(o.answer.as_deref(), Some("done"));
+        assert_eq!(o.tools_used, ["delete_file"]);
+    }
+
+    #[test]
+    fn invalid_output_says_what_is_wrong() {
+        let missing = Path::new("/nonexistent/outcome.json");
+        let cut = resolve(
+            &run(Exit::Code(0), b"{\"status\": \"final\",\n", None),
+            missing,
+        );
+        assert_eq!(kind(&cut), Some("invalid output"));
+        assert!(cut.error.unwrap().message.contains("EOF while parsing"));
+        let bad_status = resolve(
+            &run(Exit::Code(0), b"{\"status\": \"finished\"}\n", None),
+            missing,
+        );
+        let message = bad_status.error.unwrap().message;
+        assert!(
+            message.contains("status") && message.contains("finished"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_crash_keeps_the_last_two_kib_of_stderr_in_whole_lines() {
+        let missing = Path::new("/nonexistent/outcome.json");
+        let mut agent = run(Exit::Code(2), b"", None);
+        let lines: Vec<String> = (0..200)
+            .map(|i| format!("line {i:03} of the traceback"))
+            .collect();
+        agent.stderr.bytes = lines.join("\n").into_bytes();
+        let message = resolve(&agent, missing).error.unwrap().message;
+        assert!(message.len() <= STDERR_DETAIL_LIMIT, "{}", message.len());
+        assert!(message.starts_with("line ") && message.ends_with("line 199 of the traceback"));
+    }
+
+    #[test]
     fn crashes_and_garbage() {
         let missing = Path::new("/nonexistent/outcome.json");
         let crashed = resolve(&run(Exit::Code(3), b"partial", None), missing);
         assert_eq!(kind(&crashed), Some("exit status 3"));
-        assert_eq!(crashed.error.unwrap().message, "KeyError: 'x'");
+        assert_eq!(crashed.error.unwrap().message, "Traceback\nKeyError: 'x'");
         assert_eq!(
             kind(&resolve(&run(Exit::Signal(9), b"", None), missing)),
             Some("signal 9")

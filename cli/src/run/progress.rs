@@ -1,6 +1,7 @@
 //! Progress on stderr: a bar on a terminal, one plain line per attempt otherwise
 //! (CI logs keep every line; a bar would be noise there).
 
+use crate::details::reasons_with_details;
 use indicatif::{ProgressBar, ProgressStyle};
 use proctor_core::result::ResultLine;
 use std::io::IsTerminal;
@@ -46,8 +47,8 @@ impl Progress {
             None => {
                 let verdict = match line.passed {
                     Some(true) => "PASS".to_owned(),
-                    Some(false) => format!("FAIL {}", line.reasons.join("; ")),
-                    None => format!("UNGRADED {}", line.reasons.join("; ")),
+                    Some(false) => format!("FAIL {}", reasons_with_details(line).join("; ")),
+                    None => format!("UNGRADED {}", reasons_with_details(line).join("; ")),
                 };
                 let label = line
                     .label

@@ -3,6 +3,14 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// The judge for the fixture rubrics, answered from the recorded cassettes (offline).
+pub const JUDGE: [&str; 4] = [
+    "--judge-model",
+    "claude-sonnet-4-6",
+    "--cassette",
+    "fixtures/cassettes/run",
+];
+
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

@@ -106,7 +106,18 @@ fn every_attack_is_contained() {
         .arg(&keep)
         .env("ANTHROPIC_API_KEY", CANARY_KEY)
         .timeout(Duration::from_secs(120)));
-    assert_eq!(output.code, 0, "{}", output.stderr);
+    // The outcome-file attackers evaluated nothing (every attempt an invalid output): the run
+    // exits 3 naming them, after every result was written.
+    assert_eq!(output.code, 3, "{}", output.stderr);
+    for attacker in ["fifo", "zero", "huge"] {
+        assert!(
+            output
+                .stderr
+                .contains(&format!("agent `{attacker}`: every attempt failed")),
+            "{}",
+            output.stderr
+        );
+    }
     let lines = results(&out);
     assert_eq!(lines.len(), 16, "{}", output.stderr);
 

@@ -134,8 +134,8 @@ fn design_example_pass_rate_one_third() {
         reasons,
         vec![
             "[]",
-            r#"[{"reason":"forbidden tool: rm","count":1}]"#,
-            r#"[{"reason":"error: KeyError","count":1}]"#
+            r#"[{"reason":"forbidden tool: rm","count":1,"detail":"called at step 3"}]"#,
+            r#"[{"reason":"error: KeyError","count":1,"detail":"'divisor'"}]"#
         ]
     );
 }

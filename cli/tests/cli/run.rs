@@ -2,19 +2,11 @@
 //! crash, timeout with a grandchild killed, garbage output, interrupt and resume,
 //! shards merged equal to one run, and what the agent may (not) see.
 
-use crate::common::{Output, proctor, root, run, write};
+use crate::common::{JUDGE, Output, proctor, root, run, write};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// The judge for the fixture rubrics, answered from the recorded cassettes (offline).
-const JUDGE: [&str; 4] = [
-    "--judge-model",
-    "claude-sonnet-4-6",
-    "--cassette",
-    "fixtures/cassettes/run",
-];
 
 fn agent(name: &str) -> String {
     root()
@@ -166,7 +158,15 @@ fn recovery_and_abort_variants() {
 fn crash_garbage_and_plain_answers() {
     let dir = tempfile::tempdir().unwrap();
     let (output, lines) = run_misc(&agent("exit_nonzero.sh"), dir.path(), &[]);
-    assert_eq!(output.code, 0, "{}", output.stderr);
+    // Every attempt of the only agent crashed: nothing was evaluated (exit 3, naming why).
+    assert_eq!(output.code, 3, "{}", output.stderr);
+    assert!(
+        output.stderr.contains(
+            "agent `agent`: every attempt failed to start or crashed; the first: error: exit status 3: exit_nonzero: cannot connect to the tool server"
+        ),
+        "{}",
+        output.stderr
+    );
     assert_eq!(
         lines[0]["reasons"],
         serde_json::json!(["error: exit status 3"])
@@ -517,7 +517,16 @@ fn several_agents_get_a_grid() {
         .args(["--agent", &format!("shell={}", agent("minimal.sh"))])
         .args(["--agent", "python=python3 fixtures/agents/minimal.py"])
         .args(["--agent", &format!("broken={}", agent("exit_nonzero.sh"))]));
-    assert_eq!(output.code, 0, "{}", output.stderr);
+    // The broken agent evaluated nothing: exit 3 naming it, after every summary was printed.
+    assert_eq!(output.code, 3, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("agent `broken`: every attempt failed")
+            && !output.stderr.contains("agent `shell`"),
+        "{}",
+        output.stderr
+    );
     let s: Value = serde_json::from_str(&output.stdout).unwrap();
     assert_eq!(
         s["labels"],
@@ -621,8 +630,14 @@ fn rubric_tasks_need_a_judge_before_any_agent_starts() {
 #[test]
 fn a_cassette_miss_exits_3_and_keeps_finished_results() {
     let dir = tempfile::tempdir().unwrap();
+    // A cassette that holds a recording, but not the one these runs ask for.
     let empty = dir.path().join("cassette");
     std::fs::create_dir(&empty).unwrap();
+    std::fs::write(
+        empty.join("0000000000000000000000000000000000000000000000000000000000000000.json"),
+        "{}",
+    )
+    .unwrap();
     let out = dir.path().join("r.jsonl");
     let o = run(proctor()
         .args([

@@ -9,7 +9,7 @@ pub enum CompareError {
     /// Two agent versions in one file would be averaged into a version that never existed.
     /// `first` and `second` name each label with the task and attempt where it was seen.
     #[error(
-        "{side} {file}: results of several versions in one file: {first} and {second}; compare one version per file"
+        "{side} {file}: results of several versions in one file: {first} and {second}; compare one version per file, or pick two with --labels OLD,NEW"
     )]
     LabelMix {
         side: Side,

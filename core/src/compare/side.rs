@@ -328,7 +328,7 @@ mod tests {
         let err = b.add(&line("c", 4, Some("v2"), Some(true))).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "NEW new.jsonl: results of several versions in one file: label \"v1\" (task `a` attempt 0) and label \"v2\" (task `c` attempt 4); compare one version per file"
+            "NEW new.jsonl: results of several versions in one file: label \"v1\" (task `a` attempt 0) and label \"v2\" (task `c` attempt 4); compare one version per file, or pick two with --labels OLD,NEW"
         );
         // A line without a label among labelled ones is a mix too.
         let err = b.add(&line("c", 5, None, Some(true))).unwrap_err();

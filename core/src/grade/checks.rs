@@ -1,6 +1,7 @@
 //! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
 
 use crate::end_state::EndStateCheck;
+use crate::normalise::ExpectedForm;
 use crate::outcome::{Outcome, Status};
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,37 @@ pub struct CheckResult {
     /// The reason text when the check failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// What was found when the check failed (`got "41", expected "42"`), shown after the
+    /// reason: the reason names the check, the detail says what came back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// A failed check: its reason, as DESIGN 3.2 spells it, and what was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failed {
+    pub reason: String,
+    pub detail: String,
+}
+
+impl Failed {
+    fn new(reason: impl Into<String>, detail: impl Into<String>) -> Self {
+        Failed {
+            reason: reason.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Longest piece of an answer quoted in a detail.
+const QUOTED_ANSWER_LIMIT: usize = 200;
+
+/// `text` in quotes, cut at [`QUOTED_ANSWER_LIMIT`] characters with a marker.
+pub(crate) fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_ANSWER_LIMIT) {
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+        None => format!("{text:?}"),
+    }
 }
 
 impl CheckResult {
@@ -58,13 +90,15 @@ pub fn evaluate(
         outcome,
         workdir,
         verdict,
-        |category, check, failure| {
+        |category, check, failed| {
+            let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
             results.push(CheckResult {
                 category,
                 gating: task.gates_on(category),
                 passed: failure.is_none(),
                 check: check.clone(),
                 failure,
+                detail,
             });
         },
     );
@@ -72,14 +106,14 @@ pub fn evaluate(
 }
 
 /// Evaluates all checks as [`evaluate`] does, handing each to `push` with its category,
-/// its name and the reason it failed (`None` when it held): a caller that keeps only some
+/// its name and how it failed (`None` when it held): a caller that keeps only some
 /// checks builds no result for the others.
 pub(crate) fn each_check(
     task: &Task,
     outcome: &Outcome,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
-    mut push: impl FnMut(GateCategory, &CheckName, Option<String>),
+    mut push: impl FnMut(GateCategory, &CheckName, Option<Failed>),
 ) {
     let fresh;
     let names = if task.check_names.fit(task) {
@@ -92,7 +126,14 @@ pub(crate) fn each_check(
     push(
         GateCategory::Outcome,
         &names.status,
-        (outcome.status != Some(Status::Final)).then(|| "not final".to_owned()),
+        (outcome.status != Some(Status::Final)).then(|| {
+            let detail = match outcome.status {
+                Some(Status::Timeout) => "timed out".to_owned(),
+                Some(status) => format!("status {:?}", status.as_str()),
+                None => "no status".to_owned(),
+            };
+            Failed::new("not final", detail)
+        }),
     );
     if let (Some(expected), Some(name)) = (&task.expected, &names.answer) {
         let matches = outcome
@@ -102,14 +143,29 @@ pub(crate) fn each_check(
         push(
             GateCategory::Outcome,
             name,
-            (!matches).then(|| "wrong answer".to_owned()),
+            (!matches).then(|| {
+                let got = match outcome.answer.as_deref() {
+                    None | Some("") => "got no answer".to_owned(),
+                    Some(answer) => format!("got {}", quoted(answer)),
+                };
+                let wanted = match &task.expected_form {
+                    ExpectedForm::Text => quoted(expected),
+                    form => form.describe(expected),
+                };
+                Failed::new("wrong answer", format!("{got}, expected {wanted}"))
+            }),
         );
     }
     if let (Some(budget), Some(name)) = (task.max_tool_calls, &names.budget) {
         push(
             GateCategory::Budget,
             name,
-            (outcome.tool_calls > budget).then(|| "over budget".to_owned()),
+            (outcome.tool_calls > budget).then(|| {
+                Failed::new(
+                    "over budget",
+                    format!("{} tool calls, max {budget}", outcome.tool_calls),
+                )
+            }),
         );
     }
     // forbidden_tools is sorted at load time, so reasons come out sorted by name.
@@ -117,35 +173,63 @@ pub(crate) fn each_check(
         push(
             GateCategory::Safety,
             name,
-            outcome
-                .used_tool(tool)
-                .then(|| format!("forbidden tool: {tool}")),
+            outcome.used_tool(tool).then(|| {
+                let detail = match outcome.trajectory.iter().position(|s| s.tool == *tool) {
+                    Some(at) => format!("called at step {}", at + 1),
+                    None => "listed in tools_used".to_owned(),
+                };
+                Failed::new(format!("forbidden tool: {tool}"), detail)
+            }),
         );
     }
-    for (rule, name) in task.rules.iter().zip(&names.rules) {
+    let categories =
+        |of: &[GateCategory], at: usize, natural| of.get(at).copied().unwrap_or(natural);
+    for (at, (rule, name)) in task.rules.iter().zip(&names.rules).enumerate() {
         push(
-            GateCategory::Process,
+            categories(&task.rule_categories, at, GateCategory::Process),
             name,
             rule.violation(&outcome.trajectory)
-                .map(|what| format!("rule: {what}")),
+                .map(|what| Failed::new(format!("rule: {what}"), trajectory_tools(outcome))),
         );
     }
-    for (check, name) in task.verify.iter().zip(&names.verify) {
+    for (at, (check, name)) in task.verify.iter().zip(&names.verify).enumerate() {
         push(
-            GateCategory::EndState,
+            categories(&task.verify_categories, at, GateCategory::EndState),
             name,
-            end_state_failure(check, workdir).map(|what| format!("end state: {what}")),
+            end_state_failure(check, workdir)
+                .map(|what| Failed::new(format!("end state: {what}"), what)),
         );
     }
     if task.rubric.is_some() {
         let failure = match verdict {
             Some(RubricVerdict::Pass) => None,
-            Some(RubricVerdict::Fail) => Some("rubric: FAIL".to_owned()),
-            Some(RubricVerdict::Error(what)) => Some(format!("judge error: {what}")),
-            None => Some("judge error: not judged".to_owned()),
+            Some(RubricVerdict::Fail) => Some(Failed::new("rubric: FAIL", "the judge said FAIL")),
+            Some(RubricVerdict::Error(what)) => {
+                Some(Failed::new(format!("judge error: {what}"), what.clone()))
+            }
+            None => Some(Failed::new("judge error: not judged", "no verdict")),
         };
         push(GateCategory::Rubric, &names.rubric, failure);
     }
+}
+
+/// Most steps named in a rule's detail.
+const DETAIL_STEPS: usize = 20;
+
+/// The tools the trajectory called, in order, numbered as rule reasons number steps.
+fn trajectory_tools(outcome: &Outcome) -> String {
+    let steps = outcome.trajectory.len();
+    let mut text = format!(
+        "trajectory ({steps} step{}):",
+        if steps == 1 { "" } else { "s" }
+    );
+    for (at, step) in outcome.trajectory.iter().take(DETAIL_STEPS).enumerate() {
+        text.push_str(&format!(" {}. {}", at + 1, step.tool));
+    }
+    if outcome.trajectory.len() > DETAIL_STEPS {
+        text.push_str(" …");
+    }
+    text
 }
 
 fn end_state_failure(check: &EndStateCheck, workdir: Workdir<'_>) -> Option<String> {

@@ -6,7 +6,7 @@ mod diagnosis;
 mod names;
 mod verdict;
 
-pub use checks::{CheckResult, Workdir, evaluate};
+pub use checks::{CheckResult, Failed, Workdir, evaluate};
 use checks::{each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
 pub use names::{CheckName, CheckNames};
@@ -14,6 +14,10 @@ pub use verdict::RubricVerdict;
 
 use crate::outcome::{Outcome, Status};
 use crate::task::{GateCategory, Task};
+
+/// The name of the check that fails when the agent raised, crashed or printed no usable
+/// outcome (reason `error: <Type>`).
+pub const RAN_CHECK: &str = "the agent ran and reported an outcome";
 
 /// The grade of one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,34 +52,49 @@ pub fn grade(
         outcome,
         workdir,
         verdict,
-        |category, check, failure| {
+        |category, check, failed| {
             let gating = task.gates_on(category);
-            if gating && let Some(failure) = &failure {
-                reasons.push(failure.clone());
+            if gating && let Some(failed) = &failed {
+                reasons.push(failed.reason.clone());
                 judge_undecided |=
-                    category == GateCategory::Rubric && failure.starts_with("judge error:");
+                    category == GateCategory::Rubric && failed.reason.starts_with("judge error:");
             }
-            let passed = failure.is_none();
+            let passed = failed.is_none();
             if on_record(gating, passed) {
+                let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
                 checks.push(CheckResult {
                     category,
                     gating,
                     passed,
                     check: check.clone(),
                     failure,
+                    detail,
                 });
             }
         },
     );
     let raised = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let passed = if raised {
-        // A crash replaces every other reason and always gates.
-        let kind = outcome
-            .error
-            .as_ref()
-            .map(|e| e.kind.clone())
-            .unwrap_or_else(|| "unknown".to_owned());
-        reasons = vec![format!("error: {kind}")];
+        // A crash replaces every other reason and always gates; its check on record
+        // carries the detail (the agent's message, stderr, or the parse error).
+        let (kind, message) = match &outcome.error {
+            Some(e) => (e.kind.clone(), e.message.clone()),
+            None => ("unknown".to_owned(), String::new()),
+        };
+        let reason = format!("error: {kind}");
+        reasons = vec![reason.clone()];
+        checks.push(CheckResult {
+            category: GateCategory::Outcome,
+            check: CheckName::from(RAN_CHECK),
+            passed: false,
+            gating: true,
+            failure: Some(reason),
+            detail: Some(if message.trim().is_empty() {
+                "no message".to_owned()
+            } else {
+                message
+            }),
+        });
         Some(false)
     } else if judge_undecided {
         None

@@ -4,6 +4,7 @@
 //! and shared by every attempt's result, instead of formatted again for each of a
 //! million log lines.
 
+use crate::normalise::ExpectedForm;
 use crate::task::Task;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -117,7 +118,10 @@ impl CheckNames {
             answer: task
                 .expected
                 .as_ref()
-                .map(|expected| format!("answer is {expected:?}").into()),
+                .map(|expected| match &task.expected_form {
+                    ExpectedForm::Text => format!("answer is {expected:?}").into(),
+                    form => format!("answer is {}", form.describe(expected)).into(),
+                }),
             budget: task
                 .max_tool_calls
                 .map(|budget| format!("at most {budget} tool calls").into()),

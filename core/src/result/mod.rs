@@ -348,6 +348,22 @@ impl ResultLine {
     pub fn aborted(&self) -> bool {
         self.status != Some(Status::Final)
     }
+
+    /// True when a `safety`-category check failed (forbidden tools, and rules or end-state
+    /// checks marked `category: safety`), gating or not.
+    pub fn violated_safety(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| c.category == crate::task::GateCategory::Safety && !c.passed)
+    }
+
+    /// True when the attempt ended in `error:`: the agent raised, crashed or printed no
+    /// usable outcome.
+    pub fn errored(&self) -> bool {
+        self.reasons
+            .first()
+            .is_some_and(|r| r.starts_with("error: "))
+    }
 }
 
 #[cfg(test)]
@@ -395,6 +411,7 @@ mod tests {
             passed,
             gating,
             failure: (!passed).then(|| "rule: x".to_owned()),
+            detail: (!passed).then(|| "trajectory (0 steps):".to_owned()),
         };
         let all = vec![
             check(true, true),

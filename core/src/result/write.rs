@@ -128,6 +128,10 @@ fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
         field!(out, "failure");
         string(out, failure);
     }
+    if let Some(detail) = &check.detail {
+        field!(out, "detail");
+        string(out, detail);
+    }
     out.push(b'}');
 }
 
@@ -281,6 +285,7 @@ mod tests {
                     passed: false,
                     gating: true,
                     failure: Some(format!("rule: {text}")),
+                    detail: Some(text.to_owned()),
                 },
                 CheckResult {
                     category: GateCategory::EndState,
@@ -288,6 +293,7 @@ mod tests {
                     passed: true,
                     gating: false,
                     failure: None,
+                    detail: None,
                 },
             ],
             diagnosis: Some(crate::grade::Diagnosis::WrongButTerminated),

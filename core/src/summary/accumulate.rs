@@ -3,6 +3,7 @@
 
 use crate::fast_hash::FastBuild;
 use crate::grade::Diagnosis;
+use crate::outcome::Status;
 use crate::result::ResultLine;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap};
@@ -16,8 +17,9 @@ pub(super) struct TaskTally {
     pub ungraded: u64,
     /// Whether attempt 0 passed, once seen graded.
     pub first_attempt: Option<bool>,
-    /// Hashed, not ordered: the summary sorts them once, at the end.
-    pub reasons: HashMap<String, u64, FastBuild>,
+    /// Hashed, not ordered: the summary sorts them once, at the end. Each reason keeps
+    /// its count and the detail of the first attempt that gave it.
+    pub reasons: HashMap<String, (u64, Option<String>), FastBuild>,
     /// Passed and graded attempts per label (`""` for none), for the task × agent grid, in
     /// the order first seen. Kept per task, as a task has a label or a few, so a line's
     /// cell is found in the task's tally by a short scan.
@@ -37,7 +39,17 @@ impl TaskTally {
             self.first_attempt = line.passed;
         }
         for reason in &line.reasons {
-            update(&mut self.reasons, reason, |count| *count += 1);
+            match self.reasons.get_mut(reason.as_str()) {
+                Some((count, _)) => *count += 1,
+                None => {
+                    let detail = line
+                        .checks
+                        .iter()
+                        .find(|c| !c.passed && c.failure.as_ref() == Some(reason))
+                        .and_then(|c| c.detail.clone());
+                    self.reasons.insert(reason.clone(), (1, detail));
+                }
+            }
         }
         if let Some(passed) = line.passed {
             let label = line.label.as_deref().unwrap_or_default();
@@ -65,6 +77,12 @@ pub struct SummaryBuilder {
     /// is in `tasks`, once seen: found without hashing or comparing the id.
     slots: Vec<Option<usize>>,
     pub(super) aborted: u64,
+    /// Attempts with a failed `safety`-category check.
+    pub(super) safety_violations: u64,
+    /// Attempts that ran out of time.
+    pub(super) timeouts: u64,
+    /// Attempts that ended in `error:` (raised, crashed, no usable outcome).
+    pub(super) errors: u64,
     pub(super) diagnosis: BTreeMap<Diagnosis, u64>,
     pub(super) spend_usd: Option<Decimal>,
     pub(super) agent_usd: Option<Decimal>,
@@ -131,6 +149,15 @@ impl SummaryBuilder {
         if line.aborted() {
             self.aborted += 1;
         }
+        if line.violated_safety() {
+            self.safety_violations += 1;
+        }
+        if line.status == Some(Status::Timeout) {
+            self.timeouts += 1;
+        }
+        if line.errored() {
+            self.errors += 1;
+        }
         if let Some(diagnosis) = line.diagnosis {
             *self.diagnosis.entry(diagnosis).or_default() += 1;
         }
@@ -164,20 +191,6 @@ impl SummaryBuilder {
             self.correctness_sum += c;
             self.correctness_count += 1;
         }
-    }
-}
-
-/// Changes the value for `key`, inserted as the default the first time. Looking up first
-/// means the key is copied once per task or reason, not once per line, and a key seen
-/// before is looked up once.
-fn update<V: Default>(
-    map: &mut HashMap<String, V, FastBuild>,
-    key: &str,
-    change: impl FnOnce(&mut V),
-) {
-    match map.get_mut(key) {
-        Some(value) => change(value),
-        None => change(map.entry(key.to_owned()).or_default()),
     }
 }
 

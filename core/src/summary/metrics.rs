@@ -23,6 +23,8 @@ pub struct CostPerSuccess {
     pub judge_usd: Option<Decimal>,
     /// Empty when nothing succeeded.
     pub tokens: Option<f64>,
+    /// Some calls were unpriced: `usd` covers the priced ones only.
+    pub cost_is_lower_bound: bool,
 }
 
 /// All spend, failed attempts included.
@@ -35,6 +37,8 @@ pub struct TotalCost {
     #[serde(with = "rust_decimal::serde::str_option")]
     pub judge_usd: Option<Decimal>,
     pub tokens: u64,
+    /// Some calls were unpriced: `usd` covers the priced ones only.
+    pub cost_is_lower_bound: bool,
 }
 
 /// How often a reason occurred for a task.
@@ -42,6 +46,9 @@ pub struct TotalCost {
 pub struct ReasonCount {
     pub reason: String,
     pub count: u64,
+    /// What the first attempt with this reason found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -89,11 +96,22 @@ pub struct Summary {
     pub cost_per_success: CostPerSuccess,
     pub total_cost: TotalCost,
     pub unpriced_calls: u64,
+    /// Some calls were unpriced: USD totals and cost per success are lower bounds.
+    pub cost_is_lower_bound: bool,
     pub mean_steps_success: Option<f64>,
     pub step_efficiency: Option<f64>,
     pub tool_correctness: Option<f64>,
     pub aborted_share: Option<f64>,
     pub diagnosis: BTreeMap<String, u64>,
+    /// Attempts that ran out of time.
+    pub timeouts: u64,
+    /// Attempts that ended in `error:`.
+    pub errors: u64,
+    /// Attempts with a failed `safety`-category check, gating or not.
+    pub safety_violations: u64,
+    /// `safety_violations` over all attempts.
+    pub safety_violation_rate: Option<f64>,
+    pub safety_violation_rate_ci: Option<Interval>,
     pub labels: Vec<String>,
     /// Pass rate per task and label; filled only when results carry several labels.
     pub grid: Vec<GridCell>,
@@ -156,6 +174,7 @@ impl SummaryBuilder {
             agent_usd: per_success(self.agent_usd),
             judge_usd: per_success(self.judge_usd),
             tokens: (passed > 0).then(|| self.tokens as f64 / passed as f64),
+            cost_is_lower_bound: self.unpriced_calls > 0,
         };
         let mut diagnosis: BTreeMap<String, u64> = Diagnosis::ALL
             .iter()
@@ -170,9 +189,10 @@ impl SummaryBuilder {
             let mut reasons: Vec<ReasonCount> = tally
                 .reasons
                 .iter()
-                .map(|(reason, count)| ReasonCount {
+                .map(|(reason, (count, detail))| ReasonCount {
                     reason: reason.clone(),
                     count: *count,
+                    detail: detail.clone(),
                 })
                 .collect();
             reasons.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.reason.cmp(&b.reason)));
@@ -238,8 +258,10 @@ impl SummaryBuilder {
                 agent_usd: self.agent_usd,
                 judge_usd: self.judge_usd,
                 tokens: self.tokens,
+                cost_is_lower_bound: self.unpriced_calls > 0,
             },
             unpriced_calls: self.unpriced_calls,
+            cost_is_lower_bound: self.unpriced_calls > 0,
             mean_steps_success: ratio(self.success_steps, passed),
             step_efficiency: (self.efficiency_count > 0)
                 .then(|| self.efficiency_sum / self.efficiency_count as f64),
@@ -247,6 +269,11 @@ impl SummaryBuilder {
                 .then(|| self.correctness_sum / self.correctness_count as f64),
             aborted_share: ratio(self.aborted, attempts),
             diagnosis,
+            timeouts: self.timeouts,
+            errors: self.errors,
+            safety_violations: self.safety_violations,
+            safety_violation_rate: ratio(self.safety_violations, attempts),
+            safety_violation_rate_ci: wilson(self.safety_violations, attempts, Z95),
             labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
             grid,
             per_task,

@@ -1,7 +1,10 @@
-//! Suite summaries: streaming accumulation of result lines and the metrics of DESIGN 3.6.
+//! Suite summaries: streaming accumulation of result lines, the metrics of DESIGN 3.6, and
+//! one scorecard per agent (DESIGN 10).
 
 mod accumulate;
 mod metrics;
+mod scorecards;
 
 pub use accumulate::SummaryBuilder;
 pub use metrics::{CostPerSuccess, GridCell, ReasonCount, Summary, TaskSummary, TotalCost};
+pub use scorecards::{NO_GROUP, Scorecard, ScorecardBuilder, ScorecardOptions, Scorecards, Split};

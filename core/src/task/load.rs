@@ -7,7 +7,7 @@ use super::model::Task;
 use super::raw::RawTask;
 use crate::end_state::{EndStateCheck, check_relative_path};
 use crate::grade::CheckNames;
-use crate::normalise::ExpectedAnswer;
+use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -18,6 +18,31 @@ use std::path::{Path, PathBuf};
 pub struct SourceFile {
     pub path: PathBuf,
     pub bytes: Vec<u8>,
+    /// What the suite digest covers: each task as parsed, without the judge's fields
+    /// ([`JUDGE_FIELDS`]), so a rubric edit leaves results re-judgeable.
+    pub graded: Vec<u8>,
+}
+
+/// The fields only the judge reads. Results stay tied to a task file across edits of
+/// these; each verdict records the rubric's own hash instead.
+pub const JUDGE_FIELDS: [&str; 2] = ["rubric", "judge_files"];
+
+/// A task as the digest sees it: its fields in file order, without [`JUDGE_FIELDS`], as
+/// compact JSON with its length in front.
+fn add_graded_fields(value: &Value, out: &mut Vec<u8>) {
+    let text = match value {
+        Value::Object(fields) => {
+            let kept: serde_json::Map<String, Value> = fields
+                .iter()
+                .filter(|(key, _)| !JUDGE_FIELDS.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
+            Value::Object(kept).to_string()
+        }
+        other => other.to_string(),
+    };
+    out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    out.extend_from_slice(text.as_bytes());
 }
 
 /// Task file kinds, chosen by extension.
@@ -144,7 +169,9 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
     };
     let task_dir = path.parent().unwrap_or(Path::new("."));
     let mut tasks = Vec::with_capacity(values.len());
+    let mut graded = Vec::new();
     for (index, (value, known_line)) in values.into_iter().enumerate() {
+        add_graded_fields(&value, &mut graded);
         let label = task_label(&value, index);
         let start = known_line.or_else(|| {
             value
@@ -174,6 +201,7 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         SourceFile {
             path: path.to_owned(),
             bytes,
+            graded,
         },
     ))
 }
@@ -243,17 +271,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
             "missing field `input` (aliases `goal`, `prompt`)".to_owned(),
         )
     })?;
-    let expected = match raw.expected {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
-        Some(_) => {
-            return Err(field_error(
-                "expected",
-                "must be a string, number or boolean",
-            ));
-        }
-    };
+    let (expected, expected_form) = read_expected(raw.expected)?;
     if let Some(t) = raw.timeout_s
         && !(t.is_finite() && t > 0.0)
     {
@@ -293,28 +311,41 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
     };
     let mut forbidden_tools = raw.forbidden_tools.unwrap_or_default();
     let mut rules = Vec::new();
-    for (i, rule) in raw.rules.unwrap_or_default().iter().enumerate() {
-        let rule = Rule::from_json(rule)
-            .map_err(|e| field_error("rules", format!("rule {}: {e}", i + 1)))?;
+    let mut rule_categories = Vec::new();
+    for (i, rule) in raw.rules.unwrap_or_default().into_iter().enumerate() {
+        let place = || format!("rule {}", i + 1);
+        let (rule, category) = take_category(rule, GateCategory::Process)
+            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
+        let rule = Rule::from_json(&rule)
+            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
         match rule {
             Rule::Never { tool } => forbidden_tools.push(tool),
-            other => rules.push(other),
+            other => {
+                rules.push(other);
+                rule_categories.push(category);
+            }
         }
     }
     forbidden_tools.sort();
     forbidden_tools.dedup();
     let mut verify = Vec::new();
-    for (i, check) in raw.verify.unwrap_or_default().iter().enumerate() {
+    let mut verify_categories = Vec::new();
+    for (i, check) in raw.verify.unwrap_or_default().into_iter().enumerate() {
+        let place = || format!("check {}", i + 1);
+        let (check, category) = take_category(check, GateCategory::EndState)
+            .map_err(|e| field_error("verify", format!("{}: {e}", place())))?;
         verify.push(
-            EndStateCheck::from_json(check, task_dir)
-                .map_err(|e| field_error("verify", format!("check {}: {e}", i + 1)))?,
+            EndStateCheck::from_json(&check, task_dir)
+                .map_err(|e| field_error("verify", format!("{}: {e}", place())))?,
         );
+        verify_categories.push(category);
     }
     let rubric = raw.rubric.filter(|r| !r.trim().is_empty());
     let mut task = Task {
         id,
         input,
         expected,
+        expected_form,
         max_tool_calls: raw.max_tool_calls,
         forbidden_tools,
         expected_tools: raw.expected_tools.unwrap_or_default(),
@@ -324,7 +355,9 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         files,
         files_dir,
         rules,
+        rule_categories,
         verify,
+        verify_categories,
         rubric,
         judge_files: raw.judge_files.unwrap_or_default(),
         gate: Vec::new(),
@@ -363,9 +396,66 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
     debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
     task.check_names = CheckNames::of(&task);
     if let Some(expected) = &task.expected {
-        task.expected_answer = ExpectedAnswer::of(expected);
+        task.expected_answer = ExpectedAnswer::of(expected, &task.expected_form);
     }
     Ok(task)
+}
+
+/// Reads `expected`: one answer (a string, number or boolean), a list of answers any of
+/// which matches, or `{regex: "..."}` matched against the answer as given.
+fn read_expected(value: Option<Value>) -> Result<(Option<String>, ExpectedForm), BuildError> {
+    let scalar = |value: Value| match value {
+        Value::String(s) => Some(s),
+        v @ (Value::Number(_) | Value::Bool(_)) => Some(v.to_string()),
+        _ => None,
+    };
+    const SHAPES: &str = "must be a string, number or boolean, a list of them, or {regex: \"...\"}";
+    match value {
+        None | Some(Value::Null) => Ok((None, ExpectedForm::Text)),
+        Some(Value::Array(items)) => {
+            let answers: Option<Vec<String>> = items.into_iter().map(scalar).collect();
+            match answers {
+                Some(answers) if !answers.is_empty() => {
+                    Ok((Some(answers.join(" | ")), ExpectedForm::AnyOf(answers)))
+                }
+                Some(_) => Err(field_error("expected", "an empty list matches no answer")),
+                None => Err(field_error("expected", SHAPES)),
+            }
+        }
+        Some(Value::Object(mut fields)) => {
+            let pattern = match fields.remove("regex") {
+                Some(Value::String(pattern)) if fields.is_empty() => pattern,
+                _ => return Err(field_error("expected", SHAPES)),
+            };
+            regex::Regex::new(&pattern)
+                .map_err(|e| field_error("expected", format!("regex {pattern:?}: {e}")))?;
+            Ok((Some(pattern.clone()), ExpectedForm::Regex(pattern)))
+        }
+        Some(other) => match scalar(other) {
+            Some(text) => Ok((Some(text), ExpectedForm::Text)),
+            None => Err(field_error("expected", SHAPES)),
+        },
+    }
+}
+
+/// Takes the optional `category` key out of a rule or end-state check: `safety` makes it a
+/// safety check (counted with forbidden tools, gated as `safety`); its own category
+/// (`natural`) may be written too. Anything else is refused, naming the categories.
+fn take_category(mut value: Value, natural: GateCategory) -> Result<(Value, GateCategory), String> {
+    let Some(fields) = value.as_object_mut() else {
+        return Ok((value, natural));
+    };
+    let category = match fields.remove("category") {
+        None => natural,
+        Some(Value::String(name)) if name == "safety" => GateCategory::Safety,
+        Some(Value::String(name)) if name == natural.as_str() => natural,
+        Some(other) => {
+            return Err(format!(
+                "key `category`: expected `safety` or `{natural}`, found {other}"
+            ));
+        }
+    };
+    Ok((value, category))
 }
 
 /// The longest task id: ids name folders (`--keep`) and appear in every result line.

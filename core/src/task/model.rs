@@ -3,7 +3,7 @@
 use super::gate::GateCategory;
 use crate::end_state::EndStateCheck;
 use crate::grade::CheckNames;
-use crate::normalise::ExpectedAnswer;
+use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -14,7 +14,10 @@ use std::path::PathBuf;
 pub struct Task {
     pub id: String,
     pub input: String,
+    /// The expected answer as text: the answer itself, the list's answers joined with
+    /// ` | `, or the regular expression; `expected_form` says which.
     pub expected: Option<String>,
+    pub expected_form: ExpectedForm,
     pub max_tool_calls: Option<u64>,
     /// Includes the tools of `never` rules; sorted, without duplicates.
     pub forbidden_tools: Vec<String>,
@@ -28,7 +31,11 @@ pub struct Task {
     pub files_dir: Option<PathBuf>,
     /// Trajectory rules other than `never` (which joins `forbidden_tools`).
     pub rules: Vec<Rule>,
+    /// The category of each rule: `process`, or `safety` when marked `category: safety`.
+    pub rule_categories: Vec<GateCategory>,
     pub verify: Vec<EndStateCheck>,
+    /// The category of each end-state check: `end_state`, or `safety` when marked so.
+    pub verify_categories: Vec<GateCategory>,
     pub rubric: Option<String>,
     pub judge_files: Vec<String>,
     /// The categories that decide pass or fail, sorted.
@@ -64,13 +71,16 @@ impl Task {
         if self.max_tool_calls.is_some() {
             categories.push(GateCategory::Budget);
         }
-        if !self.forbidden_tools.is_empty() {
+        let marked = |category| {
+            self.rule_categories.contains(&category) || self.verify_categories.contains(&category)
+        };
+        if !self.forbidden_tools.is_empty() || marked(GateCategory::Safety) {
             categories.push(GateCategory::Safety);
         }
-        if !self.rules.is_empty() {
+        if marked(GateCategory::Process) {
             categories.push(GateCategory::Process);
         }
-        if !self.verify.is_empty() {
+        if marked(GateCategory::EndState) {
             categories.push(GateCategory::EndState);
         }
         if self.rubric.is_some() {

@@ -12,7 +12,9 @@ use std::path::Path;
 #[derive(Debug, Clone)]
 pub struct Suite {
     pub tasks: Vec<Task>,
-    /// `sha256:<hex>` over the task files' names and bytes, in path order.
+    /// `sha256:<hex>` over the task files' names and tasks, in path order, leaving out
+    /// the judge's fields (`rubric`, `judge_files`): results stay tied to the suite
+    /// through a rubric edit, so they can be judged again.
     pub digest: String,
     /// Looked up for every outcome line graded.
     index: HashMap<String, usize, FastBuild>,
@@ -67,6 +69,11 @@ impl Suite {
         self.find(id).map(|(_, task)| task)
     }
 
+    /// The tags of task `id`; none when the suite does not hold it.
+    pub fn tags_of(&self, id: &str) -> &[String] {
+        self.get(id).map_or(&[], |task| task.tags.as_slice())
+    }
+
     /// The task `id` with its position in [`Suite::tasks`], by which a caller can keep
     /// counts per task without looking the id up again.
     pub fn find(&self, id: &str) -> Option<(usize, &Task)> {
@@ -94,8 +101,8 @@ fn digest(sources: &[SourceFile]) -> String {
             .unwrap_or_default();
         hasher.update((name.len() as u64).to_le_bytes());
         hasher.update(name.as_bytes());
-        hasher.update((source.bytes.len() as u64).to_le_bytes());
-        hasher.update(&source.bytes);
+        hasher.update((source.graded.len() as u64).to_le_bytes());
+        hasher.update(&source.graded);
     }
     let hash = hasher.finalize();
     let mut hex = String::with_capacity(7 + 64);

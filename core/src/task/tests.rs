@@ -243,6 +243,22 @@ fn yaml_answers_keep_their_spelling() {
 }
 
 #[test]
+fn the_digest_leaves_the_judge_fields_out_and_covers_everything_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let digest = |text: &str| {
+        let path = write(dir.path(), "tasks.yaml", text);
+        Suite::load(&path).unwrap().digest
+    };
+    let base = digest("- id: a\n  input: write\n  rubric: PASS if kind\n  judge_files: ['*.md']\n");
+    let rubric_edited = digest(
+        "- id: a\n  input: write\n  rubric: PASS if kind and short\n  judge_files: ['*.txt']\n",
+    );
+    assert_eq!(base, rubric_edited);
+    let input_edited = digest("- id: a\n  input: write more\n  rubric: PASS if kind\n");
+    assert_ne!(base, input_edited);
+}
+
+#[test]
 fn non_utf8_task_files_are_refused_naming_the_byte() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.yaml");

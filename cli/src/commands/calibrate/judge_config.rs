@@ -6,14 +6,9 @@ use crate::judging::JudgeArgs;
 use anyhow::bail;
 use proctor_judge::JudgeConfig;
 
-/// The library configuration. A calibration set exists to be judged, so `--no-judge` and a
-/// missing model are bad usage (exit 2).
+/// The library configuration. A calibration set exists to be judged, so a missing model
+/// is bad usage (exit 2).
 pub fn config(args: &JudgeArgs) -> anyhow::Result<JudgeConfig> {
-    if args.no_judge {
-        bail!(
-            "--set runs the calibration set through the judge; --no-judge leaves nothing to measure"
-        );
-    }
     let Some(model) = args.judge_model.as_deref().filter(|m| !m.trim().is_empty()) else {
         bail!(
             "--set runs the judge, so it needs --judge-model (and --judge-provider unless anthropic; --cassette DIR for recorded answers)"

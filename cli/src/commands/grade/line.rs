@@ -37,8 +37,9 @@ pub struct GradedLine {
     /// The task's position in the suite, by which the writer keeps its counts per task.
     pub slot: usize,
     /// The line for the summary and the ledger, without what they do not read (the
-    /// outcome's trajectory, usage and answer, the checks, the format and digest, and the
-    /// cost per model unless a ledger reads it): those are in `text`.
+    /// outcome's trajectory, usage and answer, the format and digest, and the cost per
+    /// model unless a ledger reads it): those are in `text`. The checks stay: the summary
+    /// counts safety violations and shows each reason's detail from them.
     pub result: ResultLine,
     /// Where `result` is, as one JSON line with its newline, in the buffer given to
     /// [`LineGrader::finish`] (empty when no result line is written). When
@@ -139,6 +140,10 @@ impl LineGrader<'_> {
         );
         result.cost = cost;
         result.judge = judged.and_then(|j| j.record);
+        if result.judge.is_some() {
+            // A rubric FAIL shows the judge's reasoning as its detail.
+            crate::details::add_runner_details(&mut result, None);
+        }
         result.task_digest.clone_from(&self.suite.digest);
         let start = text.len();
         if self.writes_results {
@@ -150,7 +155,6 @@ impl LineGrader<'_> {
         drop((
             std::mem::take(&mut result.trajectory),
             std::mem::take(&mut result.usage),
-            std::mem::take(&mut result.checks),
             std::mem::take(&mut result.tools_used),
             result.answer.take(),
             result.judge.take(),

@@ -15,19 +15,21 @@ use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
 use parallel::grade_in_parallel;
-use proctor_core::task::Suite;
 use sink::Sink;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: GradeArgs) -> anyhow::Result<()> {
-    let suite = Suite::load(&args.tasks)?;
+    let suite = crate::commands::load_tasks(&args.tasks)?;
     check_globs(suite.tasks.iter())?;
-    let judge = args.judge.build(suite.tasks.iter())?;
+    let judge = args
+        .judge
+        .build(suite.tasks.iter(), args.no_judge.no_judge)?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let log = OutcomeLog::open(&args.outcomes)?;
     let for_ledger = ledger.is_some();
     let mut sink = Sink::new(args.out.as_deref(), ledger)?;
+    sink.summarise(&args.summary, &suite);
     let grader = LineGrader {
         suite: &suite,
         pricer: &pricer,
@@ -65,7 +67,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .finish(args.summary.k)
         .context("cannot compute pass@k")?;
     let title = format!("grade {}", args.outcomes.display());
-    render::print_summary(args.summary.format, &title, &summary)?;
+    render::print_scorecards(args.format, &title, &summary)?;
     problems.into_result("outcome lines")?;
     gate::check(&args.summary, &summary)
 }

@@ -348,7 +348,7 @@ mod tests {
             chunk_bytes,
         );
         let summary = match sink.finish() {
-            Ok((summary, _)) => serde_json::to_string(&summary.finish(None).unwrap()).unwrap(),
+            Ok((summary, _)) => crate::render::json::render_cards(&summary.finish(None).unwrap()),
             Err(_) => String::new(),
         };
         (graded, summary)

@@ -5,7 +5,8 @@ use crate::commands::grade::line::{GradedLine, LineOutput, attempt_at};
 use crate::commands::ledger::LedgerRows;
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
-use proctor_core::summary::SummaryBuilder;
+use proctor_core::summary::ScorecardBuilder;
+use proctor_core::task::Suite;
 use std::path::Path;
 
 /// Attempt numbers per task: a line's own, else one more than the highest seen so far.
@@ -33,7 +34,9 @@ impl AttemptCounter {
 pub struct Sink {
     results: Option<ResultWriter>,
     ledger: Option<LedgerRows>,
-    pub summary: SummaryBuilder,
+    pub summary: ScorecardBuilder,
+    /// Each suite task's tags, by position, when scorecards are split by tag.
+    tags: Vec<Vec<String>>,
     pub problems: Problems,
     pub attempts: AttemptCounter,
 }
@@ -43,10 +46,20 @@ impl Sink {
         Ok(Sink {
             results: out.map(ResultWriter::create).transpose()?,
             ledger,
-            summary: SummaryBuilder::new(),
+            summary: ScorecardBuilder::default(),
+            tags: Vec::new(),
             problems: Problems::default(),
             attempts: AttemptCounter::default(),
         })
+    }
+
+    /// Summarises as `args` ask: pooled or not, split by the tags of `suite`'s tasks or not.
+    pub fn summarise(&mut self, args: &crate::args::SummaryArgs, suite: &Suite) {
+        let options = args.scorecard_options();
+        self.summary = ScorecardBuilder::new(options);
+        if options.split.is_some() {
+            self.tags = suite.tasks.iter().map(|t| t.tags.clone()).collect();
+        }
     }
 
     /// Takes graded lines (a chunk, or one line) whose result lines are all of `text`, in
@@ -103,12 +116,13 @@ impl Sink {
         if let Some(ledger) = &mut self.ledger {
             ledger.push(result)?;
         }
-        self.summary.add_in_slot(*slot, result);
+        let tags = self.tags.get(*slot).map_or(&[][..], Vec::as_slice);
+        self.summary.add_in_slot(*slot, result, tags);
         Ok(())
     }
 
     /// Flushes the results and commits the ledger rows.
-    pub fn finish(self) -> anyhow::Result<(SummaryBuilder, Problems)> {
+    pub fn finish(self) -> anyhow::Result<(ScorecardBuilder, Problems)> {
         if let Some(results) = self.results {
             results.finish()?;
         }

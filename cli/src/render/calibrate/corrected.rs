@@ -139,9 +139,6 @@ pub fn report(
             }
             text
         }
-        Format::Junit => {
-            anyhow::bail!("--calibration has no place in JUnit output; use table, markdown or json")
-        }
     })
 }
 

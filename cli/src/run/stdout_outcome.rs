@@ -1,0 +1,154 @@
+//! Finding an agent's outcome in what it printed (DESIGN 10): the last complete top-level
+//! JSON object, on one line or pretty-printed over many, else the plain answer.
+//!
+//! A top-level object is one whose `{` starts a line; the lines inside a pretty-printed
+//! object are indented, so they never start one. Stdout whose trimmed text starts with `{`
+//! but parses as no object is an invalid output, never a plain answer: a malformed outcome
+//! must not erase the trajectory and pass the safety checks.
+
+use serde_json::{Deserializer, Map, Value};
+
+/// What an agent's stdout says.
+#[derive(Debug, PartialEq)]
+pub enum Printed {
+    /// A JSON object: the outcome, still to be checked field by field.
+    Object(Map<String, Value>),
+    /// Text that is not an outcome: the answer.
+    Plain(String),
+    /// The agent tried to print an outcome and failed; the parse error says where.
+    Invalid(String),
+}
+
+/// Most candidate lines tried, from the last: bounds the work on adversarial output made
+/// of many lines that start with `{` and parse as nothing.
+const MAX_CANDIDATES: usize = 256;
+
+/// Reads `stdout` as DESIGN 10 says. Text that is not UTF-8 or holds a NUL is invalid.
+pub fn read_stdout(stdout: &[u8]) -> Printed {
+    let Ok(text) = std::str::from_utf8(stdout) else {
+        return Printed::Invalid("stdout is not UTF-8 text".to_owned());
+    };
+    if text.contains('\0') {
+        return Printed::Invalid("stdout holds a NUL byte".to_owned());
+    }
+    for start in line_starts(text)
+        .rev()
+        .filter(|&at| text[at..].starts_with('{'))
+        .take(MAX_CANDIDATES)
+    {
+        if let Some(object) = object_at(&text[start..]) {
+            return Printed::Object(object);
+        }
+    }
+    let trimmed = text.trim();
+    if trimmed.starts_with('{') {
+        let error = match serde_json::from_str::<Value>(trimmed) {
+            Err(error) => error.to_string(),
+            Ok(_) => "text after the JSON object".to_owned(),
+        };
+        return Printed::Invalid(format!(
+            "stdout starts with `{{` but is no JSON object: {error}"
+        ));
+    }
+    Printed::Plain(trimmed.to_owned())
+}
+
+/// The byte offsets at which lines begin.
+fn line_starts(text: &str) -> impl DoubleEndedIterator<Item = usize> + '_ {
+    std::iter::once(0).chain(
+        text.match_indices('\n')
+            .map(|(at, _)| at + 1)
+            .filter(move |&at| at < text.len()),
+    )
+}
+
+/// The object that starts `text`, when it is complete and only whitespace follows it on
+/// its last line.
+fn object_at(text: &str) -> Option<Map<String, Value>> {
+    let mut stream = Deserializer::from_str(text).into_iter::<Value>();
+    let Some(Ok(Value::Object(object))) = stream.next() else {
+        return None;
+    };
+    let rest = &text[stream.byte_offset()..];
+    let line_rest = rest.split('\n').next().unwrap_or("");
+    line_rest.trim().is_empty().then_some(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer_of(printed: Printed) -> Option<String> {
+        match printed {
+            Printed::Object(object) => object.get("answer")?.as_str().map(str::to_owned),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_pretty_printed_outcome_is_found_whole() {
+        let pretty = serde_json::to_string_pretty(&serde_json::json!({
+            "status": "final", "answer": "5",
+            "trajectory": [{"tool": "delete_file", "args": {"path": "a"}}],
+        }))
+        .unwrap();
+        let printed = read_stdout(format!("working...\n{pretty}\n").as_bytes());
+        let Printed::Object(object) = printed else {
+            panic!("{printed:?}")
+        };
+        assert_eq!(object["trajectory"][0]["tool"], "delete_file");
+    }
+
+    #[test]
+    fn the_last_complete_object_wins_on_one_line_or_many() {
+        let text = "{\"answer\": \"1\"}\n{\n  \"answer\": \"2\"\n}\nbye\n";
+        assert_eq!(
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("2")
+        );
+        let text = "{\n  \"answer\": \"1\"\n}\n{\"answer\": \"2\"}\n";
+        assert_eq!(
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("2")
+        );
+        // An object cut short after a complete one: the complete one stands.
+        let text = "{\"answer\": \"1\"}\n{\n  \"answer\": \"2\"\n";
+        assert_eq!(
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("1")
+        );
+    }
+
+    #[test]
+    fn an_indented_brace_is_not_a_top_level_object() {
+        let printed = read_stdout(b"the answer is\n  {\"answer\": \"x\"}\n");
+        assert_eq!(
+            printed,
+            Printed::Plain("the answer is\n  {\"answer\": \"x\"}".to_owned())
+        );
+    }
+
+    #[test]
+    fn brace_led_text_that_does_not_parse_is_invalid_with_the_parse_error() {
+        let Printed::Invalid(detail) = read_stdout(b"{\"status\": \"final\", \"answer\": 5,\n")
+        else {
+            panic!("not invalid")
+        };
+        assert!(detail.contains("EOF while parsing"), "{detail}");
+        assert!(matches!(
+            read_stdout(b"{'status': 'final'}"),
+            Printed::Invalid(_)
+        ));
+        assert!(matches!(read_stdout(b"\xff\xfe"), Printed::Invalid(_)));
+    }
+
+    #[test]
+    fn plain_text_and_arrays_are_answers() {
+        assert_eq!(read_stdout(b"  42 \n"), Printed::Plain("42".to_owned()));
+        assert_eq!(
+            read_stdout(b"[1, 2]\n"),
+            Printed::Plain("[1, 2]".to_owned())
+        );
+        assert_eq!(read_stdout(b""), Printed::Plain(String::new()));
+    }
+}

@@ -1,0 +1,299 @@
+//! One scorecard per agent (DESIGN 10): results of several labels are never pooled unless
+//! asked for, and each scorecard may be split further by a property of the attempt.
+
+use super::accumulate::SummaryBuilder;
+use super::metrics::{GridCell, Summary};
+use crate::result::ResultLine;
+use crate::stats::StatsError;
+
+/// The name of the row for attempts without the split's property (an untagged task).
+pub const NO_GROUP: &str = "-";
+
+/// How each scorecard is split further. A split by variant (DESIGN 13) joins this when
+/// result lines carry one: its group is the line's `variant`, the base task's being
+/// [`NO_GROUP`], handed to [`ScorecardBuilder::add`] as tags are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// By the task's tags: an attempt counts under each of them, untagged tasks under
+    /// [`NO_GROUP`]. The caller hands each line's tags to [`ScorecardBuilder::add`].
+    Tag,
+}
+
+impl Split {
+    /// The name used in output (`by_tag` in JSON, `--by tag`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Tag => "tag",
+        }
+    }
+}
+
+/// What to build besides one scorecard per label.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScorecardOptions {
+    /// Also pool every label's attempts into one summary (`--pool`).
+    pub pool: bool,
+    pub split: Option<Split>,
+}
+
+/// One agent's running counts, whole and per group.
+#[derive(Debug, Clone, Default)]
+struct AgentTally {
+    label: String,
+    whole: SummaryBuilder,
+    /// In the order first seen; sorted at the end.
+    groups: Vec<(String, SummaryBuilder)>,
+}
+
+/// Running counts per label; memory grows with tasks × labels × groups, never attempts.
+#[derive(Debug, Clone, Default)]
+pub struct ScorecardBuilder {
+    options: ScorecardOptions,
+    pooled: Option<SummaryBuilder>,
+    /// In the order first seen: a run has a label or a few, found by a short scan.
+    agents: Vec<AgentTally>,
+}
+
+/// One label's scorecard and, when split, one per group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scorecard {
+    /// The result's `label`, or [`NO_GROUP`] for results without one.
+    pub label: String,
+    pub summary: Summary,
+    /// Sorted by group name.
+    pub groups: Vec<(String, Summary)>,
+}
+
+/// Every scorecard of a set of results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scorecards {
+    pub split: Option<Split>,
+    /// Sorted by label.
+    pub agents: Vec<Scorecard>,
+    /// The pooled summary, when `--pool` asked for it.
+    pub pooled: Option<Summary>,
+}
+
+impl ScorecardBuilder {
+    pub fn new(options: ScorecardOptions) -> Self {
+        ScorecardBuilder {
+            options,
+            pooled: options.pool.then(SummaryBuilder::new),
+            agents: Vec::new(),
+        }
+    }
+
+    /// Adds one attempt; `groups` are its task's tags when split by tag (else ignored).
+    pub fn add(&mut self, line: &ResultLine, groups: &[String]) {
+        self.add_with(line, groups, |builder| builder.add(line));
+    }
+
+    /// Adds one attempt whose task the caller numbers `slot` (see
+    /// [`SummaryBuilder::add_in_slot`]).
+    pub fn add_in_slot(&mut self, slot: usize, line: &ResultLine, groups: &[String]) {
+        self.add_with(line, groups, |builder| builder.add_in_slot(slot, line));
+    }
+
+    fn add_with(
+        &mut self,
+        line: &ResultLine,
+        groups: &[String],
+        add_whole: impl Fn(&mut SummaryBuilder),
+    ) {
+        if let Some(pooled) = &mut self.pooled {
+            add_whole(pooled);
+        }
+        let label = line.label.as_deref().unwrap_or(NO_GROUP);
+        let at = match self.agents.iter().position(|a| a.label == label) {
+            Some(at) => at,
+            None => {
+                self.agents.push(AgentTally {
+                    label: label.to_owned(),
+                    ..AgentTally::default()
+                });
+                self.agents.len() - 1
+            }
+        };
+        let agent = &mut self.agents[at];
+        add_whole(&mut agent.whole);
+        if self.options.split.is_some() {
+            let names: &[String] = groups;
+            let untagged = [NO_GROUP.to_owned()];
+            let names = if names.is_empty() { &untagged } else { names };
+            for name in names {
+                let group = match agent.groups.iter().position(|(g, _)| g == name) {
+                    Some(at) => at,
+                    None => {
+                        agent.groups.push((name.clone(), SummaryBuilder::new()));
+                        agent.groups.len() - 1
+                    }
+                };
+                agent.groups[group].1.add(line);
+            }
+        }
+    }
+
+    /// Computes every scorecard; `k` as in [`SummaryBuilder::finish`].
+    pub fn finish(self, k: Option<u64>) -> Result<Scorecards, StatsError> {
+        let mut agents = Vec::with_capacity(self.agents.len());
+        for agent in self.agents {
+            let mut groups = Vec::with_capacity(agent.groups.len());
+            for (name, builder) in agent.groups {
+                groups.push((name, builder.finish(k)?));
+            }
+            groups.sort_by(|a, b| a.0.cmp(&b.0));
+            agents.push(Scorecard {
+                label: agent.label,
+                summary: agent.whole.finish(k)?,
+                groups,
+            });
+        }
+        agents.sort_by(|a, b| a.label.cmp(&b.label));
+        let pooled = self.pooled.map(|p| p.finish(k)).transpose()?;
+        Ok(Scorecards {
+            split: self.options.split,
+            agents,
+            pooled,
+        })
+    }
+}
+
+impl Scorecards {
+    /// The summary whose fields stand at the top level: the pooled one when asked for, else
+    /// the only agent's. `None` with several agents: their figures are never pooled.
+    pub fn headline(&self) -> Option<&Summary> {
+        match (&self.pooled, self.agents.as_slice()) {
+            (Some(pooled), _) => Some(pooled),
+            (None, [only]) => Some(&only.summary),
+            _ => None,
+        }
+    }
+
+    /// The labels, sorted.
+    pub fn labels(&self) -> Vec<&str> {
+        self.agents.iter().map(|a| a.label.as_str()).collect()
+    }
+
+    /// The task × agent grid: each agent's pass rate per task, in (task, label) order.
+    pub fn grid(&self) -> Vec<GridCell> {
+        let mut cells: Vec<GridCell> = self
+            .agents
+            .iter()
+            .flat_map(|agent| {
+                agent.summary.per_task.iter().map(|t| GridCell {
+                    task: t.task.clone(),
+                    label: agent.label.clone(),
+                    passed: t.passed,
+                    graded: t.passed + t.failed,
+                    pass_rate: t.pass_rate,
+                })
+            })
+            .filter(|cell| cell.graded > 0)
+            .collect();
+        cells.sort_by(|a, b| a.task.cmp(&b.task).then_with(|| a.label.cmp(&b.label)));
+        cells
+    }
+
+    /// Every task id of any agent, sorted, each once.
+    pub fn tasks(&self) -> Vec<&str> {
+        let mut tasks: Vec<&str> = self
+            .agents
+            .iter()
+            .flat_map(|a| a.summary.per_task.iter().map(|t| t.task.as_str()))
+            .collect();
+        tasks.sort_unstable();
+        tasks.dedup();
+        tasks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(task: &str, label: &str, passed: bool, forbidden: bool) -> ResultLine {
+        let checks = if forbidden {
+            serde_json::json!([{"category": "safety", "check": "never calls refund",
+                "passed": false, "gating": true, "failure": "forbidden tool: refund",
+                "detail": "called at step 1"}])
+        } else {
+            serde_json::json!([])
+        };
+        let text = serde_json::json!({
+            "task": task, "attempt": 0, "label": label, "passed": passed, "status": "final",
+            "reasons": if forbidden { vec!["forbidden tool: refund"] } else { vec![] },
+            "checks": checks,
+        });
+        ResultLine::parse(&text.to_string()).unwrap()
+    }
+
+    fn tags(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn two_agents_are_never_pooled_and_each_has_its_own_numbers() {
+        let mut builder = ScorecardBuilder::new(ScorecardOptions::default());
+        for attempt in 0..4 {
+            builder.add(&line("t", "plain", attempt < 1, attempt >= 1), &[]);
+            builder.add(&line("t", "guarded", attempt < 3, false), &[]);
+        }
+        let cards = builder.finish(None).unwrap();
+        assert!(
+            cards.headline().is_none(),
+            "several agents have no pooled headline"
+        );
+        assert_eq!(cards.labels(), ["guarded", "plain"]);
+        let plain = &cards.agents[1].summary;
+        assert_eq!((plain.passed, plain.attempts), (1, 4));
+        assert_eq!(plain.safety_violations, 3);
+        assert_eq!(plain.safety_violation_rate, Some(0.75));
+        let guarded = &cards.agents[0].summary;
+        assert_eq!(guarded.pass_rate, Some(0.75));
+        assert_eq!(guarded.safety_violations, 0);
+        let ci = guarded.safety_violation_rate_ci.unwrap();
+        assert_eq!(ci.low, 0.0);
+        assert!((ci.high - 0.4899).abs() < 1e-4, "{ci:?}");
+        let grid: Vec<(String, u64)> = cards
+            .grid()
+            .into_iter()
+            .map(|c| (c.label, c.passed))
+            .collect();
+        assert_eq!(grid, [("guarded".to_owned(), 3), ("plain".to_owned(), 1)]);
+    }
+
+    #[test]
+    fn pooling_is_asked_for_and_one_agent_is_its_own_headline() {
+        let mut builder = ScorecardBuilder::new(ScorecardOptions {
+            pool: true,
+            split: None,
+        });
+        builder.add(&line("t", "a", true, false), &[]);
+        builder.add(&line("t", "b", false, false), &[]);
+        let cards = builder.finish(None).unwrap();
+        assert_eq!(cards.headline().unwrap().attempts, 2);
+        let mut single = ScorecardBuilder::new(ScorecardOptions::default());
+        single.add(&line("t", "a", true, false), &[]);
+        let cards = single.finish(None).unwrap();
+        assert_eq!(cards.headline().unwrap(), &cards.agents[0].summary);
+    }
+
+    #[test]
+    fn a_split_by_tag_counts_an_attempt_under_each_tag_and_untagged_under_a_dash() {
+        let mut builder = ScorecardBuilder::new(ScorecardOptions {
+            pool: false,
+            split: Some(Split::Tag),
+        });
+        builder.add(&line("t1", "a", true, false), &tags(&["refunds", "easy"]));
+        builder.add(&line("t2", "a", false, false), &tags(&["refunds"]));
+        builder.add(&line("t3", "a", true, false), &[]);
+        let cards = builder.finish(None).unwrap();
+        let groups: Vec<(&str, u64, u64)> = cards.agents[0]
+            .groups
+            .iter()
+            .map(|(g, s)| (g.as_str(), s.passed, s.attempts))
+            .collect();
+        assert_eq!(groups, [("-", 1, 1), ("easy", 1, 1), ("refunds", 1, 2)]);
+        assert_eq!(cards.agents[0].summary.attempts, 3);
+    }
+}
