@@ -158,10 +158,12 @@ pub async fn run_agent(
         "timeout_s": timeout.as_secs_f64(),
     })
     .to_string();
+    let mut vars = env.vars().to_vec();
+    vars.extend(prepared.env.iter().cloned());
     let launch = Launch {
         program: &prepared.program,
         args: &prepared.args,
-        env: env.vars(),
+        env: &vars,
         cwd: &folders.sandbox,
         stdin_line,
         timeout,

@@ -544,3 +544,57 @@ fn unreadable_lines_are_reported_and_the_rest_compared() {
         missing.stderr
     );
 }
+
+/// Huge amounts overflow the money and token sums: exit 2 naming the file and the
+/// attempt (or the task where the sum over tasks overflows), never a panic or a
+/// saturated total.
+#[test]
+fn overflowing_costs_and_tokens_exit_2_naming_file_and_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let costly = |task: &str, attempt: u64, cost: &str| {
+        format!(
+            "{{\"format\": \"proctor.result/1\", \"task\": \"{task}\", \"attempt\": {attempt}, \"label\": \"v\", \"passed\": true, \"steps\": 3, \"task_digest\": \"sha256:suite\", \"cost\": {cost}}}\n"
+        )
+    };
+    let normal = write(
+        dir.path(),
+        "normal.jsonl",
+        &(line("a", 0, "v", Some(true), "sha256:suite")
+            + &line("b", 0, "v", Some(false), "sha256:suite")),
+    );
+    let usd = r#"{"usd": "79228162514264337593543950335", "tokens": 1}"#;
+    let money = write(
+        dir.path(),
+        "money.jsonl",
+        &(costly("a", 0, usd) + &costly("a", 1, usd) + &costly("b", 0, usd)),
+    );
+    let out = compare(&normal, &money, &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "NEW {}: task `a` attempt 1: its cost or token count makes the total overflow",
+            money.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+
+    // Each task's tokens fit; their sum over the compared tasks does not.
+    let most = format!(r#"{{"tokens": {}}}"#, u64::MAX);
+    let tokens = write(
+        dir.path(),
+        "tokens.jsonl",
+        &(costly("a", 0, &most) + &costly("b", 0, r#"{"tokens": 1}"#)),
+    );
+    let out = compare(&tokens, &normal, &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "OLD {}: the sum over tasks up to task `b`: its cost or token count makes the total overflow",
+            tokens.display()
+        )),
+        "{}",
+        out.stderr
+    );
+}

@@ -371,9 +371,107 @@ fn isolate_namespaces_stops_where_there_are_none_and_auto_warns() {
         .lines()
         .find(|l| l.contains("warning: --isolate auto: no namespaces"))
         .unwrap_or_else(|| panic!("no warning: {}", auto.stderr));
-    for missing in ["task files", "home folder", "setsid()"] {
+    for missing in ["no PID namespace", "no network namespace"] {
         assert!(warning.contains(missing), "{warning}");
     }
+    if warning.contains("no landlock") {
+        assert!(warning.contains("task files"), "{warning}");
+    } else {
+        assert!(warning.contains("agents run with landlock"), "{warning}");
+    }
+}
+
+/// Sizes of every `name` under `dir`, to tell whether a process still writes them.
+fn sizes_of(dir: &Path, name: &str) -> Vec<u64> {
+    let mut files: Vec<PathBuf> = files_under(dir)
+        .into_iter()
+        .filter(|p| p.ends_with(name))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .collect()
+}
+
+/// Without namespaces (`--isolate auto`, bubblewrap missing), the `__contain`
+/// helper still contains: landlock hides the task file and keeps the file system
+/// read-only, and the subreaper kills setsid() grandchildren when the agent ends
+/// and when it times out.
+#[test]
+fn the_fallback_without_namespaces_still_contains() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: short\n  input: say ok\n  expected: ok\n  timeout_s: 1\n",
+    );
+    let out = dir.path().join("r.jsonl");
+    let keep = dir.path().join("keep");
+    let probe_tmp = dir.path().join("written-by-agent");
+    let reader = format!(
+        "reader=sh -c 'if head -c1 {} >/dev/null 2>&1; then echo readable; else echo hidden; fi'",
+        tasks.display()
+    );
+    let writer = format!(
+        "writer=sh -c 'touch {} 2>/dev/null; echo > $TMPDIR/mine && echo ok'",
+        probe_tmp.display()
+    );
+    let output = run(proctor()
+        .arg("run")
+        .arg("--tasks")
+        .arg(&tasks)
+        .args(["--jobs", "4"])
+        .args([
+            "--agent",
+            &format!("escaper=python3 {}", adversary("setsid_escaper.py")),
+        ])
+        .args([
+            "--agent",
+            "stuck=sh -c 'setsid sh -c \"while :; do echo beat >> late.txt; sleep 0.1; done\" & sleep 30'",
+        ])
+        .args(["--agent", &reader, "--agent", &writer])
+        .arg("--out")
+        .arg(&out)
+        .arg("--keep")
+        .arg(&keep)
+        .env("PROCTOR_BWRAP", "/nonexistent/bwrap")
+        .timeout(Duration::from_secs(60)));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let warning = output
+        .stderr
+        .lines()
+        .find(|l| l.contains("warning: --isolate auto: no namespaces"))
+        .unwrap_or_else(|| panic!("no warning: {}", output.stderr));
+    for missing in [
+        "no PID namespace: agents see host processes",
+        "no network namespace",
+    ] {
+        assert!(warning.contains(missing), "{warning}");
+    }
+    let lines = results(&out);
+    assert_eq!(lines.len(), 4, "{}", output.stderr);
+
+    // The setsid() grandchildren died with their attempts, ended or timed out.
+    assert_eq!(by_label(&lines, "escaper")[0]["passed"], true);
+    assert_eq!(by_label(&lines, "stuck")[0]["status"], "timeout");
+    let before = (sizes_of(&keep, "escaped.txt"), sizes_of(&keep, "late.txt"));
+    assert_eq!((before.0.len(), before.1.len()), (1, 1), "{before:?}");
+    std::thread::sleep(Duration::from_millis(600));
+    let after = (sizes_of(&keep, "escaped.txt"), sizes_of(&keep, "late.txt"));
+    assert_eq!(before, after, "an escaped process still writes");
+
+    if warning.contains("no landlock") {
+        eprintln!(
+            "NOTE: this kernel has no landlock: only the warning and the subreaper are checked"
+        );
+        assert!(warning.contains("can read the task files"), "{warning}");
+        return;
+    }
+    // Landlock: the task file is unreadable, the host read-only, TMPDIR writable.
+    assert_eq!(by_label(&lines, "reader")[0]["answer"], "hidden");
+    assert_eq!(by_label(&lines, "writer")[0]["answer"], "ok");
+    assert!(!probe_tmp.exists(), "the agent wrote outside its folders");
 }
 
 #[test]

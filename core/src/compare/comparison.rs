@@ -218,8 +218,8 @@ pub fn compare(
     let pass_hat_k_delta = clustered_difference(&hat_d).expect("at least one task is paired");
 
     let ids: Vec<&str> = tasks.iter().map(|t| t.task.as_str()).collect();
-    let old_summary = summarise(&old, &ids, mean(&hat_old));
-    let new_summary = summarise(&new, &ids, mean(&hat_new));
+    let old_summary = summarise(&old, &ids, mean(&hat_old))?;
+    let new_summary = summarise(&new, &ids, mean(&hat_new))?;
     let cost_per_success_delta =
         cost_delta(&old_summary.cost_per_success, &new_summary.cost_per_success);
     let mean_steps_success_delta = match (
@@ -283,24 +283,22 @@ fn task_list(side: &SideTally) -> String {
 }
 
 /// One side's metrics over the compared task ids.
-fn summarise(side: &SideTally, ids: &[&str], pass_hat_k: f64) -> SideSummary {
+fn summarise(side: &SideTally, ids: &[&str], pass_hat_k: f64) -> Result<SideSummary, CompareError> {
     let mut total = TaskTally::default();
     let mut rate_sum = 0.0;
     for id in ids {
         let t = &side.tasks[*id];
-        total.passed += t.passed;
-        total.failed += t.failed;
-        total.ungraded += t.ungraded;
-        total.tokens = total.tokens.saturating_add(t.tokens);
-        total.unpriced_calls = total.unpriced_calls.saturating_add(t.unpriced_calls);
-        total.success_steps = total.success_steps.saturating_add(t.success_steps);
-        if let Some(usd) = t.spend_usd {
-            total.spend_usd = Some(total.spend_usd.unwrap_or_default() + usd);
+        if !total.absorb(t) {
+            return Err(CompareError::Overflow {
+                side: side.side,
+                file: side.file.clone(),
+                at: format!("the sum over tasks up to task `{id}`"),
+            });
         }
         rate_sum += t.passed as f64 / t.graded() as f64;
     }
     let passed = total.passed;
-    SideSummary {
+    Ok(SideSummary {
         file: side.file.clone(),
         label: side.label.clone(),
         task_digest: side.task_digest.clone(),
@@ -325,7 +323,7 @@ fn summarise(side: &SideTally, ids: &[&str], pass_hat_k: f64) -> SideSummary {
         },
         unpriced_calls: total.unpriced_calls,
         mean_steps_success: (passed > 0).then(|| total.success_steps as f64 / passed as f64),
-    }
+    })
 }
 
 fn cost_delta(old: &CostPerSuccess, new: &CostPerSuccess) -> CostPerSuccessDelta {

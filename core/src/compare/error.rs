@@ -52,6 +52,16 @@ pub enum CompareError {
         old_tasks: String,
         new_tasks: String,
     },
+    /// A cost or token count no real run reaches made a total overflow.
+    #[error(
+        "{side} {file}: {at}: its cost or token count makes the total overflow; the result is corrupt"
+    )]
+    Overflow {
+        side: Side,
+        file: String,
+        /// The attempt (or, for a sum over tasks, the task) where the total overflowed.
+        at: String,
+    },
     /// pass^k of a task could not be computed (cannot happen for counts built by a side).
     #[error(transparent)]
     Stats(#[from] crate::stats::StatsError),

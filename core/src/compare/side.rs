@@ -49,20 +49,79 @@ impl TaskTally {
         self.passed + self.failed
     }
 
-    fn add(&mut self, line: &ResultLine) {
+    /// Adds one attempt; false (and the money and token totals unchanged) when an
+    /// amount does not fit, which only a corrupt line can cause.
+    fn add(&mut self, line: &ResultLine) -> bool {
+        let steps = if line.passed == Some(true) {
+            self.success_steps.checked_add(line.steps)
+        } else {
+            Some(self.success_steps)
+        };
+        let spend = match line.cost.usd {
+            Some(usd) => self
+                .spend_usd
+                .unwrap_or_default()
+                .checked_add(usd)
+                .map(Some),
+            None => Some(self.spend_usd),
+        };
+        let tokens = self.tokens.checked_add(line.cost.tokens);
+        let unpriced = self.unpriced_calls.checked_add(line.cost.unpriced_calls);
+        let (Some(steps), Some(spend), Some(tokens), Some(unpriced)) =
+            (steps, spend, tokens, unpriced)
+        else {
+            return false;
+        };
         match line.passed {
-            Some(true) => {
-                self.passed += 1;
-                self.success_steps = self.success_steps.saturating_add(line.steps);
-            }
+            Some(true) => self.passed += 1,
             Some(false) => self.failed += 1,
             None => self.ungraded += 1,
         }
-        if let Some(usd) = line.cost.usd {
-            self.spend_usd = Some(self.spend_usd.unwrap_or_default() + usd);
-        }
-        self.tokens = self.tokens.saturating_add(line.cost.tokens);
-        self.unpriced_calls = self.unpriced_calls.saturating_add(line.cost.unpriced_calls);
+        self.success_steps = steps;
+        self.spend_usd = spend;
+        self.tokens = tokens;
+        self.unpriced_calls = unpriced;
+        true
+    }
+
+    /// Adds another task's tally into this total; false (and this total unchanged)
+    /// when a sum does not fit.
+    pub fn absorb(&mut self, other: &TaskTally) -> bool {
+        let spend = match (self.spend_usd, other.spend_usd) {
+            (total, None) => Some(total),
+            (total, Some(usd)) => total.unwrap_or_default().checked_add(usd).map(Some),
+        };
+        let sums = (
+            self.passed.checked_add(other.passed),
+            self.failed.checked_add(other.failed),
+            self.ungraded.checked_add(other.ungraded),
+            self.tokens.checked_add(other.tokens),
+            self.unpriced_calls.checked_add(other.unpriced_calls),
+            self.success_steps.checked_add(other.success_steps),
+            spend,
+        );
+        let (
+            Some(passed),
+            Some(failed),
+            Some(ungraded),
+            Some(tokens),
+            Some(unpriced_calls),
+            Some(success_steps),
+            Some(spend_usd),
+        ) = sums
+        else {
+            return false;
+        };
+        *self = TaskTally {
+            passed,
+            failed,
+            ungraded,
+            spend_usd,
+            tokens,
+            unpriced_calls,
+            success_steps,
+        };
+        true
     }
 }
 
@@ -151,13 +210,21 @@ impl SideBuilder {
                 Some(_) => {}
             }
         }
-        match self.tasks.get_mut(line.task.as_str()) {
+        let fits = match self.tasks.get_mut(line.task.as_str()) {
             Some(tally) => tally.add(line),
             None => {
                 let mut tally = TaskTally::default();
-                tally.add(line);
+                let fits = tally.add(line);
                 self.tasks.insert(line.task.to_string(), tally);
+                fits
             }
+        };
+        if !fits {
+            return Err(CompareError::Overflow {
+                side: self.side,
+                file: self.file.clone(),
+                at: format!("task `{}` attempt {}", line.task, line.attempt),
+            });
         }
         Ok(())
     }
@@ -223,6 +290,35 @@ mod tests {
             (b.spend_usd, b.tokens, b.unpriced_calls),
             (Some(Decimal::new(15, 3)), 100, 1)
         );
+    }
+
+    #[test]
+    fn an_overflowing_cost_or_token_sum_names_file_and_attempt() {
+        let mut costly = line("a", 0, None, Some(true));
+        costly.cost.usd = Some(Decimal::MAX);
+        let mut b = SideBuilder::new(Side::Old, "old.jsonl");
+        b.add(&costly).unwrap();
+        costly.attempt = 1;
+        let err = b.add(&costly).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "OLD old.jsonl: task `a` attempt 1: its cost or token count makes the total overflow; the result is corrupt"
+        );
+        let mut tokens = line("b", 0, None, Some(false));
+        tokens.cost.tokens = u64::MAX;
+        let mut b = SideBuilder::new(Side::New, "new.jsonl");
+        b.add(&tokens).unwrap();
+        tokens.attempt = 7;
+        tokens.cost.tokens = 1;
+        let err = b.add(&tokens).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("NEW new.jsonl: task `b` attempt 7"),
+            "{err}"
+        );
+        // The refused attempt left the tally as it was.
+        let tally = &b.finish().tasks["b"];
+        assert_eq!((tally.failed, tally.tokens), (1, u64::MAX));
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub struct Entry {
     pub procs: Option<u64>,
     /// Run `PROGRAM ARGS...` as bubblewrap's `--args` (they start with bwrap's own).
     pub bwrap: Option<PathBuf>,
+    /// No namespaces: landlock, a subreaper that kills what the agent leaves
+    /// (see `fallback`).
+    pub fallback: bool,
 }
 
 impl Entry {
@@ -35,6 +38,7 @@ impl Entry {
             && self.memory.is_none()
             && self.procs.is_none()
             && self.bwrap.is_none()
+            && !self.fallback
     }
 
     /// The program and arguments that start `program args` contained.
@@ -61,6 +65,9 @@ impl Entry {
         if let Some(bwrap) = &self.bwrap {
             words.extend(["--bwrap".to_owned(), bwrap.to_string_lossy().into_owned()]);
         }
+        if self.fallback {
+            words.push("--fallback".to_owned());
+        }
         words.push("--".to_owned());
         words.push(program.to_owned());
         words.extend(args.iter().cloned());
@@ -86,6 +93,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
             "--rlimit-as" => entry.memory = Some(value()?.parse()?),
             "--rlimit-nproc" => entry.procs = Some(value()?.parse()?),
             "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
+            "--fallback" => entry.fallback = true,
             "--" => break words.cloned().collect(),
             other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
         }
@@ -104,6 +112,9 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     let Some((program, rest)) = command.split_first() else {
         bail!("{ENTRY_COMMAND}: no command after --");
     };
+    if entry.fallback {
+        super::fallback::end_as(super::fallback::supervise(program, rest)?);
+    }
     let error = match &entry.bwrap {
         Some(bwrap) => {
             // bwrap's options go through the file; the agent's command stays on argv.

@@ -1,10 +1,11 @@
 //! Containing the agent (DESIGN 11): namespaces through bubblewrap, per-attempt
-//! memory and process limits, and, where namespaces are unavailable, a clear
-//! statement of what protection is missing.
+//! memory and process limits, and, where namespaces are unavailable, landlock
+//! and a subreaper (`fallback`) with a clear statement of what is missing.
 
 pub mod args;
 pub mod bubblewrap;
 pub mod entry;
+pub mod fallback;
 pub mod limits;
 mod visible;
 
@@ -20,7 +21,8 @@ use std::path::{Path, PathBuf};
 /// `--isolate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum IsolateMode {
-    /// Namespaces where the kernel allows them, else none with a warning.
+    /// Namespaces where the kernel allows them, else landlock and a subreaper
+    /// with a warning naming what is missing.
     Auto,
     /// Namespaces or nothing: the run stops if they are unavailable.
     Namespaces,
@@ -50,6 +52,8 @@ pub struct IsolationOptions {
 #[derive(Debug)]
 pub struct Isolation {
     bwrap: Option<PathBuf>,
+    /// `--isolate auto` without namespaces: landlock and a subreaper instead.
+    fallback: bool,
     network: NetworkMode,
     hidden: Vec<PathBuf>,
     /// Per agent (by index): what stays visible inside hidden folders.
@@ -64,6 +68,8 @@ pub struct Isolation {
 pub struct Prepared {
     pub program: String,
     pub args: Vec<String>,
+    /// Variables for the entry helper only (it removes them before the agent starts).
+    pub env: Vec<(String, String)>,
     /// The attempt's cgroups, removed when dropped (after the attempt).
     pub groups: Option<AttemptGroups>,
 }
@@ -123,6 +129,7 @@ impl Isolation {
         // environment (/proc/PID/environ, ptrace) whatever the isolation.
         let _ = nix::sys::prctl::set_dumpable(false);
         let mut notes = Vec::new();
+        let mut fallback = false;
         let bwrap = match options.mode {
             IsolateMode::None => None,
             mode => {
@@ -135,11 +142,8 @@ impl Isolation {
                         )
                     }
                     Err(why) => {
-                        notes.push(format!(
-                            "warning: --isolate auto: no namespaces ({why}); agents run unisolated: \
-                             they can read the task files and your home folder, see other processes, \
-                             and a process that calls setsid() can outlive its attempt"
-                        ));
+                        notes.push(fallback::Support::probe().warning(&why));
+                        fallback = true;
                         None
                     }
                 }
@@ -167,6 +171,7 @@ impl Isolation {
             .collect();
         Ok(Isolation {
             bwrap,
+            fallback,
             network: options.network,
             hidden,
             visible,
@@ -191,20 +196,32 @@ impl Isolation {
     ) -> std::io::Result<Prepared> {
         let mut entry = Entry::default();
         let groups = self.limits.for_attempt(&mut entry)?;
-        let Some(bwrap) = &self.bwrap else {
-            let (program, args) = entry.command(&agent.program, &agent.args)?;
-            return Ok(Prepared {
-                program,
-                args,
-                groups,
-            });
-        };
         let writable = [
             folders.sandbox.as_path(),
             folders.home.as_path(),
             folders.tmp.as_path(),
             folders.outcome_dir.as_path(),
         ];
+        let Some(bwrap) = &self.bwrap else {
+            let mut env = Vec::new();
+            if self.fallback {
+                entry.fallback = true;
+                let view = fallback::View {
+                    hidden: self.hidden.clone(),
+                    visible: self.visible[agent_index].clone(),
+                    writable: writable.iter().map(|p| p.to_path_buf()).collect(),
+                };
+                let view = serde_json::to_string(&view).map_err(std::io::Error::other)?;
+                env.push((fallback::VIEW_VARIABLE.to_owned(), view));
+            }
+            let (program, args) = entry.command(&agent.program, &agent.args)?;
+            return Ok(Prepared {
+                program,
+                args,
+                env,
+                groups,
+            });
+        };
         let mut args = bubblewrap::arguments(&bubblewrap::View {
             hidden: &self.hidden,
             visible: &self.visible[agent_index],
@@ -219,6 +236,7 @@ impl Isolation {
         Ok(Prepared {
             program,
             args,
+            env: Vec::new(),
             groups,
         })
     }
