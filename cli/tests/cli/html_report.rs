@@ -437,7 +437,7 @@ fn hostile_line(i: usize, text: &str) -> String {
         "timings": {},
         "task_digest": "sha256:hostile",
         "variant": text,
-        "trajectory_source": text,
+        "trajectory_source": "trace",
         "faults_fired": [{"step": 1, "tool": text, "kind": text}],
         "process": {"exit_code": 0, "timed_out": false, "stdout_bytes": 0, "stderr_tail": text}
     })
