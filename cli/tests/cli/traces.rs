@@ -196,9 +196,12 @@ fn otel_python() -> Option<String> {
 
 fn run_traced(agents: &[String], extra: &[&str], out: &Path) -> Output {
     let mut command = proctor();
+    // The fixture agents import the loopback mock model from `fixtures/traces`, which isolation
+    // hides unless it is named (the task file inside it stays hidden).
     command
         .args(["run", "--tasks", TASKS, "--prices", PRICES, "--out"])
-        .arg(out);
+        .arg(out)
+        .args(["--isolate-allow", "fixtures/traces"]);
     for agent in agents {
         command.arg("--agent").arg(agent);
     }
