@@ -18,6 +18,7 @@ use crate::run::isolation::args::ContainmentArgs;
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
+use crate::run::variants::VariantChoice;
 use crate::usage_cost::load_pricer;
 use crate::{gate, render};
 use anyhow::{Context, bail};
@@ -72,6 +73,10 @@ pub struct RunArgs {
     /// Only tasks whose id or a tag matches one of these globs.
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,
+    /// Which task variants run besides the base tasks: all (the default), none, or the
+    /// variants' names (repeat or separate with commas).
+    #[arg(long, value_name = "none|all|NAME", num_args = 1..)]
+    pub variants: Vec<String>,
     /// Seconds an attempt that exported spans waits after its agent exits for late spans,
     /// unless its root span arrived.
     #[arg(long, default_value_t = 2.0, value_name = "S", value_parser = parse_seconds)]
@@ -120,12 +125,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         agent.pass_env = pass_env.union(&agent.pass_env)?;
     }
     let only = build_globs(&args.only)?;
+    let variants = VariantChoice::parse(&args.variants, &suite)?;
     let tasks: Vec<usize> = suite
         .tasks
         .iter()
         .enumerate()
+        .filter(|(_, t)| variants.chooses(t))
         .filter(|(_, t)| selected(t, &only))
-        .filter(|(_, t)| args.shard.is_none_or(|s| s.holds(&t.id)))
+        // A variant stays in its base task's shard, so each shard pairs them.
+        .filter(|(_, t)| args.shard.is_none_or(|s| s.holds(t.base_id())))
         .map(|(i, _)| i)
         .collect();
     if tasks.is_empty() && args.shard.is_none() {

@@ -110,7 +110,8 @@ pub async fn run_agent(
 ) -> anyhow::Result<AgentPhase> {
     let task = &context.suite.tasks[planned.task];
     let agent = &context.agents[planned.agent];
-    let seed = attempt_seed(context.seed, &task.id, planned.attempt);
+    // A variant draws its base task's seed, so its attempts pair with the base's.
+    let seed = attempt_seed(context.seed, task.base_id(), planned.attempt);
     let timeout = task
         .timeout_s
         .map(Duration::from_secs_f64)
@@ -297,6 +298,7 @@ pub async fn finish_attempt(
         outcome,
         graded,
     );
+    line.variant.clone_from(&task.variant);
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
     line.task_digest = context.suite.digest.clone();

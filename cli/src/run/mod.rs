@@ -14,3 +14,4 @@ pub mod sandbox;
 pub mod signals;
 pub mod stdout_outcome;
 pub mod traced;
+pub mod variants;

@@ -66,9 +66,13 @@ pub fn attempt_seed(seed: u64, task: &str, attempt: u64) -> u64 {
     stable_hash(&bytes) & ((1 << 53) - 1)
 }
 
-/// True when the task's id or one of its tags matches a pattern (or there are none).
+/// True when the task's id, its base task's id (so `--only ID` takes a task with its
+/// variants) or one of its tags matches a pattern (or there are none).
 pub fn selected(task: &Task, only: &globset::GlobSet) -> bool {
-    only.is_empty() || only.is_match(&task.id) || task.tags.iter().any(|t| only.is_match(t))
+    only.is_empty()
+        || only.is_match(&task.id)
+        || only.is_match(task.base_id())
+        || task.tags.iter().any(|t| only.is_match(t))
 }
 
 /// Attempt 0 of every task first, so early results cover the whole suite.

@@ -32,7 +32,7 @@ pub struct AttemptFolders {
 }
 
 /// A task id, agent name or attempt as one path component, injectively: `A-Za-z0-9`,
-/// `_`, `-` and a non-leading `.` stand for themselves, every other byte is `%XX`, so
+/// `_`, `-`, `@` (a variant's `id@NAME`) and a non-leading `.` stand for themselves, every other byte is `%XX`, so
 /// `report/v1` (`report%2Fv1`) and `report_v1` never share a folder. A name too long
 /// for the file system keeps its start and ends in `%%` and a hash of the whole.
 pub fn path_component(name: &str) -> String {
@@ -41,8 +41,9 @@ pub fn path_component(name: &str) -> String {
     }
     let mut encoded = String::with_capacity(name.len());
     for (i, byte) in name.bytes().enumerate() {
-        let plain =
-            byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-') || (byte == b'.' && i > 0);
+        let plain = byte.is_ascii_alphanumeric()
+            || matches!(byte, b'_' | b'-' | b'@')
+            || (byte == b'.' && i > 0);
         if plain {
             encoded.push(byte as char);
         } else {

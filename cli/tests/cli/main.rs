@@ -15,3 +15,4 @@ mod ledger;
 mod run;
 mod scorecards;
 mod traces;
+mod variants;

@@ -14,6 +14,7 @@ pub(crate) mod json_text;
 mod write;
 
 use crate::compact_json::CompactJson;
+use crate::faults::FaultFired;
 use crate::grade::{CheckResult, Diagnosis, Grade};
 use crate::outcome::{AgentError, CompactString, Outcome, Status, Step, TrajectorySource};
 use rust_decimal::Decimal;
@@ -170,6 +171,10 @@ pub struct ResultLine {
     /// Inline when short (up to 24 bytes): a task id is copied onto every line.
     #[serde(alias = "task_id")]
     pub task: CompactString,
+    /// The variant's name for an `id@NAME` task (DESIGN 13); a task as written has none
+    /// (`null`, left out of the line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     #[serde(default, alias = "run")]
     pub attempt: u64,
     #[serde(default)]
@@ -201,6 +206,9 @@ pub struct ResultLine {
     /// Steps whose arguments the trace did not capture (numbered from 1); not written when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncaptured_args: Vec<u64>,
+    /// The seeded tool faults that fired, in call order; not written when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults_fired: Vec<FaultFired>,
     #[serde(default)]
     pub steps: u64,
     #[serde(default)]
@@ -270,6 +278,7 @@ impl ResultLine {
         ResultLine {
             format: Cow::Borrowed(RESULT_FORMAT),
             task: task.into(),
+            variant: None,
             attempt,
             label,
             passed: grade.passed,
@@ -283,6 +292,7 @@ impl ResultLine {
             trajectory: outcome.trajectory,
             trajectory_source: outcome.trajectory_source,
             uncaptured_args: outcome.uncaptured_args,
+            faults_fired: Vec::new(),
             steps: outcome.steps,
             error: outcome.error,
             usage: outcome.usage,

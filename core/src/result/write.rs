@@ -36,6 +36,10 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     string(out, &line.format);
     field!(out, "task");
     string(out, &line.task);
+    if let Some(variant) = &line.variant {
+        field!(out, "variant");
+        string(out, variant);
+    }
     field!(out, "attempt");
     uint(out, line.attempt);
     field!(out, "label");
@@ -77,6 +81,10 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     if !line.uncaptured_args.is_empty() {
         field!(out, "uncaptured_args");
         serde(out, &line.uncaptured_args);
+    }
+    if !line.faults_fired.is_empty() {
+        field!(out, "faults_fired");
+        serde(out, &line.faults_fired);
     }
     field!(out, "steps");
     uint(out, line.steps);
@@ -335,6 +343,12 @@ mod tests {
         };
         line.task_digest = format!("sha256:{text}");
         line.seed = Some(number);
+        line.variant = Some(format!("{text}@"));
+        line.faults_fired = vec![crate::faults::FaultFired {
+            step: number as u32,
+            tool: text.to_owned(),
+            kind: "timeout".to_owned(),
+        }];
         line.process = Some(ProcessInfo {
             exit_code: Some(-1),
             signal: None,
@@ -427,6 +441,12 @@ mod tests {
             }
             if !gone(9) {
                 line.tool_correctness = Some(share / 2.0);
+            }
+            if gone(10) {
+                line.variant = None;
+            }
+            if gone(11) {
+                line.faults_fired.clear();
             }
             let mut ours = Vec::new();
             write_line(&mut ours, &line);

@@ -5,6 +5,7 @@ use super::gate::GateCategory;
 use super::locate::{field_in_message, field_line, raw_scalar, strip_position, task_line};
 use super::model::Task;
 use super::raw::RawTask;
+use super::variant::{expand_variant, read_faults};
 use crate::end_state::{EndStateCheck, check_relative_path};
 use crate::grade::CheckNames;
 use crate::normalise::{ExpectedAnswer, ExpectedForm};
@@ -192,9 +193,9 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 message,
             }
         };
-        let task = build_task(value, task_dir, path)
+        let expanded = build_task(value, task_dir, path)
             .map_err(|(field, message)| fail(field.as_deref(), message))?;
-        tasks.push(task);
+        tasks.extend(expanded);
     }
     Ok((
         tasks,
@@ -249,8 +250,8 @@ fn field_error(field: &str, message: impl Into<String>) -> BuildError {
     )
 }
 
-/// Validates one task and applies defaults.
-fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, BuildError> {
+/// Validates one task and applies defaults: the task, then one task per variant.
+fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>, BuildError> {
     if !value.is_object() {
         return Err((None, "a task must be an object".to_owned()));
     }
@@ -265,6 +266,14 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         None => return Err((None, "missing field `id` (alias `name`)".to_owned())),
     };
     check_id(&id).map_err(|m| field_error("id", m))?;
+    if id.contains('@') {
+        return Err(field_error(
+            "id",
+            format!(
+                "{id:?} holds `@`, which names a variant (`id@variant`); use another character"
+            ),
+        ));
+    }
     let input = raw.input.ok_or_else(|| {
         (
             None,
@@ -351,6 +360,9 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
             ));
         }
     };
+    let faults =
+        read_faults(raw.faults.unwrap_or_default()).map_err(|m| field_error("faults", m))?;
+    let variants = raw.variants.unwrap_or_default();
     let mut task = Task {
         id,
         input,
@@ -374,6 +386,8 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         tags: raw.tags.unwrap_or_default(),
         trajectory_from_trace,
         network: raw.network,
+        faults,
+        variant: None,
         source: source.to_owned(),
         check_names: CheckNames::default(),
         expected_answer: ExpectedAnswer::default(),
@@ -409,7 +423,16 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
     if let Some(expected) = &task.expected {
         task.expected_answer = ExpectedAnswer::of(expected, &task.expected_form);
     }
-    Ok(task)
+    let mut tasks = Vec::with_capacity(1 + variants.len());
+    for (name, variant) in variants {
+        let expanded = expand_variant(&task, &name, variant)
+            .map_err(|m| field_error("variants", format!("variant `{name}`: {m}")))?;
+        check_id(&expanded.id)
+            .map_err(|m| field_error("variants", format!("id `{}` {m}", expanded.id)))?;
+        tasks.push(expanded);
+    }
+    tasks.insert(0, task);
+    Ok(tasks)
 }
 
 /// Reads `expected`: one answer (a string, number or boolean), a list of answers any of

@@ -7,6 +7,7 @@ mod locate;
 mod model;
 mod raw;
 mod suite;
+mod variant;
 
 pub use error::{Place, TaskError};
 pub use gate::GateCategory;

@@ -2,6 +2,7 @@
 
 use super::gate::GateCategory;
 use crate::end_state::EndStateCheck;
+use crate::faults::FaultSpec;
 use crate::grade::CheckNames;
 use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
@@ -46,6 +47,11 @@ pub struct Task {
     pub trajectory_from_trace: bool,
     /// `network: none`: the agent gets a network namespace with loopback only.
     pub network: Option<TaskNetwork>,
+    /// Seeded tool faults: the task's own, then its variant's (DESIGN 13).
+    pub faults: Vec<FaultSpec>,
+    /// The variant's name for a task `id@NAME` expanded from `variants:`; `None` for a
+    /// task as written.
+    pub variant: Option<String>,
     /// The file the task was read from.
     pub source: PathBuf,
     /// The names of the checks above, made once at load for every attempt's result.
@@ -67,6 +73,15 @@ pub enum TaskNetwork {
 }
 
 impl Task {
+    /// The id of the task as written: `id` of `id@variant`. Variants share their base
+    /// task's attempt seeds, so that each attempt pairs with the base's.
+    pub fn base_id(&self) -> &str {
+        match &self.variant {
+            Some(_) => self.id.split_once('@').map_or(&self.id, |(base, _)| base),
+            None => &self.id,
+        }
+    }
+
     /// The check families this task defines; `outcome` always counts, since every
     /// outcome has a status.
     pub fn defined_categories(&self) -> Vec<GateCategory> {

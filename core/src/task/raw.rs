@@ -31,4 +31,7 @@ pub(super) struct RawTask {
     pub tags: Option<Vec<String>>,
     pub trajectory_from: Option<String>,
     pub network: Option<super::model::TaskNetwork>,
+    pub faults: Option<Vec<Value>>,
+    /// In file order (`serde_json`'s maps keep it), so variants expand in that order.
+    pub variants: Option<serde_json::Map<String, Value>>,
 }

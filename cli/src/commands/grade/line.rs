@@ -138,6 +138,7 @@ impl LineGrader<'_> {
             outcome,
             graded,
         );
+        result.variant.clone_from(&task.variant);
         result.cost = cost;
         result.judge = judged.and_then(|j| j.record);
         if result.judge.is_some() {

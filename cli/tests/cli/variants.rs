@@ -1,0 +1,192 @@
+//! Task variants end to end: `id@NAME` tasks, `--variants`, paired seeds, `--resume`,
+//! `--keep` folders and `grade` of logged outcomes of variant tasks.
+
+use crate::common::{proctor, root, run, write};
+use crate::run::results;
+use serde_json::Value;
+use std::path::Path;
+
+const TASKS: &str = "\
+- id: greet
+  input: say hello
+  expected: hello
+  tags: [smoke]
+  variants:
+    shout: {replace: {from: hello, to: HELLO THERE}}
+    polite: {prefix: 'please ', faults: [{tool: lookup, kind: timeout, calls: [1]}]}
+- id: other
+  input: say bye
+  expected: bye
+";
+
+fn minimal() -> String {
+    root()
+        .join("fixtures/agents/minimal.py")
+        .display()
+        .to_string()
+}
+
+fn run_variants(dir: &Path, extra: &[&str]) -> (crate::common::Output, Vec<Value>) {
+    let tasks = write(dir, "tasks.yaml", TASKS);
+    let out = dir.join("r.jsonl");
+    let output = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args([
+            "--agent",
+            &minimal(),
+            "--seed",
+            "5",
+            "--attempts",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .args(extra));
+    let lines = if out.exists() { results(&out) } else { vec![] };
+    (output, lines)
+}
+
+fn field<'a>(line: &'a Value, name: &str) -> &'a Value {
+    line.get(name).unwrap_or(&Value::Null)
+}
+
+#[test]
+fn each_variant_runs_as_its_own_task_paired_with_its_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, lines) = run_variants(dir.path(), &[]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let mut seen: Vec<(String, u64, Value)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["task"].as_str().unwrap().to_owned(),
+                l["attempt"].as_u64().unwrap(),
+                field(l, "variant").clone(),
+            )
+        })
+        .collect();
+    seen.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let expected: Vec<(String, u64, Value)> = [
+        ("greet", Value::Null),
+        ("greet@polite", Value::from("polite")),
+        ("greet@shout", Value::from("shout")),
+        ("other", Value::Null),
+    ]
+    .into_iter()
+    .flat_map(|(task, variant)| (0..2).map(move |a| (task.to_owned(), a, variant.clone())))
+    .collect();
+    assert_eq!(seen, expected);
+    let line = |task: &str, attempt: u64| {
+        lines
+            .iter()
+            .find(|l| l["task"] == task && l["attempt"] == attempt)
+            .unwrap()
+    };
+    for attempt in 0..2 {
+        let base_seed = &line("greet", attempt)["seed"];
+        assert_eq!(&line("greet@shout", attempt)["seed"], base_seed);
+        assert_eq!(&line("greet@polite", attempt)["seed"], base_seed);
+        assert_ne!(&line("other", attempt)["seed"], base_seed);
+    }
+    assert_ne!(line("greet", 0)["seed"], line("greet", 1)["seed"]);
+    // The variant's input is what the agent got.
+    assert_eq!(line("greet", 0)["passed"], true);
+    assert_eq!(line("greet@shout", 0)["answer"], "HELLO THERE");
+    assert_eq!(line("greet@polite", 0)["answer"], "please say hello");
+    assert_eq!(line("greet@polite", 0)["passed"], false);
+    // Base lines say nothing of a variant: `variant` is absent (null).
+    assert!(line("greet", 0).get("variant").is_none());
+}
+
+#[test]
+fn variants_none_or_by_name_choose_and_an_unknown_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, lines) = run_variants(dir.path(), &["--variants", "none"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let mut tasks: Vec<&str> = lines.iter().map(|l| l["task"].as_str().unwrap()).collect();
+    tasks.sort();
+    tasks.dedup();
+    assert_eq!(tasks, ["greet", "other"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (output, lines) = run_variants(dir.path(), &["--variants", "shout", "--only", "greet"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let mut tasks: Vec<&str> = lines.iter().map(|l| l["task"].as_str().unwrap()).collect();
+    tasks.sort();
+    tasks.dedup();
+    assert_eq!(tasks, ["greet", "greet@shout"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (output, lines) = run_variants(dir.path(), &["--variants", "shuot"]);
+    assert_eq!(output.code, 2);
+    assert!(lines.is_empty());
+    assert_eq!(
+        output.stderr.trim(),
+        "proctor: --variants shuot: no task has a variant of that name (the tasks define polite, shout)"
+    );
+}
+
+#[test]
+fn resume_and_keep_know_variant_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("kept");
+    let (output, lines) = run_variants(dir.path(), &["--keep", keep.to_str().unwrap()]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(lines.len(), 8);
+    assert!(keep.join("greet@shout").join("0").is_dir());
+    assert!(keep.join("greet@polite").join("1").is_dir());
+    // Drop the last two lines, then resume: only those attempts run again.
+    let out = dir.path().join("r.jsonl");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let kept: Vec<&str> = text.lines().take(6).collect();
+    let dropped: Vec<Value> = text
+        .lines()
+        .skip(6)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    std::fs::write(&out, kept.join("\n") + "\n").unwrap();
+    let (output, lines) = run_variants(dir.path(), &["--resume"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(lines.len(), 8);
+    let key = |l: &Value| {
+        (
+            l["task"].to_string(),
+            l["attempt"].to_string(),
+            l["seed"].to_string(),
+        )
+    };
+    let mut before: Vec<_> = dropped.iter().map(key).collect();
+    let mut after: Vec<_> = lines[6..].iter().map(key).collect();
+    before.sort();
+    after.sort();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn grade_finds_the_variant_of_a_logged_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(dir.path(), "tasks.yaml", TASKS);
+    let outcomes = write(
+        dir.path(),
+        "outcomes.jsonl",
+        concat!(
+            r#"{"task_id": "greet@shout", "status": "final", "answer": "HELLO THERE"}"#,
+            "\n",
+            r#"{"task_id": "greet@nope", "status": "final", "answer": "x"}"#,
+            "\n",
+        ),
+    );
+    let out = dir.path().join("graded.jsonl");
+    let output = run(proctor()
+        .args(["grade", "--tasks"])
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&outcomes)
+        .arg("--out")
+        .arg(&out));
+    let lines = results(&out);
+    assert_eq!(lines[0]["task"], "greet@shout");
+    assert_eq!(lines[0]["variant"], "shout");
+    assert!(output.stderr.contains("greet@nope"), "{}", output.stderr);
+}
