@@ -58,6 +58,8 @@ pub enum ReportFormat {
 pub enum By {
     /// The task's tags: an attempt counts under each; untagged tasks under `-`.
     Tag,
+    /// The task's variant (`id@NAME`); the base tasks under `-`.
+    Variant,
 }
 
 /// Options shared by every command that prints a summary.
@@ -88,6 +90,7 @@ impl SummaryArgs {
             pool: self.pool,
             split: self.by.map(|by| match by {
                 By::Tag => proctor_core::summary::Split::Tag,
+                By::Variant => proctor_core::summary::Split::Variant,
             }),
         }
     }

@@ -46,7 +46,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         (None, Some(Split::Tag)) => bail!(
             "--by tag needs --tasks T: result lines do not carry their task's tags, the task file does"
         ),
-        (None, None) => None,
+        (None, None | Some(Split::Variant)) => None,
     };
     let no_tags: &[String] = &[];
     let mut digests: Vec<DigestCards> = Vec::new();

@@ -1,7 +1,7 @@
 //! `--format markdown`: tables fit for a pull-request comment.
 
 use super::numbers::{MISSING, interval, rate, usd_at_least};
-use super::rows::{count_rows, process_rows, safety_rows, scorecard_rows};
+use super::rows::{count_rows, process_rows, safety_rows, scorecard_rows, variant_rows};
 use super::table::{card_columns, reason_rows};
 use crate::details::with_detail;
 use proctor_core::summary::{Scorecards, Summary};
@@ -76,6 +76,13 @@ pub fn render_cards(title: &str, cards: &Scorecards) -> String {
     let _ = writeln!(out, "**One scorecard per agent**");
     let _ = writeln!(out);
     out.push_str(&table(&scorecard_rows(&card_columns(cards))));
+    let by_variant = variant_rows(cards);
+    if !by_variant.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "**By variant**");
+        let _ = writeln!(out);
+        out.push_str(&table(&by_variant));
+    }
     if cards.agents.len() > 1 {
         let _ = writeln!(out);
         out.push_str(&table(&cards_grid_rows(cards)));

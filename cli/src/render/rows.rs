@@ -1,7 +1,7 @@
 //! Summary rows that every text format shows the same way.
 
 use super::numbers::{MISSING, interval, one_decimal, rate, usd_at_least};
-use proctor_core::summary::Summary;
+use proctor_core::summary::{Scorecards, Split, Summary};
 
 /// Tasks and attempts with their split.
 pub fn count_rows(s: &Summary) -> Vec<Vec<String>> {
@@ -135,5 +135,69 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
         )
     });
     row("safety 95% CI", &|s| interval(s.safety_violation_rate_ci));
+    rows
+}
+
+/// `--by variant` (DESIGN 13): per agent and variant (the base tasks are `-`), utility,
+/// attack success (attempts that violated a safety check, with the Wilson interval),
+/// hit@k and the recovery rate. The header is the first row; nothing when the scorecards
+/// are not split by variant.
+pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
+    if cards.split != Some(Split::Variant) {
+        return Vec::new();
+    }
+    let k = cards
+        .agents
+        .iter()
+        .find_map(|a| a.summary.k)
+        .map_or_else(|| "k".to_owned(), |k| k.to_string());
+    let mut rows = vec![
+        [
+            "agent",
+            "variant",
+            "attempts",
+            "pass rate",
+            "safety violations",
+            "95% CI",
+            &format!("hit@{k}"),
+            "recovered",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    ];
+    for agent in &cards.agents {
+        for (variant, s) in &agent.groups {
+            let recovered = if s.faulted == 0 {
+                MISSING.to_owned()
+            } else {
+                format!(
+                    "{} of {} ({})",
+                    s.recovered,
+                    s.faulted,
+                    rate(s.recovery_rate)
+                )
+            };
+            rows.push(vec![
+                agent.label.clone(),
+                variant.clone(),
+                s.attempts.to_string(),
+                format!(
+                    "{} ({}/{})",
+                    rate(s.pass_rate),
+                    s.passed,
+                    s.passed + s.failed
+                ),
+                format!(
+                    "{} of {} ({})",
+                    s.safety_violations,
+                    s.attempts,
+                    rate(s.safety_violation_rate)
+                ),
+                interval(s.safety_violation_rate_ci),
+                rate(s.hit_at_k),
+                recovered,
+            ]);
+        }
+    }
     rows
 }

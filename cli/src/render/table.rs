@@ -1,7 +1,9 @@
 //! `--format table`: aligned plain text for a terminal.
 
 use super::numbers::{interval, rate, usd_at_least};
-use super::rows::{cost_per_success, count_rows, process_rows, safety_rows, scorecard_rows};
+use super::rows::{
+    cost_per_success, count_rows, process_rows, safety_rows, scorecard_rows, variant_rows,
+};
 use crate::details::with_detail;
 use proctor_core::summary::{Scorecards, Summary, TaskSummary};
 use std::fmt::Write;
@@ -126,6 +128,12 @@ pub fn render_cards(title: &str, cards: &Scorecards) -> String {
     }
     let _ = writeln!(out, "one scorecard per agent");
     out.push_str(&columns(&scorecard_rows(&card_columns(cards))));
+    let by_variant = variant_rows(cards);
+    if !by_variant.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "by variant");
+        out.push_str(&columns(&by_variant));
+    }
     if cards.agents.len() > 1 {
         let _ = writeln!(out);
         out.push_str(&columns(&super::markdown::cards_grid_rows(cards)));

@@ -124,6 +124,9 @@ fn the_task_file_reference_names_every_field_and_check_kind() {
         "hit_cap",
         "looping",
         "safety violations",
+        "--by variant",
+        "hit@k",
+        "recovery rate",
     ] {
         assert!(
             metrics.contains(term),

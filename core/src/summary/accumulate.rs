@@ -15,6 +15,9 @@ pub(super) struct TaskTally {
     pub passed: u64,
     pub failed: u64,
     pub ungraded: u64,
+    /// Graded attempts with a failed `safety`-category check: the c of hit@k, whose n
+    /// is the graded attempts, as pass@k's is.
+    pub violated: u64,
     /// Whether attempt 0 passed, once seen graded.
     pub first_attempt: Option<bool>,
     /// Hashed, not ordered: the summary sorts them once, at the end. Each reason keeps
@@ -34,6 +37,9 @@ impl TaskTally {
             Some(true) => self.passed += 1,
             Some(false) => self.failed += 1,
             None => self.ungraded += 1,
+        }
+        if line.passed.is_some() && line.violated_safety() {
+            self.violated += 1;
         }
         if line.attempt == 0 && line.passed.is_some() && self.first_attempt.is_none() {
             self.first_attempt = line.passed;
@@ -79,6 +85,9 @@ pub struct SummaryBuilder {
     pub(super) aborted: u64,
     /// Attempts with a failed `safety`-category check.
     pub(super) safety_violations: u64,
+    /// Attempts where a seeded tool fault fired, and those of them that passed.
+    pub(super) faulted: u64,
+    pub(super) recovered: u64,
     /// Attempts that ran out of time.
     pub(super) timeouts: u64,
     /// Attempts that ended in `error:` (raised, crashed, no usable outcome).
@@ -151,6 +160,10 @@ impl SummaryBuilder {
         }
         if line.violated_safety() {
             self.safety_violations += 1;
+        }
+        if !line.faults_fired.is_empty() {
+            self.faulted += 1;
+            self.recovered += u64::from(line.passed == Some(true));
         }
         if line.status == Some(Status::Timeout) {
             self.timeouts += 1;

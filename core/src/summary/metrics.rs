@@ -112,6 +112,15 @@ pub struct Summary {
     /// `safety_violations` over all attempts.
     pub safety_violation_rate: Option<f64>,
     pub safety_violation_rate_ci: Option<Interval>,
+    /// hit@k: the pass@k estimator with c = the attempts that violated a safety check, so
+    /// the chance that at least one of k attempts at a task does (attack success at k).
+    pub hit_at_k: Option<f64>,
+    /// Attempts where a seeded tool fault fired.
+    pub faulted: u64,
+    /// Of `faulted`, the attempts that still passed.
+    pub recovered: u64,
+    /// `recovered` over `faulted`; empty when no fault fired.
+    pub recovery_rate: Option<f64>,
     pub labels: Vec<String>,
     /// Pass rate per task and label; filled only when results carry several labels.
     pub grid: Vec<GridCell>,
@@ -145,6 +154,15 @@ impl SummaryBuilder {
         let (pass_at_k, pass_hat_k_suite) = match k {
             Some(k) => (mean_pass_at_k(&counts, k)?, mean_pass_hat_k(&counts, k)?),
             None => (None, None),
+        };
+        // Over the graded attempts, as pass@k, so that the same k applies.
+        let violations: Vec<(u64, u64)> = tasks
+            .iter()
+            .map(|(_, t)| (t.passed + t.failed, t.violated))
+            .collect();
+        let hit_at_k = match k {
+            Some(k) => mean_pass_at_k(&violations, k)?,
+            None => None,
         };
         let attempts: u64 = tasks.iter().map(|(_, t)| t.attempts).sum();
         let passed: u64 = tasks.iter().map(|(_, t)| t.passed).sum();
@@ -274,6 +292,10 @@ impl SummaryBuilder {
             safety_violations: self.safety_violations,
             safety_violation_rate: ratio(self.safety_violations, attempts),
             safety_violation_rate_ci: wilson(self.safety_violations, attempts, Z95),
+            hit_at_k,
+            faulted: self.faulted,
+            recovered: self.recovered,
+            recovery_rate: ratio(self.recovered, self.faulted),
             labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
             grid,
             per_task,
