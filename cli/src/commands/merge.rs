@@ -8,6 +8,7 @@
 
 use crate::exit::{Failure, infrastructure};
 use crate::results_file::for_each_result;
+use crate::run::variants::VariantChoice;
 use anyhow::{Context, bail};
 use clap::Args;
 use proctor_core::task::Suite;
@@ -30,6 +31,10 @@ pub struct MergeArgs {
     /// Attempts each task should have, to list missing ones beyond the highest seen.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub attempts: Option<u64>,
+    /// The `--variants` the shards ran (all, none or names), so that variants they did not
+    /// run are not listed as missing.
+    #[arg(long, value_name = "none|all|NAME", num_args = 1.., requires = "tasks")]
+    pub variants: Vec<String>,
 }
 
 /// (label, task, attempt): what identifies one attempt across shards.
@@ -37,6 +42,10 @@ type Key = (String, String, u64);
 
 pub fn run(args: MergeArgs) -> anyhow::Result<()> {
     let suite = args.tasks.as_deref().map(Suite::load).transpose()?;
+    if let Some(suite) = &suite {
+        // A name no task defines is refused before anything is read or written.
+        VariantChoice::parse(&args.variants, suite)?;
+    }
     let temporary = temporary_path(&args.out);
     let file = std::fs::File::create(&temporary)
         .with_context(|| format!("{}: cannot write", temporary.display()))?;
@@ -147,7 +156,13 @@ fn merge_into(
         },
     )?;
     if let Some(suite) = suite {
-        report.suite_tasks = suite.tasks.iter().map(|t| t.id.clone()).collect();
+        let variants = VariantChoice::parse(&args.variants, suite)?;
+        report.suite_tasks = suite
+            .tasks
+            .iter()
+            .filter(|t| variants.chooses(t))
+            .map(|t| t.id.clone())
+            .collect();
     }
     Ok(report)
 }

@@ -314,3 +314,71 @@ fn report_by_variant_gives_utility_attack_success_hit_at_k_and_recovery() {
     insta::assert_snapshot!("report_by_variant_table", report("table"));
     insta::assert_snapshot!("report_by_variant_markdown", report("markdown"));
 }
+
+#[test]
+fn shards_keep_a_variant_with_its_base_and_merge_knows_the_variants_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(dir.path(), "tasks.yaml", TASKS);
+    let mut shards = Vec::new();
+    for i in 1..=2 {
+        let out = dir.path().join(format!("shard{i}.jsonl"));
+        let output = run(proctor()
+            .args(["run", "--tasks"])
+            .arg(&tasks)
+            .args(["--agent", &minimal(), "--variants", "none", "--shard"])
+            .arg(format!("{i}/2"))
+            .arg("--out")
+            .arg(&out));
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        let mut ran: Vec<String> = results(&out)
+            .iter()
+            .map(|l| l["task"].as_str().unwrap().to_owned())
+            .collect();
+        ran.sort();
+        shards.push((out, ran));
+    }
+    let all: Vec<&String> = shards.iter().flat_map(|(_, ran)| ran).collect();
+    assert_eq!(all.len(), 2, "{all:?}");
+    // The same shards with every variant: each variant lands where its base did.
+    for (i, (_, base_only)) in shards.iter().enumerate() {
+        let out = dir.path().join(format!("all{i}.jsonl"));
+        let output = run(proctor()
+            .args(["run", "--tasks"])
+            .arg(&tasks)
+            .args(["--agent", &minimal(), "--shard"])
+            .arg(format!("{}/2", i + 1))
+            .arg("--out")
+            .arg(&out));
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        for line in results(&out) {
+            let task = line["task"].as_str().unwrap();
+            let base = task.split('@').next().unwrap().to_owned();
+            assert!(
+                base_only.contains(&base),
+                "{task} is not with {base_only:?}"
+            );
+        }
+    }
+    // Merged with the variants they ran, nothing is missing; asked for all, the variants are.
+    let merge = |variants: &[&str]| {
+        run(proctor()
+            .arg("merge")
+            .args(shards.iter().map(|(out, _)| out))
+            .arg("--out")
+            .arg(dir.path().join("merged.jsonl"))
+            .arg("--tasks")
+            .arg(&tasks)
+            .args(variants))
+    };
+    let output = merge(&["--variants", "none"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let output = merge(&[]);
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("missing task `greet@shout`: no results at all"),
+        "{}",
+        output.stderr
+    );
+}
