@@ -143,6 +143,13 @@
       metric(table, agent, 'attempts with a failed safety check', 'safety_violations', s.safety_violations);
       metric(table, agent, 'rate', 'safety_violation_rate', rate(s.safety_violation_rate));
       metric(table, agent, '95% CI', 'safety_violation_rate_ci', interval(s.safety_violation_rate_ci));
+      if (s.hit_at_k !== undefined) metric(table, agent, 'hit@k', 'hit_at_k', rate(s.hit_at_k));
+    }
+    if (s.faulted !== undefined) {
+      group('seeded faults');
+      metric(table, agent, 'attempts where a fault fired', 'faulted', s.faulted);
+      metric(table, agent, 'of them passed', 'recovered', s.recovered);
+      metric(table, agent, 'recovery rate', 'recovery_rate', rate(s.recovery_rate));
     }
     // Fields added by later versions (safety, variants, ...) are shown as they are.
     ['labels', 'grid', 'per_task', 'agents'].forEach(function (k) { known[k] = true; });
