@@ -188,7 +188,13 @@ mod tests {
         assert_eq!(path_component(".."), "%2E.");
         assert_eq!(path_component("ok-1.2"), "ok-1.2");
         assert_eq!(path_component("spy_grading_fields"), "spy_grading_fields");
-        let pairs = [("report/v1", "report_v1"), ("a+b", "a_b"), ("a%2Bb", "a+b")];
+        assert_eq!(path_component("refund@pushy"), "refund@pushy");
+        let pairs = [
+            ("report/v1", "report_v1"),
+            ("a+b", "a_b"),
+            ("a%2Bb", "a+b"),
+            ("a@b", "a%40b"),
+        ];
         for (one, other) in pairs {
             assert_ne!(
                 path_component(one),
