@@ -1,0 +1,234 @@
+//! One attempt's served tools: every call is numbered, checked (known tool, within the
+//! step cap, arguments valid for the schema), possibly given a fault, answered by its
+//! backend and recorded, whatever happened.
+
+use super::faults::{self, FaultDecider, ServedFault};
+use super::record::{MAX_RECORDED_CALLS, RecordedCall, Recorder};
+use super::script::{self, Caller};
+use super::service::{Reply, ToolReply, ToolService};
+use proctor_core::task::Task;
+use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// A task's tools with their schemas compiled, made once per run and shared by its
+/// attempts.
+#[derive(Debug)]
+pub struct TaskTools {
+    specs: Vec<ToolSpec>,
+    schemas: Vec<ArgumentSchema>,
+}
+
+impl TaskTools {
+    /// `None` when the task serves no tools.
+    pub fn of(task: &Task) -> Result<Option<Arc<TaskTools>>, String> {
+        if task.tools.is_empty() {
+            return Ok(None);
+        }
+        let schemas = task
+            .tools
+            .iter()
+            .map(|tool| {
+                ArgumentSchema::compile(tool)
+                    .map_err(|e| format!("task `{}`: tool `{}`: {e}", task.id, tool.name))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Some(Arc::new(TaskTools {
+            specs: task.tools.clone(),
+            schemas,
+        })))
+    }
+}
+
+/// What an attempt's tools know about it.
+#[derive(Debug)]
+pub struct AttemptTools {
+    tools: Arc<TaskTools>,
+    task_id: String,
+    attempt: u64,
+    /// The `script` backends' working folder.
+    sandbox: PathBuf,
+    step_cap: Option<u64>,
+    faults: Option<Box<dyn FaultDecider>>,
+    /// Calls so far per tool, for faults that name a call number.
+    calls_per_tool: Mutex<HashMap<String, u32>>,
+    pub recorder: Recorder,
+    /// The faults that fired, with the step they fired on.
+    pub fired: Mutex<Vec<(usize, String, &'static str)>>,
+}
+
+impl AttemptTools {
+    pub fn new(
+        tools: Arc<TaskTools>,
+        task: &Task,
+        attempt: u64,
+        sandbox: PathBuf,
+        faults: Option<Box<dyn FaultDecider>>,
+    ) -> AttemptTools {
+        AttemptTools {
+            tools,
+            task_id: task.id.clone(),
+            attempt,
+            sandbox,
+            step_cap: task.step_cap,
+            faults,
+            calls_per_tool: Mutex::default(),
+            recorder: Recorder::default(),
+            fired: Mutex::default(),
+        }
+    }
+
+    async fn answer(&self, name: &str, args: Option<Value>) -> ToolReply {
+        let started_at = jiff::Timestamp::now();
+        let clock = Instant::now();
+        let args = args.unwrap_or_else(|| json!({}));
+        let Some(step) = self.recorder.next_step() else {
+            return tool_error(format!(
+                "over {MAX_RECORDED_CALLS} calls in this attempt; no more calls are served"
+            ));
+        };
+        let (reply, fault) = self.decide(step, name, &args).await;
+        let (result, error) = match &reply {
+            ToolReply::Result {
+                value,
+                is_error: false,
+            } => (Some(value.clone()), None),
+            ToolReply::Result {
+                value,
+                is_error: true,
+            } => (
+                None,
+                Some(match value.get("error").and_then(Value::as_str) {
+                    Some(message) => message.to_owned(),
+                    None => value.to_string(),
+                }),
+            ),
+            ToolReply::Text {
+                text,
+                is_error: false,
+            } => (Some(Value::String(text.clone())), None),
+            ToolReply::Text {
+                text,
+                is_error: true,
+            } => (None, Some(text.clone())),
+            ToolReply::Refused(message) => (None, Some(message.clone())),
+        };
+        self.recorder.push(
+            step,
+            RecordedCall {
+                tool: name.to_owned(),
+                args,
+                result,
+                error,
+                fault: fault.map(|f| f.kind().to_owned()),
+                started_at,
+                duration: clock.elapsed(),
+            },
+        );
+        reply
+    }
+
+    /// The reply to call number `step`, and the fault applied to it.
+    async fn decide(
+        &self,
+        step: usize,
+        name: &str,
+        args: &Value,
+    ) -> (ToolReply, Option<ServedFault>) {
+        let Some(index) = self.tools.specs.iter().position(|t| t.name == name) else {
+            let served: Vec<&str> = self.tools.specs.iter().map(|t| t.name.as_str()).collect();
+            return (
+                ToolReply::Refused(format!(
+                    "unknown tool `{name}`; this task serves: {}",
+                    served.join(", ")
+                )),
+                None,
+            );
+        };
+        if let Some(cap) = self.step_cap
+            && step as u64 > cap
+        {
+            return (
+                tool_error(format!(
+                    "call {step} is over the task's step cap of {cap}; no more calls are served"
+                )),
+                None,
+            );
+        }
+        if let Some(violation) = self.tools.schemas[index].violation(args) {
+            return (
+                tool_error(format!(
+                    "arguments do not match the input schema of `{name}`: {violation}"
+                )),
+                None,
+            );
+        }
+        let call_number = {
+            let mut counts = self
+                .calls_per_tool
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let count = counts.entry(name.to_owned()).or_default();
+            *count = count.saturating_add(1);
+            *count
+        };
+        let fault = self
+            .faults
+            .as_ref()
+            .and_then(|decider| decider.decide(name, call_number));
+        if let Some(fault) = &fault {
+            self.fired.lock().unwrap_or_else(|e| e.into_inner()).push((
+                step,
+                name.to_owned(),
+                fault.kind(),
+            ));
+            if let Some(reply) = faults::before(fault).await {
+                return (reply, Some(fault.clone()));
+            }
+        }
+        let tool = &self.tools.specs[index];
+        let reply = match &tool.backend {
+            ToolBackend::Responses(responses) => match canned_result(responses, args) {
+                Some(value) => ToolReply::Result {
+                    value: value.clone(),
+                    is_error: false,
+                },
+                None => tool_error(format!(
+                    "no response of `{name}` matches these arguments, and it has no default"
+                )),
+            },
+            ToolBackend::Script(backend) => {
+                let caller = Caller {
+                    task_id: &self.task_id,
+                    attempt: self.attempt,
+                    sandbox: &self.sandbox,
+                };
+                script::call(backend, name, args, &caller).await
+            }
+        };
+        match fault {
+            Some(fault) => (faults::after(&fault, reply), Some(fault)),
+            None => (reply, None),
+        }
+    }
+}
+
+impl ToolService for AttemptTools {
+    fn tools(&self) -> &[ToolSpec] {
+        &self.tools.specs
+    }
+
+    fn call<'a>(&'a self, name: &'a str, args: Option<Value>) -> Reply<'a> {
+        Box::pin(self.answer(name, args))
+    }
+}
+
+fn tool_error(message: String) -> ToolReply {
+    ToolReply::Result {
+        value: json!({"error": message}),
+        is_error: true,
+    }
+}
