@@ -224,3 +224,42 @@ fn bad_tools_are_refused_at_load_naming_file_task_and_field() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_stdio_client_reaches_the_tools_through_mcp_bridge() {
+    let Some(python) = sdk_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let bridge = assert_cmd::cargo::cargo_bin("proctor");
+    let agent = format!(
+        "{python} fixtures/agents/mcp/sdk_agent.py --report --stdio {}",
+        bridge.display()
+    );
+    let ran = run_tools(Path::new(TASKS), &agent, &out);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let lines = results(&out);
+    let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
+    assert_eq!(refund["passed"], true, "{refund}");
+    assert_eq!(refund["trajectory_source"], "tools");
+    assert_eq!(
+        calls(refund),
+        [
+            r#"get_order{"order_id":"A1"} -> {"order_id":"A1","days_since_delivery":12}"#,
+            r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
+        ]
+    );
+    assert_eq!(refund["checks"][0]["passed"], true);
+}
+
+#[test]
+fn mcp_bridge_without_a_token_says_what_is_missing() {
+    let ran = run(proctor()
+        .args(["mcp-bridge"])
+        .env("PROCTOR_MCP_URL", "http://127.0.0.1:9/mcp")
+        .env_remove("PROCTOR_MCP_TOKEN"));
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "proctor: PROCTOR_MCP_TOKEN is not set: proctor gives it to attempts of tasks with tools:\n"
+    );
+}
