@@ -263,3 +263,60 @@ fn mcp_bridge_without_a_token_says_what_is_missing() {
         "proctor: PROCTOR_MCP_TOKEN is not set: proctor gives it to attempts of tasks with tools:\n"
     );
 }
+
+/// The rmcp client agent (cli/examples/mcp_agent.rs), built for this test.
+fn rmcp_agent() -> std::path::PathBuf {
+    let built = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "proctor",
+            "--example",
+            "mcp_agent",
+        ])
+        .current_dir(crate::common::root())
+        .status()
+        .unwrap();
+    assert!(built.success(), "cannot build the mcp_agent example");
+    // The tests' binary is target/<profile>/deps/cli-HASH; examples sit beside deps.
+    let profile_dir = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
+    profile_dir.join("examples/mcp_agent")
+}
+
+#[test]
+fn an_agent_on_rmcps_client_is_graded_on_its_recorded_calls() {
+    let agent = rmcp_agent();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let ran = run_tools(
+        Path::new(TASKS),
+        &format!("{} --report", agent.display()),
+        &out,
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let lines = results(&out);
+    let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
+    assert_eq!(refund["passed"], true, "{refund}");
+    assert_eq!(refund["trajectory_source"], "tools");
+    assert_eq!(
+        calls(refund),
+        [
+            r#"get_order{"order_id":"A1"} -> {"order_id":"A1","days_since_delivery":12}"#,
+            r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
+        ]
+    );
+    assert_eq!(refund["checks"][0]["passed"], true);
+    let expired = lines
+        .iter()
+        .find(|r| r["task"] == "refund_served_expired")
+        .unwrap();
+    assert_eq!(expired["passed"], true, "{expired}");
+    assert_eq!(calls(expired).len(), 1);
+}
