@@ -10,6 +10,7 @@ pub mod compact_json;
 pub mod compare;
 pub mod end_state;
 pub mod fast_hash;
+pub mod faults;
 pub mod grade;
 pub mod json_field;
 pub mod normalise;

@@ -97,12 +97,7 @@ mod tests {
     use serde_json::{Value, json};
 
     fn step(tool: &str, args: Value) -> Step {
-        Step {
-            tool: tool.into(),
-            args: CompactJson::from_value(&args),
-            error: None,
-            result: None,
-        }
+        Step::call(tool, &args)
     }
 
     #[test]
