@@ -28,7 +28,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = args.next().map_or(Ok(7), |a| a.parse())?;
     let url = std::env::var("PROCTOR_MCP_URL")?;
     let bearer = format!("Bearer {}", std::env::var("PROCTOR_MCP_TOKEN")?);
-    let client = reqwest::Client::builder().pool_max_idle_per_host(1).build()?;
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(1)
+        .build()?;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "get_order", "arguments": {"order_id": "A1"}}})
     .to_string();
@@ -48,7 +50,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let reply = served().await?;
     if !reply.windows(9).any(|w| w == b"\"result\":") {
-        return Err(format!("the served call failed: {}", String::from_utf8_lossy(&reply)).into());
+        return Err(format!(
+            "the served call failed: {}",
+            String::from_utf8_lossy(&reply)
+        )
+        .into());
     }
     // The baseline: the same number of bytes back, from a server that does nothing else.
     let fixed = reply.clone();

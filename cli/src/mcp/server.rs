@@ -47,10 +47,10 @@ pub struct ServedCalls {
     pub calls: Vec<RecordedCall>,
     /// Calls over the recording limit, answered with an error and not kept.
     pub dropped: u64,
-    /// The faults that fired: step (from 1), tool and kind.
-    // Listed on the result line once the task's `faults:` decide them.
+    /// The faults that fired, in the order they fired.
+    // Listed on the result line once it has `faults_fired`.
     #[allow(dead_code)]
-    pub fired: Vec<(usize, String, &'static str)>,
+    pub fired: Vec<proctor_core::faults::FaultFired>,
 }
 
 impl ToolServer {

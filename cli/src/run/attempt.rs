@@ -167,7 +167,8 @@ pub async fn run_agent(
                 task,
                 planned.attempt,
                 folders.sandbox.clone(),
-                None,
+                // The task's `faults:` join here once tasks carry them.
+                proctor_core::faults::FaultPlan::new(&[], seed),
             );
             let served = server.register(tools);
             let url = server.url();
