@@ -20,4 +20,5 @@ pub mod rules;
 pub mod stats;
 pub mod summary;
 pub mod task;
+pub mod tools;
 pub mod trace;

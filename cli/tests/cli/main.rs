@@ -14,5 +14,7 @@ mod judge_concurrency;
 mod ledger;
 mod run;
 mod scorecards;
+mod tool_faults;
+mod tools;
 mod traces;
 mod variants;

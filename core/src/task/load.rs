@@ -363,6 +363,8 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     let faults =
         read_faults(raw.faults.unwrap_or_default()).map_err(|m| field_error("faults", m))?;
     let variants = raw.variants.unwrap_or_default();
+    let tools = crate::tools::parse_tools(raw.tools.unwrap_or_default(), task_dir)
+        .map_err(|m| field_error("tools", m))?;
     let mut task = Task {
         id,
         input,
@@ -388,6 +390,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         network: raw.network,
         faults,
         variant: None,
+        tools,
         source: source.to_owned(),
         check_names: CheckNames::default(),
         expected_answer: ExpectedAnswer::default(),

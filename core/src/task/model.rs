@@ -52,6 +52,9 @@ pub struct Task {
     /// The variant's name for a task `id@NAME` expanded from `variants:`; `None` for a
     /// task as written.
     pub variant: Option<String>,
+    /// Tools proctor serves to the agent over MCP (DESIGN 13); when there are any, the
+    /// recorded calls are the graded trajectory.
+    pub tools: Vec<crate::tools::ToolSpec>,
     /// The file the task was read from.
     pub source: PathBuf,
     /// The names of the checks above, made once at load for every attempt's result.

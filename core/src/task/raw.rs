@@ -34,4 +34,6 @@ pub(super) struct RawTask {
     pub faults: Option<Vec<Value>>,
     /// In file order (`serde_json`'s maps keep it), so variants expand in that order.
     pub variants: Option<serde_json::Map<String, Value>>,
+    /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
+    pub tools: Option<Vec<Value>>,
 }
