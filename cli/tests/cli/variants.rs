@@ -182,7 +182,9 @@ fn grade_finds_the_variant_of_a_logged_outcome() {
         dir.path(),
         "outcomes.jsonl",
         concat!(
-            r#"{"task_id": "greet@shout", "status": "final", "answer": "HELLO THERE"}"#,
+            r#"{"task_id": "greet@shout", "status": "final", "answer": "hello"}"#,
+            "\n",
+            r#"{"task_id": "greet", "status": "final", "answer": "nope"}"#,
             "\n",
             r#"{"task_id": "greet@nope", "status": "final", "answer": "x"}"#,
             "\n",
@@ -194,12 +196,20 @@ fn grade_finds_the_variant_of_a_logged_outcome() {
         .arg(&tasks)
         .arg("--outcomes")
         .arg(&outcomes)
-        .arg("--out")
+        .args(["--by", "variant", "--format", "json", "--out"])
         .arg(&out));
     let lines = results(&out);
     assert_eq!(lines[0]["task"], "greet@shout");
     assert_eq!(lines[0]["variant"], "shout");
+    assert!(lines[1].get("variant").is_none());
     assert!(output.stderr.contains("greet@nope"), "{}", output.stderr);
+    // `grade --by variant` splits the scorecard as `run` does.
+    let summary: Value = serde_json::from_str(&output.stdout).unwrap();
+    let by_variant = &summary["agents"]["-"]["by_variant"];
+    assert_eq!(
+        (&by_variant["-"]["passed"], &by_variant["shout"]["passed"]),
+        (&0.into(), &1.into())
+    );
 }
 
 /// One attempt: passed, violated a safety check, a fault fired.
