@@ -177,16 +177,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             task.source.display()
         );
     }
-    let options = args.containment.options();
-    if isolation.namespaces()
-        && (options.network == crate::run::isolation::NetworkMode::None
-            || in_scope().any(|t| t.network == Some(TaskNetwork::None)))
-    {
-        // No forwarder into the namespace yet: say so rather than lose spans silently.
-        eprintln!(
-            "proctor: agents with network none cannot reach the OTLP receiver on 127.0.0.1: their spans are not collected, and they are graded on what they report"
-        );
-    }
     for note in &isolation.notes {
         eprintln!("proctor: {note}");
     }
@@ -275,6 +265,9 @@ async fn execute(
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
+    let mut isolation = judging.isolation;
+    // Agents whose network is none reach the receiver through a forwarder.
+    isolation.forward(receiver.address);
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -283,7 +276,7 @@ async fn execute(
         seed: args.seed,
         keep: args.keep.clone(),
         control: judging.control,
-        isolation: judging.isolation,
+        isolation,
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,

@@ -169,8 +169,9 @@ pub async fn run_agent(
         timeout,
     };
     let ran = process::run(launch, cancel).await;
-    // The attempt's processes are gone: its cgroups can go too.
+    // The attempt's processes are gone: its cgroups and sockets can go too.
     drop(prepared.groups);
+    drop(prepared.relays);
     let (outcome, process_info, duration) = match ran {
         Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {

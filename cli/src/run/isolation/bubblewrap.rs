@@ -16,6 +16,9 @@ pub struct View<'a> {
     /// Shown read-only again inside hidden folders (the agent's program, its
     /// interpreter, `--isolate-allow`).
     pub visible: &'a [PathBuf],
+    /// Shown read-only wherever they lie: the sockets into a `network: none`
+    /// namespace and the forwarder's program.
+    pub forwarding: &'a [&'a Path],
     /// Writable, at the same path as on the host.
     pub writable: &'a [&'a Path],
     pub working_dir: &'a Path,
@@ -63,6 +66,9 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         .cloned()
         .collect();
     hide(&mut args, &inside);
+    for path in view.forwarding {
+        push(&mut args, "--ro-bind", path, path);
+    }
     for path in view.writable {
         push(&mut args, "--bind", path, path);
     }
@@ -109,6 +115,7 @@ mod tests {
         let args = arguments(&View {
             hidden: &hidden,
             visible: &visible,
+            forwarding: &[],
             writable: &[&sandbox],
             working_dir: &sandbox,
             network: false,
