@@ -159,3 +159,41 @@ fn argument_file(args: &[String]) -> std::io::Result<std::fs::File> {
     file.rewind()?;
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bubblewrap_starts_directly_unless_limits_need_the_helper() {
+        let agent = [
+            "--unshare-pid".to_owned(),
+            "--".to_owned(),
+            "true".to_owned(),
+        ];
+        let bare = Entry {
+            bwrap: Some(PathBuf::from("/usr/bin/bwrap")),
+            ..Entry::default()
+        };
+        let (program, args) = bare.command("--unshare-user", &agent).unwrap();
+        assert_eq!(program, "/usr/bin/bwrap");
+        assert_eq!(args, ["--unshare-user", "--unshare-pid", "--", "true"]);
+        let limited = Entry {
+            bwrap: Some(PathBuf::from("/usr/bin/bwrap")),
+            procs: Some(8),
+            ..Entry::default()
+        };
+        let (_, args) = limited.command("--unshare-user", &agent).unwrap();
+        assert_eq!(
+            args[..6],
+            [
+                ENTRY_COMMAND,
+                "--rlimit-nproc",
+                "8",
+                "--bwrap",
+                "/usr/bin/bwrap",
+                "--"
+            ]
+        );
+    }
+}
