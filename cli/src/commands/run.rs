@@ -10,7 +10,7 @@ use crate::otlp::Receiver;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{
-    AgentPhase, Finished, RunContext, TraceSettings, finish_attempt, run_agent,
+    AgentPhase, Finished, RunContext, ToolSettings, TraceSettings, finish_attempt, run_agent,
 };
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
@@ -198,6 +198,9 @@ fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &std::path::Path) 
     for task in &suite.tasks {
         hidden.push(task.source.clone());
         hidden.extend(task.files_dir.clone());
+        for tool in &task.tools {
+            hidden.extend(tool.script_files().iter().cloned());
+        }
     }
     hidden.extend(args.out.clone());
     hidden.extend(args.keep.clone());
@@ -265,9 +268,13 @@ async fn execute(
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
+    let tools = serve_tools(&suite, &tasks).await?;
     let mut isolation = judging.isolation;
-    // Agents whose network is none reach the receiver through a forwarder.
+    // Agents whose network is none reach proctor's endpoints through a forwarder.
     isolation.forward(receiver.address);
+    if let Some(server) = &tools.server {
+        isolation.forward(server.address);
+    }
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -286,6 +293,7 @@ async fn execute(
             grace: Duration::from_secs_f64(args.trace_grace),
             trajectory_from_trace: args.trajectory_from == Some(TrajectoryFrom::Trace),
         },
+        tools,
     });
     let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
@@ -348,6 +356,14 @@ async fn execute(
         }
     }
     progress.finish();
+    if let Some(server) = &context.tools.server
+        && server.unauthorized() > 0
+    {
+        eprintln!(
+            "proctor: {} requests to the MCP server had no valid token and were refused (HTTP 401)",
+            server.unauthorized()
+        );
+    }
     let unattributed = receiver.collector.unattributed();
     if unattributed > 0 {
         eprintln!(
@@ -408,6 +424,28 @@ async fn execute(
     }
     crashes.check()?;
     gate::check(&args.summary, &summary)
+}
+
+/// The MCP server and each in-scope task's compiled tools, when some task has `tools:`.
+async fn serve_tools(suite: &Suite, tasks: &[usize]) -> anyhow::Result<ToolSettings> {
+    let mut by_task = HashMap::new();
+    for &i in tasks {
+        let tools = crate::mcp::attempt::TaskTools::of(&suite.tasks[i])
+            .map_err(|e| anyhow::anyhow!("{}: {e}", suite.tasks[i].source.display()))?;
+        if let Some(tools) = tools {
+            by_task.insert(i, tools);
+        }
+    }
+    if by_task.is_empty() {
+        return Ok(ToolSettings::default());
+    }
+    let server = crate::mcp::ToolServer::start()
+        .await
+        .map_err(|e| crate::exit::infrastructure("the MCP server on 127.0.0.1", e))?;
+    Ok(ToolSettings {
+        server: Some(server),
+        by_task,
+    })
 }
 
 /// Per agent, in the order first seen: attempts run, attempts that ended in `error:`, and
