@@ -270,7 +270,8 @@ async fn execute(
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
     let tools = serve_tools(&suite, &tasks).await?;
     let mut isolation = judging.isolation;
-    // Agents whose network is none reach proctor's endpoints through a forwarder.
+    // Agents whose network is none reach the receiver and the tool server through a
+    // forwarder.
     isolation.forward(receiver.address);
     if let Some(server) = &tools.server {
         isolation.forward(server.address);

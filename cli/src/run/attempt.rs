@@ -214,7 +214,7 @@ pub async fn run_agent(
         timeout,
     };
     let ran = process::run(launch, cancel).await;
-    // The attempt's processes are gone: its cgroups and sockets can go too, and its token.
+    // The attempt's processes are gone: its cgroups, sockets and token can go too.
     drop(prepared.groups);
     drop(prepared.relays);
     let served = served.map(|(server, served)| server.finish(served));
