@@ -3,6 +3,7 @@
 use crate::end_state::EndStateCheck;
 use crate::normalise::ExpectedForm;
 use crate::outcome::{Outcome, Status, TrajectorySource};
+use crate::result::json_text::push_decimal;
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -254,16 +255,22 @@ pub(crate) fn each_check(
 const DETAIL_STEPS: usize = 20;
 
 /// The tools the trajectory called, in order, numbered as rule reasons number steps.
+/// Built piece by piece: a failed rule of a large log makes one per line.
 fn trajectory_tools(outcome: &Outcome) -> String {
     let steps = outcome.trajectory.len();
-    let mut text = format!(
-        "trajectory ({steps} step{}):",
-        if steps == 1 { "" } else { "s" }
-    );
-    for (at, step) in outcome.trajectory.iter().take(DETAIL_STEPS).enumerate() {
-        text.push_str(&format!(" {}. {}", at + 1, step.tool));
+    let shown = &outcome.trajectory[..steps.min(DETAIL_STEPS)];
+    let mut text =
+        String::with_capacity(24 + shown.iter().map(|step| step.tool.len() + 5).sum::<usize>());
+    text.push_str("trajectory (");
+    push_decimal(&mut text, steps as u64);
+    text.push_str(if steps == 1 { " step):" } else { " steps):" });
+    for (at, step) in shown.iter().enumerate() {
+        text.push(' ');
+        push_decimal(&mut text, at as u64 + 1);
+        text.push_str(". ");
+        text.push_str(&step.tool);
     }
-    if outcome.trajectory.len() > DETAIL_STEPS {
+    if steps > DETAIL_STEPS {
         text.push_str(" …");
     }
     text
