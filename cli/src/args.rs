@@ -31,6 +31,8 @@ pub enum Command {
     /// The cost ledger: add results, report cost per success over time, re-price.
     #[command(subcommand)]
     Ledger(crate::commands::ledger::LedgerCommand),
+    /// MCP over stdio for an agent's stdio-only client, forwarded to its attempt's served tools.
+    McpBridge(crate::commands::mcp_bridge::McpBridgeArgs),
 }
 
 /// How `run`, `grade` and `judge` print their summary.

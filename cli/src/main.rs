@@ -6,6 +6,7 @@ mod details;
 mod exit;
 mod gate;
 mod judging;
+mod mcp;
 mod otlp;
 mod outcome_log;
 mod problems;

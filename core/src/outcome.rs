@@ -82,6 +82,19 @@ pub struct Step {
     pub result: Option<Value>,
 }
 
+impl Step {
+    /// A call that succeeded with no recorded result: what tests and hand-built
+    /// trajectories need.
+    pub fn call(tool: &str, args: &Value) -> Step {
+        Step {
+            tool: tool.into(),
+            args: CompactJson::from_value(args),
+            error: None,
+            result: None,
+        }
+    }
+}
+
 /// The exception an agent raised, if any.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentError {

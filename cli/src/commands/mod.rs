@@ -7,6 +7,7 @@ pub mod html_page;
 pub mod init;
 pub mod judge;
 pub mod ledger;
+pub mod mcp_bridge;
 pub mod merge;
 mod report;
 pub mod run;
@@ -39,5 +40,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Init(args) => init::run(args),
         Command::Judge(args) => judge::run(args),
         Command::Ledger(command) => ledger::run(command),
+        Command::McpBridge(args) => mcp_bridge::run(args),
     }
 }

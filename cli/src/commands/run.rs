@@ -10,7 +10,7 @@ use crate::otlp::Receiver;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{
-    AgentPhase, Finished, RunContext, TraceSettings, finish_attempt, run_agent,
+    AgentPhase, Finished, RunContext, ToolSettings, TraceSettings, finish_attempt, run_agent,
 };
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
@@ -178,6 +178,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         );
     }
     let options = args.containment.options();
+    let loopback_only = |t: &proctor_core::task::Task| {
+        t.network == Some(TaskNetwork::None)
+            || options.network == crate::run::isolation::NetworkMode::None
+    };
+    if isolation.namespaces()
+        && let Some(task) = in_scope().find(|t| !t.tools.is_empty() && loopback_only(t))
+    {
+        bail!(
+            "task `{}` ({}) serves tools over MCP on 127.0.0.1, which an agent in a network namespace of its own (network none) cannot reach yet; drop network none for it",
+            task.id,
+            task.source.display()
+        );
+    }
     if isolation.namespaces()
         && (options.network == crate::run::isolation::NetworkMode::None
             || in_scope().any(|t| t.network == Some(TaskNetwork::None)))
@@ -208,6 +221,9 @@ fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &std::path::Path) 
     for task in &suite.tasks {
         hidden.push(task.source.clone());
         hidden.extend(task.files_dir.clone());
+        for tool in &task.tools {
+            hidden.extend(tool.script_files().iter().cloned());
+        }
     }
     hidden.extend(args.out.clone());
     hidden.extend(args.keep.clone());
@@ -275,6 +291,7 @@ async fn execute(
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
+    let tools = serve_tools(&suite, &tasks).await?;
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -293,6 +310,7 @@ async fn execute(
             grace: Duration::from_secs_f64(args.trace_grace),
             trajectory_from_trace: args.trajectory_from == Some(TrajectoryFrom::Trace),
         },
+        tools,
     });
     let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
@@ -355,6 +373,14 @@ async fn execute(
         }
     }
     progress.finish();
+    if let Some(server) = &context.tools.server
+        && server.unauthorized() > 0
+    {
+        eprintln!(
+            "proctor: {} requests to the MCP server had no valid token and were refused (HTTP 401)",
+            server.unauthorized()
+        );
+    }
     let unattributed = receiver.collector.unattributed();
     if unattributed > 0 {
         eprintln!(
@@ -415,6 +441,28 @@ async fn execute(
     }
     crashes.check()?;
     gate::check(&args.summary, &summary)
+}
+
+/// The MCP server and each in-scope task's compiled tools, when some task has `tools:`.
+async fn serve_tools(suite: &Suite, tasks: &[usize]) -> anyhow::Result<ToolSettings> {
+    let mut by_task = HashMap::new();
+    for &i in tasks {
+        let tools = crate::mcp::attempt::TaskTools::of(&suite.tasks[i])
+            .map_err(|e| anyhow::anyhow!("{}: {e}", suite.tasks[i].source.display()))?;
+        if let Some(tools) = tools {
+            by_task.insert(i, tools);
+        }
+    }
+    if by_task.is_empty() {
+        return Ok(ToolSettings::default());
+    }
+    let server = crate::mcp::ToolServer::start()
+        .await
+        .map_err(|e| crate::exit::infrastructure("the MCP server on 127.0.0.1", e))?;
+    Ok(ToolSettings {
+        server: Some(server),
+        by_task,
+    })
 }
 
 /// Per agent, in the order first seen: attempts run, attempts that ended in `error:`, and

@@ -252,7 +252,7 @@ fn percent_encode(text: &str) -> String {
 }
 
 /// Random bytes from the kernel, for ids no other attempt can guess.
-fn random_bytes<const N: usize>() -> [u8; N] {
+pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
     if read.is_err() {

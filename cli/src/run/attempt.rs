@@ -12,6 +12,9 @@ use super::process::{self, Exit, Launch, Stopped};
 use super::sandbox::{self, AttemptFolders};
 use super::traced;
 use crate::judging::{Judged, judge_run};
+use crate::mcp::ToolServer;
+use crate::mcp::attempt::{AttemptTools, TaskTools};
+use crate::mcp::server::ServedCalls;
 use crate::otlp::TraceCollector;
 use crate::otlp::collector::Registration;
 use crate::usage_cost::Pricer;
@@ -48,6 +51,17 @@ pub struct RunContext {
     pub pricer: Pricer,
     /// Where agents export spans (DESIGN 12), and how long an attempt waits for late ones.
     pub traces: TraceSettings,
+    /// The tools served to tasks with `tools:` (DESIGN 13).
+    pub tools: ToolSettings,
+}
+
+/// The MCP server's side of a run.
+#[derive(Debug, Default)]
+pub struct ToolSettings {
+    /// Running when some task in scope has `tools:`.
+    pub server: Option<ToolServer>,
+    /// Each such task's tools, by task index, compiled once.
+    pub by_task: HashMap<usize, Arc<TaskTools>>,
 }
 
 /// The OTLP receiver's side of a run.
@@ -90,6 +104,8 @@ pub struct AgentEnded {
     timeout: Duration,
     /// The attempt's place in the OTLP receiver, where its spans are collected.
     traces: Registration,
+    /// The calls the agent made to its served tools, when the task has `tools:`.
+    served: Option<ServedCalls>,
 }
 
 /// How the agent's phase of an attempt ended.
@@ -140,6 +156,35 @@ pub async fn run_agent(
         planned.attempt,
     );
     let mut env = environment(task, planned.attempt, seed, timeout, &folders, agent);
+    // The task's tools, under a token of this attempt's own (DESIGN 13).
+    let served = match (
+        &context.tools.server,
+        context.tools.by_task.get(&planned.task),
+    ) {
+        (Some(server), Some(tools)) => {
+            let tools = AttemptTools::new(
+                tools.clone(),
+                task,
+                planned.attempt,
+                folders.sandbox.clone(),
+                // The task's `faults:` join here once tasks carry them.
+                proctor_core::faults::FaultPlan::new(&[], seed),
+            );
+            let served = server.register(tools);
+            let url = server.url();
+            for (name, value) in crate::mcp::client_config::env(&url, &served.token) {
+                env.set(name, value);
+            }
+            let written =
+                crate::mcp::client_config::write_config(&folders.sandbox, &url, &served.token);
+            if let Err(error) = written {
+                server.finish(served);
+                anyhow::bail!("cannot write .mcp.json into the sandbox: {error}");
+            }
+            Some((server, served))
+        }
+        _ => None,
+    };
     // The OTLP endpoint, TRACEPARENT and resource attributes (DESIGN 12): proctor's, as the
     // PROCTOR_* variables are, since attributing spans depends on them.
     for (name, value) in &traces.env {
@@ -169,8 +214,9 @@ pub async fn run_agent(
         timeout,
     };
     let ran = process::run(launch, cancel).await;
-    // The attempt's processes are gone: its cgroups can go too.
+    // The attempt's processes are gone: its cgroups can go too, and its token.
     drop(prepared.groups);
+    let served = served.map(|(server, served)| server.finish(served));
     let (outcome, process_info, duration) = match ran {
         Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {
@@ -216,6 +262,7 @@ pub async fn run_agent(
         duration,
         timeout,
         traces,
+        served,
     })))
 }
 
@@ -239,6 +286,10 @@ pub async fn finish_attempt(
         collected,
         task.trajectory_from_trace || context.traces.trajectory_from_trace,
     );
+    let (outcome, served_checks) = match &ended.served {
+        Some(served) => super::served::combine(outcome, served),
+        None => (outcome, Vec::new()),
+    };
     let agent = &context.agents[planned.agent];
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
@@ -283,6 +334,7 @@ pub async fn finish_attempt(
         .await?
     };
     graded.checks.extend(trace_checks);
+    graded.checks.extend(served_checks);
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
     let priced_at: jiff::Timestamp = ended.started_at;
     let cost = context

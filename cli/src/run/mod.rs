@@ -11,6 +11,7 @@ pub mod plan;
 pub mod process;
 pub mod progress;
 pub mod sandbox;
+pub mod served;
 pub mod signals;
 pub mod stdout_outcome;
 pub mod traced;

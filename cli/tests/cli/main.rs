@@ -15,4 +15,5 @@ mod judge_concurrency;
 mod ledger;
 mod run;
 mod scorecards;
+mod tools;
 mod traces;

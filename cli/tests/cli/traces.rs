@@ -172,7 +172,7 @@ fn one_pretty_printed_document_and_a_trace_without_tool_spans() {
 /// The Python with pydantic-ai and the OpenTelemetry SDK (fixtures/traces/requirements.txt):
 /// `PROCTOR_OTEL_PYTHON`, else the virtual environment `.ci/run` makes. Without one the
 /// end-to-end tests say so and stop, unless `PROCTOR_REQUIRE_OTEL` is set (as in CI).
-fn otel_python() -> Option<String> {
+pub(crate) fn otel_python() -> Option<String> {
     let python = std::env::var("PROCTOR_OTEL_PYTHON")
         .ok()
         .unwrap_or_else(|| {

@@ -51,7 +51,9 @@ mod path;
 mod serialize;
 mod text;
 
+pub(crate) use command::split as split_command_line;
 pub use error::EndStateError;
+pub(crate) use json::compile_schema;
 pub use json::same_json;
 pub use path::check_relative_path;
 

@@ -223,12 +223,7 @@ mod tests {
     }
 
     fn step(tool: &str, args: Value) -> Step {
-        Step {
-            tool: tool.into(),
-            args: args.into(),
-            error: None,
-            result: None,
-        }
+        Step::call(tool, &args)
     }
 
     fn order(tool: &str, id: &str) -> Step {

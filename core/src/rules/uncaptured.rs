@@ -67,18 +67,12 @@ impl Rule {
 
 #[cfg(test)]
 mod tests {
-    use crate::compact_json::CompactJson;
     use crate::outcome::Step;
     use crate::rules::Rule;
     use serde_json::{Value, json};
 
     fn step(tool: &str, args: Value) -> Step {
-        Step {
-            tool: tool.into(),
-            args: CompactJson::from_value(&args),
-            error: None,
-            result: None,
-        }
+        Step::call(tool, &args)
     }
 
     #[test]

@@ -351,6 +351,8 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
             ));
         }
     };
+    let tools = crate::tools::parse_tools(raw.tools.unwrap_or_default(), task_dir)
+        .map_err(|m| field_error("tools", m))?;
     let mut task = Task {
         id,
         input,
@@ -374,6 +376,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
         tags: raw.tags.unwrap_or_default(),
         trajectory_from_trace,
         network: raw.network,
+        tools,
         source: source.to_owned(),
         check_names: CheckNames::default(),
         expected_answer: ExpectedAnswer::default(),

@@ -46,6 +46,9 @@ pub struct Task {
     pub trajectory_from_trace: bool,
     /// `network: none`: the agent gets a network namespace with loopback only.
     pub network: Option<TaskNetwork>,
+    /// Tools proctor serves to the agent over MCP (DESIGN 13); when there are any, the
+    /// recorded calls are the graded trajectory.
+    pub tools: Vec<crate::tools::ToolSpec>,
     /// The file the task was read from.
     pub source: PathBuf,
     /// The names of the checks above, made once at load for every attempt's result.

@@ -31,4 +31,6 @@ pub(super) struct RawTask {
     pub tags: Option<Vec<String>>,
     pub trajectory_from: Option<String>,
     pub network: Option<super::model::TaskNetwork>,
+    /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
+    pub tools: Option<Vec<Value>>,
 }

@@ -6,15 +6,47 @@ use crate::outcome::Step;
 /// At most this many differences are listed; the count says how many there were.
 const SHOWN: usize = 10;
 
+/// What a reported trajectory is compared with, as the differences name it.
+#[derive(Debug, Clone, Copy)]
+pub struct Evidence {
+    /// "the trace shows", "the recorded calls show".
+    pub shows: &'static str,
+    /// "the trace", "the recorded calls": `step 3: refund is in the trace only`.
+    pub name: &'static str,
+}
+
+/// The agent's OpenTelemetry trace (DESIGN 12).
+pub const TRACE: Evidence = Evidence {
+    shows: "the trace shows",
+    name: "the trace",
+};
+/// The tool calls proctor served and recorded (DESIGN 13).
+pub const RECORDED_CALLS: Evidence = Evidence {
+    shows: "the recorded calls show",
+    name: "the recorded calls",
+};
+
 /// The differences between a reported trajectory and a traced one; empty when they agree.
 /// Arguments are compared as JSON values (key order ignored), except on steps whose
 /// arguments the trace did not capture (`uncaptured`, step numbers from 1).
 #[must_use]
 pub fn differences(reported: &[Step], traced: &[Step], uncaptured: &[u64]) -> Vec<String> {
+    differences_from(reported, traced, uncaptured, TRACE)
+}
+
+/// [`differences`] against any evidence of what the agent did.
+#[must_use]
+pub fn differences_from(
+    reported: &[Step],
+    traced: &[Step],
+    uncaptured: &[u64],
+    evidence: Evidence,
+) -> Vec<String> {
+    let Evidence { shows, name } = evidence;
     let mut found = Vec::new();
     if reported.len() != traced.len() {
         found.push(format!(
-            "reported {} tool calls, the trace shows {}",
+            "reported {} tool calls, {shows} {}",
             reported.len(),
             traced.len()
         ));
@@ -23,14 +55,14 @@ pub fn differences(reported: &[Step], traced: &[Step], uncaptured: &[u64]) -> Ve
         let step = index + 1;
         if claim.tool != fact.tool {
             found.push(format!(
-                "step {step}: reported {}, the trace shows {}",
+                "step {step}: reported {}, {shows} {}",
                 claim.tool, fact.tool
             ));
         } else if !uncaptured.contains(&(step as u64))
             && claim.args.to_value() != fact.args.to_value()
         {
             found.push(format!(
-                "step {step}: {} reported with {}, the trace shows {}",
+                "step {step}: {} reported with {}, {shows} {}",
                 claim.tool, claim.args, fact.args
             ));
         }
@@ -38,7 +70,7 @@ pub fn differences(reported: &[Step], traced: &[Step], uncaptured: &[u64]) -> Ve
     let shorter = reported.len().min(traced.len());
     for (index, step) in traced.iter().enumerate().skip(shorter) {
         found.push(format!(
-            "step {}: {} is in the trace only",
+            "step {}: {} is in {name} only",
             index + 1,
             step.tool
         ));
@@ -65,12 +97,7 @@ mod tests {
     use serde_json::{Value, json};
 
     fn step(tool: &str, args: Value) -> Step {
-        Step {
-            tool: tool.into(),
-            args: CompactJson::from_value(&args),
-            error: None,
-            result: None,
-        }
+        Step::call(tool, &args)
     }
 
     #[test]

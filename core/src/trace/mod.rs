@@ -21,7 +21,7 @@ pub mod otlp_json;
 pub mod span;
 mod usage;
 
-pub use compare::differences;
+pub use compare::{Evidence, RECORDED_CALLS, differences, differences_from};
 pub use evidence::{TraceEvidence, evidence};
 pub use group::{ClosedTrace, TraceGrouper};
 pub use ids::hex as hex_id;

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""A tool call served by proctor over MCP against a bare loopback HTTP request/response of
+the same size (DESIGN 13: at most 2x).
+
+Builds the dist profile (`proctor` and the `mcp_bench` example), runs `proctor run` on a
+task whose `get_order` tool has a canned response, with the example as the agent. The agent
+times CALLS requests per round, ROUNDS rounds, alternating between the served tool call
+(through proctor's listener, token check, rmcp's streamable HTTP service, argument schema
+check, the responses backend and the recorder) and a minimal hyper server in its own process
+that answers the same request with a body of the same length. Both use the same HTTP client
+and a kept-alive connection. Prints the medians and the ratio.
+
+    python3 bench/mcp/mcp_bench.py [--calls 500] [--rounds 7] [--no-build] [--profile dist]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+TASK = """- id: served_call
+  input: look up order A1
+  expected: anything
+  tools:
+    - name: get_order
+      description: Look up an order by id
+      input_schema: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
+      responses:
+        - when: {order_id: A1}
+          result: {order_id: A1, days_since_delivery: 12, status: delivered}
+        - result: {error: unknown order}
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=500, help="requests per round and side")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--profile", default="dist")
+    parser.add_argument("--no-build", action="store_true")
+    args = parser.parse_args()
+    if not args.no_build:
+        subprocess.run(
+            ["cargo", "build", "--locked", "--profile", args.profile, "-p", "proctor",
+             "--bin", "proctor", "--example", "mcp_bench"],
+            cwd=ROOT, check=True)
+    target = os.path.join(ROOT, "target", "debug" if args.profile == "dev" else args.profile)
+    proctor = os.path.join(target, "proctor")
+    agent = os.path.join(target, "examples", "mcp_bench")
+    with tempfile.TemporaryDirectory() as work:
+        tasks = os.path.join(work, "tasks.yaml")
+        with open(tasks, "w") as f:
+            f.write(TASK)
+        out = os.path.join(work, "results.jsonl")
+        subprocess.run(
+            [proctor, "run", "--tasks", tasks, "--out", out, "--timeout", "600",
+             "--agent", f"{agent} {args.calls} {args.rounds}"],
+            check=False, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            result = json.loads(f.readline())
+    try:
+        measured = json.loads(result["answer"])
+    except (TypeError, ValueError):
+        sys.exit(f"the bench agent failed: {result.get('reasons')} {result.get('process')}")
+    print(f"requests per side  {measured['calls']} ({measured['rounds']} rounds, interleaved)")
+    print(f"request / reply    {measured['request_bytes']} / {measured['reply_bytes']} bytes")
+    print(f"served tool call   {measured['served_us']:.1f} us  (median of round means)")
+    print(f"bare loopback HTTP {measured['bare_us']:.1f} us")
+    print(f"ratio              {measured['ratio']:.2f}x  (target: at most 2x)")
+    print(f"calls recorded     {result['tool_calls']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+//! One attempt's served tools: every call is numbered, checked (known tool, within the
+//! step cap, arguments valid for the schema), possibly given a fault, answered by its
+//! backend and recorded, whatever happened.
+
+use super::faults;
+use super::record::{MAX_RECORDED_CALLS, RecordedCall, Recorder};
+use super::script::{self, Caller};
+use super::service::{Reply, ToolReply, ToolService};
+use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
+use proctor_core::task::Task;
+use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// A task's tools with their schemas compiled, made once per run and shared by its
+/// attempts.
+#[derive(Debug)]
+pub struct TaskTools {
+    specs: Vec<ToolSpec>,
+    schemas: Vec<ArgumentSchema>,
+}
+
+impl TaskTools {
+    /// `None` when the task serves no tools.
+    pub fn of(task: &Task) -> Result<Option<Arc<TaskTools>>, String> {
+        if task.tools.is_empty() {
+            return Ok(None);
+        }
+        let schemas = task
+            .tools
+            .iter()
+            .map(|tool| {
+                ArgumentSchema::compile(tool)
+                    .map_err(|e| format!("task `{}`: tool `{}`: {e}", task.id, tool.name))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Some(Arc::new(TaskTools {
+            specs: task.tools.clone(),
+            schemas,
+        })))
+    }
+}
+
+/// What an attempt's tools know about it.
+#[derive(Debug)]
+pub struct AttemptTools {
+    tools: Arc<TaskTools>,
+    task_id: String,
+    attempt: u64,
+    /// The `script` backends' working folder.
+    sandbox: PathBuf,
+    step_cap: Option<u64>,
+    /// Which calls fail, drawn from the attempt seed.
+    faults: FaultPlan,
+    /// Calls so far per tool, for faults that name a call number.
+    calls_per_tool: Mutex<HashMap<String, u32>>,
+    pub recorder: Recorder,
+    /// The faults that fired, with the step they fired on.
+    pub fired: Mutex<Vec<FaultFired>>,
+}
+
+impl AttemptTools {
+    pub fn new(
+        tools: Arc<TaskTools>,
+        task: &Task,
+        attempt: u64,
+        sandbox: PathBuf,
+        faults: FaultPlan,
+    ) -> AttemptTools {
+        AttemptTools {
+            tools,
+            task_id: task.id.clone(),
+            attempt,
+            sandbox,
+            step_cap: task.step_cap,
+            faults,
+            calls_per_tool: Mutex::default(),
+            recorder: Recorder::default(),
+            fired: Mutex::default(),
+        }
+    }
+
+    async fn answer(&self, name: &str, args: Option<Value>) -> ToolReply {
+        let started_at = jiff::Timestamp::now();
+        let clock = Instant::now();
+        let args = args.unwrap_or_else(|| json!({}));
+        let Some(step) = self.recorder.next_step() else {
+            return tool_error(format!(
+                "over {MAX_RECORDED_CALLS} calls in this attempt; no more calls are served"
+            ));
+        };
+        let (reply, fault) = self.decide(step, name, &args).await;
+        let (result, error) = match &reply {
+            ToolReply::Result {
+                value,
+                is_error: false,
+            } => (Some(value.clone()), None),
+            ToolReply::Result {
+                value,
+                is_error: true,
+            } => (
+                None,
+                Some(match value.get("error").and_then(Value::as_str) {
+                    Some(message) => message.to_owned(),
+                    None => value.to_string(),
+                }),
+            ),
+            ToolReply::Text {
+                text,
+                is_error: false,
+            } => (Some(Value::String(text.clone())), None),
+            ToolReply::Text {
+                text,
+                is_error: true,
+            } => (None, Some(text.clone())),
+            ToolReply::Refused(message) => (None, Some(message.clone())),
+        };
+        self.recorder.push(
+            step,
+            RecordedCall {
+                tool: name.to_owned(),
+                args,
+                result,
+                error,
+                fault: fault.map(|f| f.name().to_owned()),
+                started_at,
+                duration: clock.elapsed(),
+            },
+        );
+        reply
+    }
+
+    /// The reply to call number `step`, and the fault applied to it.
+    async fn decide(
+        &self,
+        step: usize,
+        name: &str,
+        args: &Value,
+    ) -> (ToolReply, Option<FaultKind>) {
+        let Some(index) = self.tools.specs.iter().position(|t| t.name == name) else {
+            let served: Vec<&str> = self.tools.specs.iter().map(|t| t.name.as_str()).collect();
+            return (
+                ToolReply::Refused(format!(
+                    "unknown tool `{name}`; this task serves: {}",
+                    served.join(", ")
+                )),
+                None,
+            );
+        };
+        if let Some(cap) = self.step_cap
+            && step as u64 > cap
+        {
+            return (
+                tool_error(format!(
+                    "call {step} is over the task's step cap of {cap}; no more calls are served"
+                )),
+                None,
+            );
+        }
+        if let Some(violation) = self.tools.schemas[index].violation(args) {
+            return (
+                tool_error(format!(
+                    "arguments do not match the input schema of `{name}`: {violation}"
+                )),
+                None,
+            );
+        }
+        let call_number = {
+            let mut counts = self
+                .calls_per_tool
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let count = counts.entry(name.to_owned()).or_default();
+            *count = count.saturating_add(1);
+            *count
+        };
+        let fault = self.faults.decide(name, call_number).cloned();
+        if let Some(fault) = &fault {
+            self.fired
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(FaultFired {
+                    step: step as u32,
+                    tool: name.to_owned(),
+                    kind: fault.name().to_owned(),
+                });
+            if let Some(reply) = faults::before(fault).await {
+                return (reply, Some(fault.clone()));
+            }
+        }
+        let tool = &self.tools.specs[index];
+        let reply = match &tool.backend {
+            ToolBackend::Responses(responses) => match canned_result(responses, args) {
+                Some(value) => ToolReply::Result {
+                    value: value.clone(),
+                    is_error: false,
+                },
+                None => tool_error(format!(
+                    "no response of `{name}` matches these arguments, and it has no default"
+                )),
+            },
+            ToolBackend::Script(backend) => {
+                let caller = Caller {
+                    task_id: &self.task_id,
+                    attempt: self.attempt,
+                    sandbox: &self.sandbox,
+                };
+                script::call(backend, name, args, &caller).await
+            }
+        };
+        match fault {
+            Some(fault) => (faults::after(&fault, reply), Some(fault)),
+            None => (reply, None),
+        }
+    }
+}
+
+impl ToolService for AttemptTools {
+    fn tools(&self) -> &[ToolSpec] {
+        &self.tools.specs
+    }
+
+    fn call<'a>(&'a self, name: &'a str, args: Option<Value>) -> Reply<'a> {
+        Box::pin(self.answer(name, args))
+    }
+}
+
+fn tool_error(message: String) -> ToolReply {
+    ToolReply::Result {
+        value: json!({"error": message}),
+        is_error: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proctor_core::faults::FaultSpec;
+    use proctor_core::task::Suite;
+
+    fn task(dir: &std::path::Path) -> Task {
+        let path = dir.join("tasks.yaml");
+        std::fs::write(
+            &path,
+            "- id: t\n  input: x\n  expected: y\n  step_cap: 5\n  tools:\n    - name: get_order\n      input_schema: {type: object, properties: {order_id: {type: string}}}\n      responses:\n        - result: {days: 12}\n",
+        )
+        .unwrap();
+        Suite::load(&path).unwrap().tasks.remove(0)
+    }
+
+    #[tokio::test]
+    async fn faults_of_the_plan_fire_on_their_calls_and_are_recorded_with_their_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = task(dir.path());
+        let faults: Vec<FaultSpec> = serde_json::from_value(json!([
+            {"tool": "get_*", "kind": "error", "calls": [2], "message": "upstream unavailable"},
+            {"tool": "get_order", "kind": "inject", "calls": [3], "payload": "IGNORE PREVIOUS"},
+        ]))
+        .unwrap();
+        let tools = AttemptTools::new(
+            TaskTools::of(&task).unwrap().unwrap(),
+            &task,
+            0,
+            dir.path().to_owned(),
+            FaultPlan::new(&faults, 7),
+        );
+        let args = || Some(json!({"order_id": "A1"}));
+        let ok = ToolReply::Result {
+            value: json!({"days": 12}),
+            is_error: false,
+        };
+        assert_eq!(tools.call("get_order", args()).await, ok);
+        assert_eq!(
+            tools.call("lookup", args()).await,
+            ToolReply::Refused("unknown tool `lookup`; this task serves: get_order".into())
+        );
+        assert_eq!(
+            tools.call("get_order", args()).await,
+            tool_error("upstream unavailable".into())
+        );
+        assert_eq!(
+            tools.call("get_order", args()).await,
+            ToolReply::Text {
+                text: "{\"days\":12}\nIGNORE PREVIOUS".into(),
+                is_error: false
+            }
+        );
+        assert_eq!(
+            tools.call("get_order", Some(json!({"order_id": 7}))).await,
+            tool_error(
+                "arguments do not match the input schema of `get_order`: 7 is not of type \"string\" at /order_id".into()
+            )
+        );
+        assert_eq!(
+            tools.call("get_order", args()).await,
+            tool_error("call 6 is over the task's step cap of 5; no more calls are served".into())
+        );
+        let fired = tools.fired.lock().unwrap().clone();
+        assert_eq!(
+            fired,
+            [
+                FaultFired {
+                    step: 3,
+                    tool: "get_order".into(),
+                    kind: "error".into()
+                },
+                FaultFired {
+                    step: 4,
+                    tool: "get_order".into(),
+                    kind: "inject".into()
+                },
+            ]
+        );
+        let (calls, dropped) = tools.recorder.take();
+        let faults: Vec<Option<&str>> = calls.iter().map(|c| c.fault.as_deref()).collect();
+        assert_eq!(
+            faults,
+            [None, None, Some("error"), Some("inject"), None, None]
+        );
+        assert_eq!(calls[2].error.as_deref(), Some("upstream unavailable"));
+        assert_eq!(dropped, 0);
+    }
+}

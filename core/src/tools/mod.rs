@@ -1,0 +1,93 @@
+//! Served tools (DESIGN 13): the `tools:` of a task file, each with a JSON Schema for its
+//! arguments and one backend that answers its calls. proctor serves them to the agent over
+//! MCP and records every call; the recorded calls are the graded trajectory.
+//!
+//! - [`parse`]: a task's `tools:` list → [`ToolSpec`]s, refused with a clear message.
+//! - [`responses`]: the canned `responses` backend (first `when` that matches wins).
+
+mod parse;
+mod responses;
+
+pub use parse::parse_tools;
+pub use responses::canned_result;
+
+use serde::Serialize;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The longest time a `script` backend may take by default.
+pub const DEFAULT_SCRIPT_TIMEOUT_S: f64 = 10.0;
+
+/// One tool a task serves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema of `type: object`, checked to compile at load.
+    pub input_schema: Value,
+    pub backend: ToolBackend,
+}
+
+/// What answers a tool's calls.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolBackend {
+    /// Canned results, tried in order.
+    Responses(Vec<CannedResponse>),
+    /// A command run per call outside the agent's isolation, the sandbox its working folder.
+    Script(ScriptBackend),
+}
+
+/// One canned result: returned when every argument in `when` equals the call's (JSON
+/// equality, numbers by value); without `when` it is the default.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CannedResponse {
+    pub when: Option<serde_json::Map<String, Value>>,
+    pub result: Value,
+}
+
+/// A `script` backend: the command line split like a shell would, with every word that
+/// names a file beside the task file made absolute (those files are hidden from agents).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScriptBackend {
+    pub line: String,
+    pub argv: Vec<String>,
+    /// The files of the task's folder the command names: grading data, hidden from agents.
+    pub files: Vec<PathBuf>,
+    pub timeout_s: f64,
+}
+
+impl ToolSpec {
+    /// The script files this tool runs, if any.
+    pub fn script_files(&self) -> &[PathBuf] {
+        match &self.backend {
+            ToolBackend::Script(script) => &script.files,
+            ToolBackend::Responses(_) => &[],
+        }
+    }
+}
+
+/// A compiled argument schema, made once per run for every call.
+#[derive(Debug)]
+pub struct ArgumentSchema(jsonschema::Validator);
+
+impl ArgumentSchema {
+    /// Compiles a tool's schema; it compiled at load, so this fails only on a schema
+    /// built by hand.
+    pub fn compile(tool: &ToolSpec) -> Result<ArgumentSchema, String> {
+        crate::end_state::compile_schema(&tool.input_schema).map(ArgumentSchema)
+    }
+
+    /// `None` when `args` is valid, else the first violation with where it is
+    /// (`(root)` for the arguments object itself).
+    pub fn violation(&self, args: &Value) -> Option<String> {
+        let error = self.0.iter_errors(args).next()?;
+        let at = error.instance_path();
+        let at = if at.is_empty() {
+            "(root)".to_owned()
+        } else {
+            at.as_str().to_owned()
+        };
+        Some(format!("{error} at {at}"))
+    }
+}
