@@ -76,6 +76,21 @@ fn an_agent_on_the_python_sdk_is_graded_on_its_recorded_calls() {
         json!([{"category": "process", "check": "trajectory matches the recorded calls",
             "passed": true, "gating": false}])
     );
+    // Each recorded call keeps when it started and how long it took.
+    let timings = refund["timings"]["tool_calls"].as_array().unwrap();
+    let steps: Vec<u64> = timings
+        .iter()
+        .map(|t| t["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [1, 2]);
+    assert!(
+        timings[1]["started_at"].as_str().unwrap() >= timings[0]["started_at"].as_str().unwrap()
+    );
+    assert!(
+        timings
+            .iter()
+            .all(|t| t["duration_us"].as_u64().unwrap() > 0)
+    );
     let expired = lines
         .iter()
         .find(|r| r["task"] == "refund_served_expired")
