@@ -335,3 +335,43 @@ fn an_agent_on_rmcps_client_is_graded_on_its_recorded_calls() {
     assert_eq!(expired["passed"], true, "{expired}");
     assert_eq!(calls(expired).len(), 1);
 }
+
+#[test]
+fn an_isolated_agent_cannot_read_a_script_backend() {
+    let tasks_dir = tempfile::tempdir().unwrap();
+    let agent_dir = tempfile::tempdir().unwrap();
+    let script = write(
+        tasks_dir.path(),
+        "price.sh",
+        "#!/bin/sh\necho '{\"price\": 7}'\n",
+    );
+    let tasks = write(
+        tasks_dir.path(),
+        "tasks.yaml",
+        "- id: hidden_script\n  input: x\n  expected: hidden\n  tools:\n    - name: price\n      script: sh price.sh\n",
+    );
+    // The agent knows where the script is, but not from its command line.
+    let agent = write(
+        agent_dir.path(),
+        "agent.sh",
+        &format!(
+            "#!/bin/sh\nif cat '{}' >/dev/null 2>&1; then a=readable; else a=hidden; fi\nprintf '{{\"status\": \"final\", \"answer\": \"%s\"}}' \"$a\" > \"$PROCTOR_OUTCOME\"\n",
+            script.canonicalize().unwrap().display()
+        ),
+    );
+    let out = agent_dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--isolate", "namespaces", "--tasks"])
+        .arg(&tasks)
+        .arg("--agent")
+        .arg(format!("sh {}", agent.display()))
+        .arg("--out")
+        .arg(&out));
+    if ran.stderr.contains("cannot make namespaces") {
+        eprintln!("skipped: no namespaces here");
+        return;
+    }
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let result = &results(&out)[0];
+    assert_eq!(result["answer"], "hidden", "{result}");
+}
