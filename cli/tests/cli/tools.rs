@@ -375,3 +375,30 @@ fn an_isolated_agent_cannot_read_a_script_backend() {
     let result = &results(&out)[0];
     assert_eq!(result["answer"], "hidden", "{result}");
 }
+
+#[test]
+fn served_tools_with_network_none_are_refused_before_any_agent_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: offline\n  input: x\n  expected: y\n  network: none\n  tools:\n    - name: t\n      responses: [{result: 1}]\n",
+    );
+    let ran = run(proctor()
+        .args(["run", "--isolate", "namespaces", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", "true"]));
+    if ran.stderr.contains("cannot make namespaces") {
+        eprintln!("skipped: no namespaces here");
+        return;
+    }
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "task `offline` ({}) serves tools over MCP on 127.0.0.1, which an agent in a network namespace of its own (network none) cannot reach yet; drop network none for it",
+            tasks.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+}
