@@ -351,7 +351,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Task, Buil
             ));
         }
     };
-    let tools = crate::tools::parse_tools(raw.tools.unwrap_or_default(), task_dir)
+    let tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
         .map_err(|m| field_error("tools", m))?;
     let mut task = Task {
         id,

@@ -32,5 +32,5 @@ pub(super) struct RawTask {
     pub trajectory_from: Option<String>,
     pub network: Option<super::model::TaskNetwork>,
     /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
-    pub tools: Option<Vec<Value>>,
+    pub tools: Option<Value>,
 }
