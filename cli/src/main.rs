@@ -31,6 +31,12 @@ fn main() -> ExitCode {
         eprintln!("proctor: {error:#}");
         return ExitCode::from(exit::INFRASTRUCTURE);
     }
+    if words.first().map(String::as_str) == Some(run::isolation::forwarder::FORWARD_COMMAND) {
+        // Inside a `network: none` namespace: starts the forwarder, then becomes the agent.
+        let error = run::isolation::forwarder::enter(&words[1..]).unwrap_err();
+        eprintln!("proctor: {error:#}");
+        return ExitCode::from(exit::INFRASTRUCTURE);
+    }
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -177,29 +177,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             task.source.display()
         );
     }
-    let options = args.containment.options();
-    let loopback_only = |t: &proctor_core::task::Task| {
-        t.network == Some(TaskNetwork::None)
-            || options.network == crate::run::isolation::NetworkMode::None
-    };
-    if isolation.namespaces()
-        && let Some(task) = in_scope().find(|t| !t.tools.is_empty() && loopback_only(t))
-    {
-        bail!(
-            "task `{}` ({}) serves tools over MCP on 127.0.0.1, which an agent in a network namespace of its own (network none) cannot reach yet; drop network none for it",
-            task.id,
-            task.source.display()
-        );
-    }
-    if isolation.namespaces()
-        && (options.network == crate::run::isolation::NetworkMode::None
-            || in_scope().any(|t| t.network == Some(TaskNetwork::None)))
-    {
-        // No forwarder into the namespace yet: say so rather than lose spans silently.
-        eprintln!(
-            "proctor: agents with network none cannot reach the OTLP receiver on 127.0.0.1: their spans are not collected, and they are graded on what they report"
-        );
-    }
     for note in &isolation.notes {
         eprintln!("proctor: {note}");
     }
@@ -292,6 +269,13 @@ async fn execute(
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
     let tools = serve_tools(&suite, &tasks).await?;
+    let mut isolation = judging.isolation;
+    // Agents whose network is none reach the receiver and the tool server through a
+    // forwarder.
+    isolation.forward(receiver.address);
+    if let Some(server) = &tools.server {
+        isolation.forward(server.address);
+    }
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -300,7 +284,7 @@ async fn execute(
         seed: args.seed,
         keep: args.keep.clone(),
         control: judging.control,
-        isolation: judging.isolation,
+        isolation,
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,

@@ -214,8 +214,9 @@ pub async fn run_agent(
         timeout,
     };
     let ran = process::run(launch, cancel).await;
-    // The attempt's processes are gone: its cgroups can go too, and its token.
+    // The attempt's processes are gone: its cgroups, sockets and token can go too.
     drop(prepared.groups);
+    drop(prepared.relays);
     let served = served.map(|(server, served)| server.finish(served));
     let (outcome, process_info, duration) = match ran {
         Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),

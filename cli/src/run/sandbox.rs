@@ -27,6 +27,9 @@ pub struct AttemptFolders {
     pub outcome_file: PathBuf,
     /// The folder holding `outcome_file` and nothing else.
     pub outcome_dir: PathBuf,
+    /// The attempt's private folder (holding `home` and `tmp`), where proctor keeps
+    /// what else the attempt needs (the sockets into a `network: none` namespace).
+    pub private: PathBuf,
     _private: TempDir,
     _outcome: TempDir,
 }
@@ -128,6 +131,7 @@ pub fn prepare(
         tmp,
         outcome_file: outcome.path().join("outcome.json"),
         outcome_dir: outcome.path().to_owned(),
+        private: private.path().to_owned(),
         _private: private,
         _outcome: outcome,
     })

@@ -304,6 +304,57 @@ fn network_none_leaves_loopback_only() {
 }
 
 #[test]
+fn network_none_reaches_proctors_endpoints_and_nothing_else() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: probe, input: x, expected: anything}\n",
+    );
+    let out = dir.path().join("r.jsonl");
+    let started = std::time::Instant::now();
+    let output = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--network", "none", "--pass-env", "PROBE_PORT", "--agent"])
+        .arg(format!("python3 {}", adversary("forward_probe.py")))
+        .arg("--out")
+        .arg(&out)
+        .env("PROBE_PORT", &port)
+        .timeout(Duration::from_secs(120)));
+    if !namespaces() {
+        assert_eq!(output.code, 2, "{}", output.stderr);
+        assert!(output.stderr.contains("--network none needs namespaces"));
+        return;
+    }
+    // The run ends normally although the agent killed the forwarder.
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert!(
+        !output.stderr.contains("cannot reach the OTLP receiver"),
+        "{}",
+        output.stderr
+    );
+    let lines = results(&out);
+    let answer: Value = serde_json::from_str(lines[0]["answer"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        answer,
+        serde_json::json!({
+            "export": "200",
+            "host_port": "unreachable",
+            "next_port": "unreachable",
+            "outside": "unreachable",
+            "forwarders_killed": 1,
+            "export_after_kill": "unreachable",
+        }),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
 fn process_limits_apply_and_say_how() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.jsonl");

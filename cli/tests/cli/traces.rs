@@ -266,6 +266,39 @@ fn run_grades_an_agent_that_only_exports_spans() {
     }
 }
 
+/// With `--network none` the agent has loopback only, yet the SDK's exporter reaches the
+/// receiver at the same `OTEL_EXPORTER_OTLP_ENDPOINT`, through the forwarder; without
+/// namespaces the combination is refused.
+#[test]
+fn an_agent_without_network_still_exports_its_spans() {
+    let Some(python) = otel_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let agent = format!("{python} fixtures/agents/traced_refund_agent.py");
+    let ran = run_traced(&[agent], &["--network", "none"], &out);
+    if ran.code == 2 && ran.stderr.contains("--network none needs namespaces") {
+        eprintln!("NOTE: no namespaces on this machine: --network none is refused, as it must be");
+        return;
+    }
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let results = results(&out);
+    assert_eq!(results.len(), 2);
+    let clean = results
+        .iter()
+        .find(|r| r["task"] == "refund_traced")
+        .unwrap();
+    assert_eq!(clean["passed"], true, "{clean}");
+    assert_eq!(clean["trajectory_source"], "trace");
+    assert_eq!(clean["tool_calls"], 2);
+    assert_eq!(clean["usage"].as_array().unwrap().len(), 3);
+    let pushy = results
+        .iter()
+        .find(|r| r["task"] == "refund_traced_pushy")
+        .unwrap();
+    assert_eq!(pushy["passed"], false);
+    assert_eq!(pushy["trajectory_source"], "trace");
+}
+
 #[test]
 fn a_lying_agent_is_flagged_and_graded_on_its_trace_when_asked() {
     let Some(python) = otel_python() else { return };

@@ -3,8 +3,8 @@
 //! read-only; the sandbox, `HOME`, `TMPDIR` and the outcome folder writable; a
 //! private `/tmp` and `/proc`; the grading data and the user's home hidden.
 //!
-//! Arguments reach bwrap through a descriptor (`--args FD`, see `entry`), so the
-//! agent cannot read the list of hidden paths from its parent's command line.
+//! Every hidden path is a mount point the agent can list (`/proc/self/mountinfo`):
+//! what is hidden is the content, not the name.
 
 use std::path::{Path, PathBuf};
 
@@ -16,13 +16,24 @@ pub struct View<'a> {
     /// Shown read-only again inside hidden folders (the agent's program, its
     /// interpreter, `--isolate-allow`).
     pub visible: &'a [PathBuf],
+    /// Shown read-only wherever they lie: the sockets into a `network: none`
+    /// namespace and the forwarder's program.
+    pub forwarding: &'a [&'a Path],
     /// Writable, at the same path as on the host.
     pub writable: &'a [&'a Path],
     pub working_dir: &'a Path,
     pub network: bool,
 }
 
-/// bwrap's arguments for `view`, up to and including `--`.
+/// Folders the namespace gets fresh (`--dev`, `--proc`, `--tmpfs`): nothing of the
+/// host's shows in them, so nothing there needs hiding, and what is shown there must be
+/// mounted. (`--dev` makes `/dev/shm` an empty folder of its private `/dev`.)
+const FRESH: [&str; 3] = ["/dev", "/proc", "/tmp"];
+
+/// bwrap's arguments for `view`, up to and including `--`. Every mount costs bwrap a
+/// pass over the mount table, and attempts wait for it: paths already out of sight
+/// (inside a fresh folder or a hidden one) are not hidden again, and paths in plain
+/// view are not shown again.
 pub fn arguments(view: &View<'_>) -> Vec<String> {
     let mut args: Vec<String> = [
         "--unshare-user",
@@ -40,8 +51,6 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         "/proc",
         "--tmpfs",
         "/tmp",
-        "--tmpfs",
-        "/dev/shm",
     ]
     .iter()
     .map(|s| (*s).to_owned())
@@ -49,9 +58,23 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
     if !view.network {
         args.push("--unshare-net".to_owned());
     }
-    hide(&mut args, view.hidden);
+    let fresh = |path: &Path| FRESH.iter().any(|f| path.starts_with(f));
+    let hidden_dirs: Vec<&PathBuf> = view.hidden.iter().filter(|h| h.is_dir()).collect();
+    let below_hidden = |path: &Path| {
+        hidden_dirs
+            .iter()
+            .any(|h| path.starts_with(h) && path != *h)
+    };
+    let outermost: Vec<PathBuf> = view
+        .hidden
+        .iter()
+        .filter(|h| !fresh(h) && !below_hidden(h))
+        .cloned()
+        .collect();
+    hide(&mut args, &outermost);
+    let out_of_sight = |path: &Path| fresh(path) || view.hidden.iter().any(|h| path.starts_with(h));
     for path in view.visible {
-        if path.exists() {
+        if out_of_sight(path) && path.exists() {
             push(&mut args, "--ro-bind", path, path);
         }
     }
@@ -59,10 +82,19 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
     let inside: Vec<PathBuf> = view
         .hidden
         .iter()
-        .filter(|h| view.visible.iter().any(|v| h.starts_with(v) && *h != v))
+        .filter(|h| {
+            view.visible
+                .iter()
+                .any(|v| out_of_sight(v) && h.starts_with(v) && *h != v)
+        })
         .cloned()
         .collect();
     hide(&mut args, &inside);
+    for path in view.forwarding {
+        if out_of_sight(path) {
+            push(&mut args, "--ro-bind", path, path);
+        }
+    }
     for path in view.writable {
         push(&mut args, "--bind", path, path);
     }
@@ -95,9 +127,14 @@ fn push(args: &mut Vec<String>, option: &str, source: &Path, target: &Path) {
 mod tests {
     use super::*;
 
+    /// A folder outside `/tmp` (which the namespace gets fresh), for paths that need hiding.
+    fn host_folder() -> tempfile::TempDir {
+        tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).unwrap()
+    }
+
     #[test]
     fn hidden_files_inside_shown_folders_stay_hidden() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = host_folder();
         let home = dir.path().join("home");
         let tools = home.join("tools");
         std::fs::create_dir_all(&tools).unwrap();
@@ -109,6 +146,7 @@ mod tests {
         let args = arguments(&View {
             hidden: &hidden,
             visible: &visible,
+            forwarding: &[],
             writable: &[&sandbox],
             working_dir: &sandbox,
             network: false,
@@ -131,5 +169,39 @@ mod tests {
         );
         assert!(text.contains("--unshare-net"));
         assert!(text.ends_with(&format!("--chdir {} --", sandbox.display())));
+    }
+
+    #[test]
+    fn what_is_out_of_sight_already_costs_no_mount() {
+        let dir = host_folder();
+        let home = dir.path().join("home");
+        let inside_home = home.join("tasks.yaml");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(&inside_home, "").unwrap();
+        let private = tempfile::tempdir().unwrap();
+        let in_tmp = private.path().join("results.jsonl");
+        std::fs::write(&in_tmp, "").unwrap();
+        let shown_in_tmp = private.path().join("agent");
+        std::fs::create_dir_all(&shown_in_tmp).unwrap();
+        let hidden = [home.clone(), inside_home.clone(), in_tmp.clone()];
+        let visible = [PathBuf::from("/usr/bin"), shown_in_tmp.clone()];
+        let sandbox = private.path().join("sandbox");
+        let args = arguments(&View {
+            hidden: &hidden,
+            visible: &visible,
+            forwarding: &[],
+            writable: &[&sandbox],
+            working_dir: &sandbox,
+            network: true,
+        });
+        let mounts = |path: &Path| args.iter().filter(|a| Path::new(a) == path).count();
+        // Inside a hidden folder, or in the namespace's own /tmp: hidden already.
+        assert_eq!(mounts(&home), 1, "{args:?}");
+        assert_eq!(mounts(&inside_home), 0, "{args:?}");
+        assert_eq!(mounts(&in_tmp), 0, "{args:?}");
+        // In plain view: shown already; in the fresh /tmp: shown by a mount.
+        assert_eq!(mounts(Path::new("/usr/bin")), 0, "{args:?}");
+        assert_eq!(mounts(&shown_in_tmp), 2, "{args:?}");
+        assert!(!args.contains(&"--unshare-net".to_owned()));
     }
 }

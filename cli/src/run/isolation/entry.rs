@@ -1,9 +1,9 @@
 //! How an agent's process enters its containment. proctor starts itself as
 //! `proctor __contain ... -- PROGRAM ARGS...`, which joins the attempt's cgroups,
 //! sets resource limits, and replaces itself with the program (or with bubblewrap,
-//! reading its arguments from a descriptor so that the agent cannot read the list
-//! of hidden paths from its parent's command line). Doing this in a process of its
-//! own keeps proctor free of code between fork and exec.
+//! reading its arguments from a descriptor). Doing this in a process of its own keeps
+//! proctor free of code between fork and exec. When bubblewrap has nothing to wait
+//! for (no limits), proctor starts it directly.
 
 use anyhow::{Context, bail};
 use nix::fcntl::{FcntlArg, FdFlag, fcntl};
@@ -49,6 +49,19 @@ impl Entry {
     ) -> std::io::Result<(String, Vec<String>)> {
         if self.is_empty() {
             return Ok((program.to_owned(), args.to_vec()));
+        }
+        if let Some(bwrap) = &self.bwrap
+            && self.cgroups.is_empty()
+            && self.memory.is_none()
+            && self.procs.is_none()
+        {
+            // Nothing to do before bubblewrap: start it directly, an exec less per
+            // attempt. Its arguments are then on the command line of the namespace's
+            // init, but they name nothing the agent cannot already read in its mount
+            // table (/proc/self/mountinfo lists every hidden path).
+            let mut words = vec![program.to_owned()];
+            words.extend(args.iter().cloned());
+            return Ok((bwrap.to_string_lossy().into_owned(), words));
         }
         let me = std::env::current_exe()?;
         let mut words = vec![ENTRY_COMMAND.to_owned()];
@@ -145,4 +158,42 @@ fn argument_file(args: &[String]) -> std::io::Result<std::fs::File> {
     }
     file.rewind()?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bubblewrap_starts_directly_unless_limits_need_the_helper() {
+        let agent = [
+            "--unshare-pid".to_owned(),
+            "--".to_owned(),
+            "true".to_owned(),
+        ];
+        let bare = Entry {
+            bwrap: Some(PathBuf::from("/usr/bin/bwrap")),
+            ..Entry::default()
+        };
+        let (program, args) = bare.command("--unshare-user", &agent).unwrap();
+        assert_eq!(program, "/usr/bin/bwrap");
+        assert_eq!(args, ["--unshare-user", "--unshare-pid", "--", "true"]);
+        let limited = Entry {
+            bwrap: Some(PathBuf::from("/usr/bin/bwrap")),
+            procs: Some(8),
+            ..Entry::default()
+        };
+        let (_, args) = limited.command("--unshare-user", &agent).unwrap();
+        assert_eq!(
+            args[..6],
+            [
+                ENTRY_COMMAND,
+                "--rlimit-nproc",
+                "8",
+                "--bwrap",
+                "/usr/bin/bwrap",
+                "--"
+            ]
+        );
+    }
 }

@@ -6,7 +6,9 @@ pub mod args;
 pub mod bubblewrap;
 pub mod entry;
 pub mod fallback;
+pub mod forwarder;
 pub mod limits;
+pub mod relay;
 mod visible;
 
 pub use entry::Entry;
@@ -16,6 +18,8 @@ use super::agent::AgentSpec;
 use super::sandbox::AttemptFolders;
 use anyhow::bail;
 use clap::ValueEnum;
+use relay::Relays;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// `--isolate`.
@@ -59,6 +63,8 @@ pub struct Isolation {
     /// Per agent (by index): what stays visible inside hidden folders.
     visible: Vec<Vec<PathBuf>>,
     limits: Limits,
+    /// proctor's own loopback endpoints, reachable from `network: none` namespaces.
+    endpoints: Vec<SocketAddr>,
     /// Lines to print before the run starts (a fallback warning, the limits).
     pub notes: Vec<String>,
 }
@@ -72,6 +78,9 @@ pub struct Prepared {
     pub env: Vec<(String, String)>,
     /// The attempt's cgroups, removed when dropped (after the attempt).
     pub groups: Option<AttemptGroups>,
+    /// The sockets into a `network: none` namespace, closed when dropped (after the
+    /// attempt).
+    pub relays: Option<Relays>,
 }
 
 /// The program bubblewrap is run as: `PROCTOR_BWRAP` when set, else `bwrap` on PATH.
@@ -93,6 +102,7 @@ fn probe(bwrap: Option<&Path>) -> Result<(), String> {
     let args = bubblewrap::arguments(&bubblewrap::View {
         hidden: &[],
         visible: &[],
+        forwarding: &[],
         writable: &[],
         working_dir: Path::new("/"),
         network: false,
@@ -176,8 +186,16 @@ impl Isolation {
             hidden,
             visible,
             limits,
+            endpoints: Vec::new(),
             notes,
         })
+    }
+
+    /// Makes `endpoint`, one of proctor's own listeners on 127.0.0.1 (the OTLP
+    /// receiver, the tool server), reachable at the same address from agents whose
+    /// network is none. Call before the first attempt, within the run's async runtime.
+    pub fn forward(&mut self, endpoint: SocketAddr) {
+        self.endpoints.push(endpoint);
     }
 
     /// True when agents run in namespaces.
@@ -220,17 +238,49 @@ impl Isolation {
                 args,
                 env,
                 groups,
+                relays: None,
             });
         };
+        let network = self.network == NetworkMode::Host && !loopback_only;
+        let relays = match network || self.endpoints.is_empty() {
+            true => None,
+            false => Some(Relays::start(
+                &folders.private.join("forward"),
+                &self.endpoints,
+            )?),
+        };
+        // The forwarder is proctor itself: its program is shown, wherever it lies.
+        let me = match &relays {
+            Some(_) => Some(std::env::current_exe()?),
+            None => None,
+        };
+        let shown: Vec<&Path> = relays
+            .iter()
+            .map(Relays::folder)
+            .chain(me.as_deref())
+            .collect();
         let mut args = bubblewrap::arguments(&bubblewrap::View {
             hidden: &self.hidden,
             visible: &self.visible[agent_index],
+            forwarding: &shown,
             writable: &writable,
             working_dir: &folders.sandbox,
-            network: self.network == NetworkMode::Host && !loopback_only,
+            network,
         });
-        args.push(agent.program.clone());
-        args.extend(agent.args.iter().cloned());
+        match (&relays, &me) {
+            (Some(relays), Some(me)) => {
+                args.push(me.to_string_lossy().into_owned());
+                args.extend(forwarder::arguments(
+                    relays.routes(),
+                    &agent.program,
+                    &agent.args,
+                ));
+            }
+            _ => {
+                args.push(agent.program.clone());
+                args.extend(agent.args.iter().cloned());
+            }
+        }
         entry.bwrap = Some(bwrap.clone());
         let (program, args) = entry.command(&args[0], &args[1..])?;
         Ok(Prepared {
@@ -238,6 +288,7 @@ impl Isolation {
             args,
             env: Vec::new(),
             groups,
+            relays,
         })
     }
 }

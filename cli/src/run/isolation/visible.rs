@@ -13,6 +13,11 @@ pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<PathBuf> {
         .and_then(|h| h.canonicalize().ok());
     let mut visible: Vec<PathBuf> = Vec::new();
     let mut add = |path: PathBuf| {
+        // A path through a symlink cannot be mounted on (bubblewrap would follow the
+        // link outside the new root): its resolved form, added too, shows the same files.
+        if path.canonicalize().is_ok_and(|resolved| resolved != path) {
+            return;
+        }
         if !visible.contains(&path) {
             visible.push(path);
         }
