@@ -377,28 +377,40 @@ fn an_isolated_agent_cannot_read_a_script_backend() {
 }
 
 #[test]
-fn served_tools_with_network_none_are_refused_before_any_agent_starts() {
+fn an_agent_with_network_none_reaches_its_tools_through_the_forwarder() {
+    let Some(python) = sdk_python() else { return };
     let dir = tempfile::tempdir().unwrap();
     let tasks = write(
         dir.path(),
         "tasks.yaml",
-        "- id: offline\n  input: x\n  expected: y\n  network: none\n  tools:\n    - name: t\n      responses: [{result: 1}]\n",
+        r#"- id: offline
+  input: Please refund order B7.
+  expected: "not eligible: B7 is past the 30-day window"
+  network: none
+  tools:
+    - name: get_order
+      input_schema: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
+      responses:
+        - result: {order_id: B7, days_since_delivery: 45}
+"#,
     );
+    let out = dir.path().join("results.jsonl");
     let ran = run(proctor()
         .args(["run", "--isolate", "namespaces", "--tasks"])
         .arg(&tasks)
-        .args(["--agent", "true"]));
+        .arg("--agent")
+        .arg(format!("{python} fixtures/agents/mcp/sdk_agent.py"))
+        .arg("--out")
+        .arg(&out));
     if ran.stderr.contains("cannot make namespaces") {
         eprintln!("skipped: no namespaces here");
         return;
     }
-    assert_eq!(ran.code, 2, "{}", ran.stderr);
-    assert!(
-        ran.stderr.contains(&format!(
-            "task `offline` ({}) serves tools over MCP on 127.0.0.1, which an agent in a network namespace of its own (network none) cannot reach yet; drop network none for it",
-            tasks.display()
-        )),
-        "{}",
-        ran.stderr
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let result = &results(&out)[0];
+    assert_eq!(result["passed"], true, "{result}");
+    assert_eq!(
+        calls(result),
+        [r#"get_order{"order_id":"B7"} -> {"order_id":"B7","days_since_delivery":45}"#]
     );
 }
