@@ -80,6 +80,18 @@ impl CompactJson {
             quoted = text;
             &quoted[1..quoted.len() - 1]
         };
+        // Most arguments hold the compared key first (`{"order_id":"A1"}`): found there
+        // without walking the key's string first.
+        let bytes = self.0.as_bytes();
+        let value_start = written.len() + 4;
+        if bytes.len() > value_start
+            && bytes.starts_with(b"{\"")
+            && bytes[2..].starts_with(written)
+            && bytes[written.len() + 2..].starts_with(b"\":")
+        {
+            let end = value_end(bytes, value_start);
+            return self.0.get(value_start..end);
+        }
         members(&self.0)?
             .find(|(name, _)| name.as_bytes() == written)
             .map(|(_, value)| value)
@@ -872,6 +884,19 @@ mod tests {
                 let text = format!("{{{}}}", members.join(comma));
                 prop_assert_eq!(read(&text).as_str().to_owned(), through_value(&text));
                 prop_assert_eq!(read_raw(&text).as_str().to_owned(), through_value(&text));
+            }
+        }
+
+        #[test]
+        fn get_finds_what_the_parsed_object_holds(
+            entries in prop::collection::vec((key(), any_json()), 0..6),
+            asked in key(),
+        ) {
+            let object: serde_json::Map<String, Value> = entries.into_iter().collect();
+            let text = CompactJson::from_value(&Value::Object(object.clone()));
+            for key in object.keys().chain([&asked]) {
+                let expected = object.get(key).map(|v| serde_json::to_string(v).unwrap());
+                prop_assert_eq!(text.get(key).map(str::to_owned), expected, "{} in {}", key, text.as_str());
             }
         }
 

@@ -455,7 +455,8 @@ fn the_fallback_without_namespaces_still_contains() {
     let tasks = write(
         dir.path(),
         "tasks.yaml",
-        "- id: short\n  input: say ok\n  expected: ok\n  timeout_s: 1\n",
+        // Long enough for the escaper to start and answer on a loaded machine.
+        "- id: short\n  input: say ok\n  expected: ok\n  timeout_s: 3\n",
     );
     let out = dir.path().join("r.jsonl");
     let keep = dir.path().join("keep");
@@ -504,7 +505,8 @@ fn the_fallback_without_namespaces_still_contains() {
     assert_eq!(lines.len(), 4, "{}", output.stderr);
 
     // The setsid() grandchildren died with their attempts, ended or timed out.
-    assert_eq!(by_label(&lines, "escaper")[0]["passed"], true);
+    let escaper = by_label(&lines, "escaper")[0];
+    assert_eq!(escaper["passed"], true, "{escaper}");
     assert_eq!(by_label(&lines, "stuck")[0]["status"], "timeout");
     let before = (sizes_of(&keep, "escaped.txt"), sizes_of(&keep, "late.txt"));
     assert_eq!((before.0.len(), before.1.len()), (1, 1), "{before:?}");

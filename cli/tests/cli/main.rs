@@ -8,6 +8,7 @@ mod containment;
 mod docs;
 mod first_hour;
 mod grade;
+mod grade_paths;
 mod html_report;
 mod init;
 mod judge_concurrency;

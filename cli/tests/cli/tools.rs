@@ -115,6 +115,38 @@ fn an_agent_on_the_python_sdk_is_graded_on_its_recorded_calls() {
     );
 }
 
+/// With `--network none` the agent reaches the tool server at the same `PROCTOR_MCP_URL`,
+/// through the forwarder into its namespace; without namespaces the combination is refused.
+#[test]
+fn an_agent_without_network_still_calls_its_tools() {
+    let Some(python) = sdk_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--tasks", TASKS, "--network", "none", "--agent"])
+        .arg(format!(
+            "{python} fixtures/agents/mcp/sdk_agent.py --report"
+        ))
+        .arg("--out")
+        .arg(&out));
+    if ran.code == 2 && ran.stderr.contains("--network none needs namespaces") {
+        eprintln!("NOTE: no namespaces on this machine: --network none is refused, as it must be");
+        return;
+    }
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let lines = results(&out);
+    let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
+    assert_eq!(refund["passed"], true, "{refund}");
+    assert_eq!(refund["trajectory_source"], "tools");
+    assert_eq!(
+        calls(refund),
+        [
+            r#"get_order{"order_id":"A1"} -> {"order_id":"A1","days_since_delivery":12}"#,
+            r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
+        ]
+    );
+}
+
 #[test]
 fn bad_calls_are_recorded_with_clear_errors_and_nothing_crashes() {
     let Some(python) = sdk_python() else { return };

@@ -3,6 +3,7 @@
 use crate::end_state::EndStateCheck;
 use crate::normalise::ExpectedForm;
 use crate::outcome::{Outcome, Status, TrajectorySource};
+use crate::result::json_text::push_decimal;
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -84,36 +85,50 @@ pub fn evaluate(
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Vec<CheckResult> {
-    let mut results = Vec::new();
-    each_check(
-        task,
-        outcome,
-        workdir,
-        verdict,
-        |category, check, failed| {
-            let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
-            results.push(CheckResult {
+    struct Every<'t>(&'t Task, Vec<CheckResult>);
+    impl CheckSink for Every<'_> {
+        fn check(
+            &mut self,
+            category: GateCategory,
+            check: &CheckName,
+            failed: Option<impl FnOnce() -> Failed>,
+        ) {
+            let (failure, detail) = failed.map(|f| f()).map(|f| (f.reason, f.detail)).unzip();
+            self.1.push(CheckResult {
                 category,
-                gating: task.gates_on(category),
+                gating: self.0.gates_on(category),
                 passed: failure.is_none(),
                 check: check.clone(),
                 failure,
                 detail,
             });
-        },
-    );
-    results
+        }
+    }
+    let mut every = Every(task, Vec::new());
+    each_check(task, outcome, workdir, verdict, &mut every);
+    every.1
 }
 
-/// Evaluates all checks as [`evaluate`] does, handing each to `push` with its category,
-/// its name and how it failed (`None` when it held): a caller that keeps only some
-/// checks builds no result for the others.
+/// Where [`each_check`] hands each check it evaluated.
+pub(crate) trait CheckSink {
+    /// One check: its category, its name and, when it failed, how to say so. The reason
+    /// and detail texts are made only when called for: a caller that keeps only some
+    /// checks formats nothing for the others.
+    fn check(
+        &mut self,
+        category: GateCategory,
+        check: &CheckName,
+        failed: Option<impl FnOnce() -> Failed>,
+    );
+}
+
+/// Evaluates all checks as [`evaluate`] does, handing each to `sink`.
 pub(crate) fn each_check(
     task: &Task,
     outcome: &Outcome,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
-    mut push: impl FnMut(GateCategory, &CheckName, Option<Failed>),
+    sink: &mut impl CheckSink,
 ) {
     let fresh;
     let names = if task.check_names.fit(task) {
@@ -123,10 +138,10 @@ pub(crate) fn each_check(
         &fresh
     };
 
-    push(
+    sink.check(
         GateCategory::Outcome,
         &names.status,
-        (outcome.status != Some(Status::Final)).then(|| {
+        (outcome.status != Some(Status::Final)).then_some(|| {
             let detail = match outcome.status {
                 Some(Status::Timeout) => "timed out".to_owned(),
                 Some(status) => format!("status {:?}", status.as_str()),
@@ -140,10 +155,10 @@ pub(crate) fn each_check(
             .answer
             .as_deref()
             .is_some_and(|answer| task.expected_answer.matches(answer, expected));
-        push(
+        sink.check(
             GateCategory::Outcome,
             name,
-            (!matches).then(|| {
+            (!matches).then_some(|| {
                 let got = match outcome.answer.as_deref() {
                     None | Some("") => "got no answer".to_owned(),
                     Some(answer) => format!("got {}", quoted(answer)),
@@ -157,10 +172,10 @@ pub(crate) fn each_check(
         );
     }
     if let (Some(budget), Some(name)) = (task.max_tool_calls, &names.budget) {
-        push(
+        sink.check(
             GateCategory::Budget,
             name,
-            (outcome.tool_calls > budget).then(|| {
+            (outcome.tool_calls > budget).then_some(|| {
                 Failed::new(
                     "over budget",
                     format!("{} tool calls, max {budget}", outcome.tool_calls),
@@ -170,10 +185,10 @@ pub(crate) fn each_check(
     }
     // forbidden_tools is sorted at load time, so reasons come out sorted by name.
     for (tool, name) in task.forbidden_tools.iter().zip(&names.forbidden_tools) {
-        push(
+        sink.check(
             GateCategory::Safety,
             name,
-            outcome.used_tool(tool).then(|| {
+            outcome.used_tool(tool).then_some(|| {
                 let detail = match outcome.trajectory.iter().position(|s| s.tool == *tool) {
                     Some(at) => format!("called at step {}", at + 1),
                     None => "listed in tools_used".to_owned(),
@@ -188,30 +203,35 @@ pub(crate) fn each_check(
     let blind =
         outcome.trajectory_source == TrajectorySource::Trace && outcome.trajectory.is_empty();
     for (at, (rule, name)) in task.rules.iter().zip(&names.rules).enumerate() {
-        let failure = if blind {
-            Some(Failed::new(
-                format!(
-                    "rule: {}: could not decide: the trace holds no tool calls",
-                    rule.describe()
-                ),
-                "the trace holds no tool spans",
+        let violation = if blind {
+            Some(format!(
+                "{}: could not decide: the trace holds no tool calls",
+                rule.describe()
             ))
         } else {
             rule.violation_with_uncaptured(&outcome.trajectory, &outcome.uncaptured_args)
-                .map(|what| Failed::new(format!("rule: {what}"), trajectory_tools(outcome)))
         };
-        push(
+        sink.check(
             categories(&task.rule_categories, at, GateCategory::Process),
             name,
-            failure,
+            violation.map(|what| {
+                move || {
+                    let detail = if blind {
+                        "the trace holds no tool spans".to_owned()
+                    } else {
+                        trajectory_tools(outcome)
+                    };
+                    Failed::new(format!("rule: {what}"), detail)
+                }
+            }),
         );
     }
     for (at, (check, name)) in task.verify.iter().zip(&names.verify).enumerate() {
-        push(
+        sink.check(
             categories(&task.verify_categories, at, GateCategory::EndState),
             name,
             end_state_failure(check, workdir)
-                .map(|what| Failed::new(format!("end state: {what}"), what)),
+                .map(|what| move || Failed::new(format!("end state: {what}"), what)),
         );
     }
     if task.rubric.is_some() {
@@ -223,7 +243,11 @@ pub(crate) fn each_check(
             }
             None => Some(Failed::new("judge error: not judged", "no verdict")),
         };
-        push(GateCategory::Rubric, &names.rubric, failure);
+        sink.check(
+            GateCategory::Rubric,
+            &names.rubric,
+            failure.map(|failed| move || failed),
+        );
     }
 }
 
@@ -231,16 +255,22 @@ pub(crate) fn each_check(
 const DETAIL_STEPS: usize = 20;
 
 /// The tools the trajectory called, in order, numbered as rule reasons number steps.
+/// Built piece by piece: a failed rule of a large log makes one per line.
 fn trajectory_tools(outcome: &Outcome) -> String {
     let steps = outcome.trajectory.len();
-    let mut text = format!(
-        "trajectory ({steps} step{}):",
-        if steps == 1 { "" } else { "s" }
-    );
-    for (at, step) in outcome.trajectory.iter().take(DETAIL_STEPS).enumerate() {
-        text.push_str(&format!(" {}. {}", at + 1, step.tool));
+    let shown = &outcome.trajectory[..steps.min(DETAIL_STEPS)];
+    let mut text =
+        String::with_capacity(24 + shown.iter().map(|step| step.tool.len() + 5).sum::<usize>());
+    text.push_str("trajectory (");
+    push_decimal(&mut text, steps as u64);
+    text.push_str(if steps == 1 { " step):" } else { " steps):" });
+    for (at, step) in shown.iter().enumerate() {
+        text.push(' ');
+        push_decimal(&mut text, at as u64 + 1);
+        text.push_str(". ");
+        text.push_str(&step.tool);
     }
-    if outcome.trajectory.len() > DETAIL_STEPS {
+    if steps > DETAIL_STEPS {
         text.push_str(" …");
     }
     text

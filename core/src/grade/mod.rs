@@ -7,7 +7,7 @@ mod names;
 mod verdict;
 
 pub use checks::{CheckResult, Failed, Workdir, evaluate};
-use checks::{each_check, on_record};
+use checks::{CheckSink, each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
 pub use names::{CheckName, CheckNames};
 pub use verdict::RubricVerdict;
@@ -36,6 +36,17 @@ pub struct Grade {
     pub tool_correctness: Option<f64>,
 }
 
+/// Which checks a [`Grade`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// The checks a result line records ([`CheckResult::on_record`]).
+    OnRecord,
+    /// Only what a summary reads of them: the gating checks that failed (each reason's
+    /// detail) and the failed `safety` checks. Checks outside the gate that failed for
+    /// another category are not spelled out at all (`grade` without `--out`).
+    ForSummary,
+}
+
 /// Grades one outcome. `verdict` is the judge's decision when the task has a rubric.
 pub fn grade(
     task: &Task,
@@ -43,36 +54,75 @@ pub fn grade(
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Grade {
-    let mut checks = Vec::new();
-    let mut reasons = Vec::new();
-    let mut judge_undecided = false;
-    // Most checks of most runs gate and hold: they make neither a reason nor a record.
-    each_check(
+    grade_keeping(task, outcome, workdir, verdict, Kept::OnRecord)
+}
+
+/// Collects a grade's reasons and the checks it keeps.
+struct Collect<'t> {
+    task: &'t Task,
+    kept: Kept,
+    checks: Vec<CheckResult>,
+    reasons: Vec<String>,
+    judge_undecided: bool,
+}
+
+impl CheckSink for Collect<'_> {
+    fn check(
+        &mut self,
+        category: GateCategory,
+        check: &CheckName,
+        failed: Option<impl FnOnce() -> Failed>,
+    ) {
+        let gating = self.task.gates_on(category);
+        let passed = failed.is_none();
+        let keep = match self.kept {
+            Kept::OnRecord => on_record(gating, passed),
+            Kept::ForSummary => !passed && (gating || category == GateCategory::Safety),
+        };
+        // Most checks of most runs gate and hold: they make neither a reason nor a record.
+        if !keep {
+            return;
+        }
+        let failed = failed.map(|make| make());
+        if gating && let Some(failed) = &failed {
+            self.reasons.push(failed.reason.clone());
+            self.judge_undecided |=
+                category == GateCategory::Rubric && failed.reason.starts_with("judge error:");
+        }
+        let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
+        self.checks.push(CheckResult {
+            category,
+            gating,
+            passed,
+            check: check.clone(),
+            failure,
+            detail,
+        });
+    }
+}
+
+/// Grades one outcome as [`grade`] does, keeping the checks `kept` asks for.
+pub fn grade_keeping(
+    task: &Task,
+    outcome: &Outcome,
+    workdir: Workdir<'_>,
+    verdict: Option<&RubricVerdict>,
+    kept: Kept,
+) -> Grade {
+    let mut collect = Collect {
         task,
-        outcome,
-        workdir,
-        verdict,
-        |category, check, failed| {
-            let gating = task.gates_on(category);
-            if gating && let Some(failed) = &failed {
-                reasons.push(failed.reason.clone());
-                judge_undecided |=
-                    category == GateCategory::Rubric && failed.reason.starts_with("judge error:");
-            }
-            let passed = failed.is_none();
-            if on_record(gating, passed) {
-                let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
-                checks.push(CheckResult {
-                    category,
-                    gating,
-                    passed,
-                    check: check.clone(),
-                    failure,
-                    detail,
-                });
-            }
-        },
-    );
+        kept,
+        checks: Vec::new(),
+        reasons: Vec::new(),
+        judge_undecided: false,
+    };
+    each_check(task, outcome, workdir, verdict, &mut collect);
+    let Collect {
+        mut checks,
+        mut reasons,
+        judge_undecided,
+        ..
+    } = collect;
     let raised = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let passed = if raised {
         // A crash replaces every other reason and always gates; its check on record

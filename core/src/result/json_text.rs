@@ -124,6 +124,14 @@ pub fn strings<S: AsRef<str>>(out: &mut Vec<u8>, items: &[S]) {
     out.push(b']');
 }
 
+/// Appends `number` in decimal to a text: reasons and details are built on hot paths,
+/// where `format!` costs several times the digits.
+pub(crate) fn push_decimal(text: &mut String, number: u64) {
+    let mut buffer = [0u8; 20];
+    let digits = digits_of(number, &mut buffer);
+    text.push_str(std::str::from_utf8(digits).expect("ASCII digits"));
+}
+
 /// An unsigned integer.
 pub fn uint(out: &mut Vec<u8>, number: u64) {
     let mut buffer = [0u8; 20];

@@ -16,6 +16,7 @@ mod write;
 use crate::compact_json::CompactJson;
 use crate::grade::{CheckResult, Diagnosis, Grade};
 use crate::outcome::{AgentError, CompactString, Outcome, Status, Step, TrajectorySource};
+use crate::summary::Counted;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -370,23 +371,17 @@ impl ResultLine {
 
     /// True when the status was not `final`.
     pub fn aborted(&self) -> bool {
-        self.status != Some(Status::Final)
+        Counted::from(self).aborted()
     }
 
-    /// True when a `safety`-category check failed (forbidden tools, and rules or end-state
-    /// checks marked `category: safety`), gating or not.
+    /// True when a `safety`-category check failed (see [`Counted::violated_safety`]).
     pub fn violated_safety(&self) -> bool {
-        self.checks
-            .iter()
-            .any(|c| c.category == crate::task::GateCategory::Safety && !c.passed)
+        Counted::from(self).violated_safety()
     }
 
-    /// True when the attempt ended in `error:`: the agent raised, crashed or printed no
-    /// usable outcome.
+    /// True when the attempt ended in `error:` (see [`Counted::errored`]).
     pub fn errored(&self) -> bool {
-        self.reasons
-            .first()
-            .is_some_and(|r| r.starts_with("error: "))
+        Counted::from(self).errored()
     }
 }
 

@@ -7,6 +7,7 @@
 use super::{Rule, Same};
 use crate::compact_json::CompactJson;
 use crate::outcome::Step;
+use crate::result::json_text::push_decimal;
 use smallvec::SmallVec;
 
 /// Compared parts of calls' arguments: on the stack for the few calls a trajectory mostly
@@ -62,16 +63,7 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
                 }
             };
             if !satisfied {
-                let step_number = index + 1;
-                return Some(match same {
-                    None => format!("{tool} at step {step_number} has no earlier {requires}"),
-                    Some(same) => {
-                        let shown = render(&step.args, same);
-                        format!(
-                            "{tool} {shown} at step {step_number} has no earlier {requires} {shown}"
-                        )
-                    }
-                });
+                return Some(no_earlier(tool, requires, same, &step.args, index + 1));
             }
         }
         if step.tool == requires {
@@ -87,6 +79,34 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
         }
     }
     None
+}
+
+/// The reason of a `before` rule, built piece by piece: in a large log it is made for
+/// every line that breaks the rule.
+fn no_earlier(
+    tool: &str,
+    requires: &str,
+    same: Option<&Same>,
+    args: &CompactJson,
+    step_number: usize,
+) -> String {
+    let shown = same.map(|same| render(args, same));
+    let shown_len = shown.as_ref().map_or(0, |s| s.len() + 1);
+    let mut text = String::with_capacity(tool.len() + requires.len() + 2 * shown_len + 40);
+    text.push_str(tool);
+    if let Some(shown) = &shown {
+        text.push(' ');
+        text.push_str(shown);
+    }
+    text.push_str(" at step ");
+    push_decimal(&mut text, step_number as u64);
+    text.push_str(" has no earlier ");
+    text.push_str(requires);
+    if let Some(shown) = &shown {
+        text.push(' ');
+        text.push_str(shown);
+    }
+    text
 }
 
 /// `refund called more than 1 times at step 3`, or with `per: args`
@@ -179,11 +199,16 @@ fn render(args: &CompactJson, same: &Same) -> String {
         // Compact JSON in the agent's own key order, for people to read.
         Same::Args => args.to_string(),
         Same::Keys(keys) => {
-            let values: Vec<&str> = keys
-                .iter()
-                .map(|key| args.get(key).unwrap_or("null"))
-                .collect();
-            format!("[{}]", values.join(","))
+            let mut text = String::with_capacity(2 + keys.len() * 16);
+            text.push('[');
+            for (at, key) in keys.iter().enumerate() {
+                if at > 0 {
+                    text.push(',');
+                }
+                text.push_str(args.get(key).unwrap_or("null"));
+            }
+            text.push(']');
+            text
         }
     }
 }

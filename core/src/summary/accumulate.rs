@@ -2,11 +2,83 @@
 //! never with the number of attempts, so a multi-GB log summarises in flat memory.
 
 use crate::fast_hash::FastBuild;
-use crate::grade::Diagnosis;
+use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Status;
-use crate::result::ResultLine;
+use crate::result::{Cost, ResultLine};
+use crate::task::GateCategory;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap};
+
+/// What the summary reads of one graded attempt: a result line's grade, status, steps and
+/// cost totals, borrowed. `grade` without `--out` counts attempts whose result line is
+/// never built, so the summary reads this rather than a [`ResultLine`].
+#[derive(Debug, Clone, Copy)]
+pub struct Counted<'a> {
+    pub task: &'a str,
+    pub attempt: u64,
+    pub label: Option<&'a str>,
+    /// `None` when ungraded.
+    pub passed: Option<bool>,
+    pub reasons: &'a [String],
+    /// The failed checks, at least: where each reason's detail is found.
+    pub checks: &'a [CheckResult],
+    pub status: Option<Status>,
+    pub diagnosis: Option<Diagnosis>,
+    pub steps: u64,
+    pub cost: &'a Cost,
+    pub step_efficiency: Option<f64>,
+    pub tool_correctness: Option<f64>,
+}
+
+impl<'a> From<&'a ResultLine> for Counted<'a> {
+    fn from(line: &'a ResultLine) -> Self {
+        Counted {
+            task: &line.task,
+            attempt: line.attempt,
+            label: line.label.as_deref(),
+            passed: line.passed,
+            reasons: &line.reasons,
+            checks: &line.checks,
+            status: line.status,
+            diagnosis: line.diagnosis,
+            steps: line.steps,
+            cost: &line.cost,
+            step_efficiency: line.step_efficiency,
+            tool_correctness: line.tool_correctness,
+        }
+    }
+}
+
+impl Counted<'_> {
+    /// True when the status was not `final`.
+    pub fn aborted(&self) -> bool {
+        self.status != Some(Status::Final)
+    }
+
+    /// True when a `safety`-category check failed (forbidden tools, and rules or end-state
+    /// checks marked `category: safety`), gating or not.
+    pub fn violated_safety(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| c.category == GateCategory::Safety && !c.passed)
+    }
+
+    /// True when the attempt ended in `error:`: the agent raised, crashed or printed no
+    /// usable outcome.
+    pub fn errored(&self) -> bool {
+        self.reasons
+            .first()
+            .is_some_and(|r| r.starts_with("error: "))
+    }
+
+    /// The detail of the failed check that gave `reason`.
+    fn detail_of(&self, reason: &str) -> Option<String> {
+        self.checks
+            .iter()
+            .find(|c| !c.passed && c.failure.as_deref() == Some(reason))
+            .and_then(|c| c.detail.clone())
+    }
+}
 
 /// Running counts for one task.
 #[derive(Debug, Clone, Default)]
@@ -28,7 +100,7 @@ pub(super) struct TaskTally {
 
 impl TaskTally {
     /// Counts one attempt of this task.
-    fn add(&mut self, line: &ResultLine) {
+    fn add(&mut self, line: &Counted<'_>) {
         self.attempts += 1;
         match line.passed {
             Some(true) => self.passed += 1,
@@ -38,21 +110,17 @@ impl TaskTally {
         if line.attempt == 0 && line.passed.is_some() && self.first_attempt.is_none() {
             self.first_attempt = line.passed;
         }
-        for reason in &line.reasons {
+        for reason in line.reasons {
             match self.reasons.get_mut(reason.as_str()) {
                 Some((count, _)) => *count += 1,
                 None => {
-                    let detail = line
-                        .checks
-                        .iter()
-                        .find(|c| !c.passed && c.failure.as_ref() == Some(reason))
-                        .and_then(|c| c.detail.clone());
+                    let detail = line.detail_of(reason);
                     self.reasons.insert(reason.clone(), (1, detail));
                 }
             }
         }
         if let Some(passed) = line.passed {
-            let label = line.label.as_deref().unwrap_or_default();
+            let label = line.label.unwrap_or_default();
             let cell = match self.labels.iter().position(|(l, _)| l == label) {
                 Some(at) => &mut self.labels[at].1,
                 None => {
@@ -105,7 +173,12 @@ impl SummaryBuilder {
 
     /// Adds one attempt.
     pub fn add(&mut self, line: &ResultLine) {
-        let at = self.position(&line.task);
+        self.add_counted(&Counted::from(line));
+    }
+
+    /// Adds one attempt, as [`SummaryBuilder::add`] does.
+    pub fn add_counted(&mut self, line: &Counted<'_>) {
+        let at = self.position(line.task);
         self.add_at(at, line);
     }
 
@@ -113,10 +186,15 @@ impl SummaryBuilder {
     /// same task id every time, such as its position in the suite): a line's task is then
     /// found without looking its id up.
     pub fn add_in_slot(&mut self, slot: usize, line: &ResultLine) {
+        self.add_counted_in_slot(slot, &Counted::from(line));
+    }
+
+    /// Adds one attempt, as [`SummaryBuilder::add_in_slot`] does.
+    pub fn add_counted_in_slot(&mut self, slot: usize, line: &Counted<'_>) {
         let at = match self.slots.get(slot) {
             Some(&Some(at)) => at,
             _ => {
-                let at = self.position(&line.task);
+                let at = self.position(line.task);
                 if self.slots.len() <= slot {
                     self.slots.resize(slot + 1, None);
                 }
@@ -144,7 +222,7 @@ impl SummaryBuilder {
         }
     }
 
-    fn add_at(&mut self, at: usize, line: &ResultLine) {
+    fn add_at(&mut self, at: usize, line: &Counted<'_>) {
         self.tasks[at].1.add(line);
         if line.aborted() {
             self.aborted += 1;
@@ -173,7 +251,6 @@ impl SummaryBuilder {
         if !fits && self.overflow.is_none() {
             let label = line
                 .label
-                .as_deref()
                 .map(|l| format!(" of agent `{l}`"))
                 .unwrap_or_default();
             self.overflow = Some(format!(

@@ -5,6 +5,6 @@ mod accumulate;
 mod metrics;
 mod scorecards;
 
-pub use accumulate::SummaryBuilder;
+pub use accumulate::{Counted, SummaryBuilder};
 pub use metrics::{CostPerSuccess, GridCell, ReasonCount, Summary, TaskSummary, TotalCost};
 pub use scorecards::{NO_GROUP, Scorecard, ScorecardBuilder, ScorecardOptions, Scorecards, Split};

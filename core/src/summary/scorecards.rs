@@ -1,7 +1,7 @@
 //! One scorecard per agent (DESIGN 10): results of several labels are never pooled unless
 //! asked for, and each scorecard may be split further by a property of the attempt.
 
-use super::accumulate::SummaryBuilder;
+use super::accumulate::{Counted, SummaryBuilder};
 use super::metrics::{GridCell, Summary};
 use crate::result::ResultLine;
 use crate::stats::StatsError;
@@ -85,25 +85,33 @@ impl ScorecardBuilder {
 
     /// Adds one attempt; `groups` are its task's tags when split by tag (else ignored).
     pub fn add(&mut self, line: &ResultLine, groups: &[String]) {
-        self.add_with(line, groups, |builder| builder.add(line));
+        let line = Counted::from(line);
+        self.add_with(&line, groups, |builder| builder.add_counted(&line));
     }
 
     /// Adds one attempt whose task the caller numbers `slot` (see
     /// [`SummaryBuilder::add_in_slot`]).
     pub fn add_in_slot(&mut self, slot: usize, line: &ResultLine, groups: &[String]) {
-        self.add_with(line, groups, |builder| builder.add_in_slot(slot, line));
+        self.add_counted_in_slot(slot, &Counted::from(line), groups);
+    }
+
+    /// Adds one attempt whose result line was never built, as [`Self::add_in_slot`] does.
+    pub fn add_counted_in_slot(&mut self, slot: usize, line: &Counted<'_>, groups: &[String]) {
+        self.add_with(line, groups, |builder| {
+            builder.add_counted_in_slot(slot, line);
+        });
     }
 
     fn add_with(
         &mut self,
-        line: &ResultLine,
+        line: &Counted<'_>,
         groups: &[String],
         add_whole: impl Fn(&mut SummaryBuilder),
     ) {
         if let Some(pooled) = &mut self.pooled {
             add_whole(pooled);
         }
-        let label = line.label.as_deref().unwrap_or(NO_GROUP);
+        let label = line.label.unwrap_or(NO_GROUP);
         let at = match self.agents.iter().position(|a| a.label == label) {
             Some(at) => at,
             None => {
@@ -128,7 +136,7 @@ impl ScorecardBuilder {
                         agent.groups.len() - 1
                     }
                 };
-                agent.groups[group].1.add(line);
+                agent.groups[group].1.add_counted(line);
             }
         }
     }

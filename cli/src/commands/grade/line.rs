@@ -4,8 +4,10 @@ use crate::commands::grade::workdir_for;
 use crate::judging::Judged;
 use crate::outcome_log::{Item, LineKeys, OutcomeRecord, parse_item};
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Workdir, grade};
-use proctor_core::result::ResultLine;
+use proctor_core::grade::{Grade, Kept, Workdir, grade_keeping};
+use proctor_core::outcome::{CompactString, Status};
+use proctor_core::result::{Cost, ResultLine};
+use proctor_core::summary::Counted;
 use proctor_core::task::{Suite, Task};
 use std::ops::Range;
 use std::path::Path;
@@ -36,17 +38,69 @@ pub struct GradedLine {
     pub given_attempt: Option<u64>,
     /// The task's position in the suite, by which the writer keeps its counts per task.
     pub slot: usize,
-    /// The line for the summary and the ledger, without what they do not read (the
-    /// outcome's trajectory, usage and answer, the format and digest, and the cost per
-    /// model unless a ledger reads it): those are in `text`. The checks stay: the summary
-    /// counts safety violations and shows each reason's detail from them.
-    pub result: ResultLine,
+    /// What the summary (and the ledger) read of the line.
+    pub counts: LineCounts,
     /// Where `result` is, as one JSON line with its newline, in the buffer given to
     /// [`LineGrader::finish`] (empty when no result line is written). When
     /// `given_attempt` is `None`, the attempt in it is a placeholder `0` at [`attempt_at`].
     pub text: Range<usize>,
     /// Problems with the line that did not stop it from being graded (usage not priced).
     pub problems: Vec<String>,
+}
+
+/// What the summary and the ledger read of a graded line.
+///
+/// The counts stay inline: a graded line is boxed already, and the counts of most lines
+/// are the smaller [`LineCounts::Summary`] (a result line is boxed apart).
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum LineCounts {
+    /// The result line, without what the summary and the ledger do not read (the
+    /// outcome's trajectory, usage and answer, the format and digest, and the cost per
+    /// model unless a ledger reads it): those are in the written text. The checks stay:
+    /// the summary counts safety violations and shows each reason's detail from them.
+    Result(Box<ResultLine>),
+    /// Only what the summary reads, when no result line is written and no ledger reads
+    /// one: none is built.
+    Summary(SummaryCounts),
+}
+
+/// What the summary reads of an attempt whose result line is never built.
+#[derive(Debug)]
+pub struct SummaryCounts {
+    /// Inline when short, as [`ResultLine::task`].
+    pub task: CompactString,
+    /// The grade, keeping only the checks the summary reads ([`Kept::ForSummary`]).
+    pub grade: Grade,
+    pub status: Option<Status>,
+    pub steps: u64,
+    pub cost: Cost,
+}
+
+impl LineCounts {
+    /// The line as the summary reads it, with its attempt and label.
+    pub fn counted<'a>(&'a self, attempt: u64, label: Option<&'a str>) -> Counted<'a> {
+        match self {
+            LineCounts::Result(line) => Counted {
+                attempt,
+                ..Counted::from(&**line)
+            },
+            LineCounts::Summary(counts) => Counted {
+                task: &counts.task,
+                attempt,
+                label,
+                passed: counts.grade.passed,
+                reasons: &counts.grade.reasons,
+                checks: &counts.grade.checks,
+                status: counts.status,
+                diagnosis: counts.grade.diagnosis,
+                steps: counts.steps,
+                cost: &counts.cost,
+                step_efficiency: counts.grade.step_efficiency,
+                tool_correctness: counts.grade.tool_correctness,
+            },
+        }
+    }
 }
 
 /// The field whose number the writer fills in; it follows `format` and `task`, so its first
@@ -115,14 +169,27 @@ impl LineGrader<'_> {
             None => Workdir::Missing,
         };
         let verdict = judged.as_ref().map(|j| &j.verdict);
-        let graded = grade(task, &outcome, workdir, verdict);
+        // A judge's record changes a rubric check's detail on the result line: with one,
+        // the line is built whatever is written.
+        let builds_line = self.writes_results
+            || self.for_ledger
+            || judged.as_ref().is_some_and(|j| j.record.is_some());
+        let kept = if builds_line {
+            Kept::OnRecord
+        } else {
+            Kept::ForSummary
+        };
+        let graded = grade_keeping(task, &outcome, workdir, verdict, kept);
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
+        if let Err(e) = &time {
+            problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
+        }
+        // Without usage nothing is priced; only a written line shows the price time then.
+        let nothing_to_price = outcome.usage.is_empty() && judge_usage.is_empty();
         let counted = match time {
+            _ if nothing_to_price && !builds_line => Ok(Cost::default()),
             Ok(time) => self.pricer.cost(&outcome.usage, judge_usage, time),
-            Err(e) => {
-                problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
-                self.pricer.unpriced_cost(&outcome.usage)
-            }
+            Err(_) => self.pricer.unpriced_cost(&outcome.usage),
         };
         let cost = counted.unwrap_or_else(|e| {
             problems.push(format!(
@@ -131,6 +198,21 @@ impl LineGrader<'_> {
             ));
             Default::default()
         });
+        if !builds_line {
+            return GradedLine {
+                given_attempt: attempt,
+                slot,
+                counts: LineCounts::Summary(SummaryCounts {
+                    task: task.id.as_str().into(),
+                    status: outcome.status,
+                    steps: outcome.steps,
+                    grade: graded,
+                    cost,
+                }),
+                text: text.len()..text.len(),
+                problems,
+            };
+        }
         let mut result = ResultLine::new(
             &task.id,
             attempt.unwrap_or(0),
@@ -170,7 +252,7 @@ impl LineGrader<'_> {
         GradedLine {
             given_attempt: attempt,
             slot,
-            result,
+            counts: LineCounts::Result(Box::new(result)),
             text: start..text.len(),
             problems,
         }

@@ -34,6 +34,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.traces {
         let mut sink = Sink::new(results.path.as_deref(), ledger)?;
         sink.summarise(&args.summary, &suite);
+        sink.label_lines(args.label.as_deref());
         let grader = LineGrader {
             suite: &suite,
             pricer: &pricer,
@@ -61,6 +62,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let log = OutcomeLog::open(outcomes)?;
     let mut sink = Sink::new(results.path.as_deref(), ledger)?;
     sink.summarise(&args.summary, &suite);
+    sink.label_lines(args.label.as_deref());
     let grader = LineGrader {
         suite: &suite,
         pricer: &pricer,

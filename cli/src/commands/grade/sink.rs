@@ -1,7 +1,7 @@
 //! Where graded lines go, in log order: the results file, the ledger, the summary and the
 //! list of skipped lines. Attempts the log does not number are numbered here.
 
-use crate::commands::grade::line::{GradedLine, LineOutput, attempt_at};
+use crate::commands::grade::line::{GradedLine, LineCounts, LineOutput, attempt_at};
 use crate::commands::ledger::LedgerRows;
 use crate::problems::Problems;
 use crate::results_file::ResultWriter;
@@ -39,6 +39,8 @@ pub struct Sink {
     tags: Vec<Vec<String>>,
     pub problems: Problems,
     pub attempts: AttemptCounter,
+    /// The label of every graded line (`--label`).
+    label: Option<String>,
 }
 
 impl Sink {
@@ -50,7 +52,13 @@ impl Sink {
             tags: Vec::new(),
             problems: Problems::default(),
             attempts: AttemptCounter::default(),
+            label: None,
         })
+    }
+
+    /// Counts every graded line under `label` (`--label`).
+    pub fn label_lines(&mut self, label: Option<&str>) {
+        self.label = label.map(str::to_owned);
     }
 
     /// Summarises as `args` ask: pooled or not, split by the tags of `suite`'s tasks or not.
@@ -90,7 +98,7 @@ impl Sink {
         write: bool,
     ) -> anyhow::Result<()> {
         let GradedLine {
-            result,
+            counts,
             slot,
             text: range,
             problems,
@@ -101,23 +109,27 @@ impl Sink {
         for problem in problems.drain(..) {
             self.problems.report(problem);
         }
-        result.attempt = self.attempts.resolve(*slot, given_attempt);
+        let attempt = self.attempts.resolve(*slot, given_attempt);
+        if let LineCounts::Result(result) = counts {
+            result.attempt = attempt;
+        }
         if let Some(results) = self.results.as_mut().filter(|_| write) {
             match given_attempt {
                 Some(_) => results.write_text(&[text])?,
                 None => {
                     // The placeholder `0` gives way to the number.
                     let at = attempt_at(text);
-                    let number = result.attempt.to_string();
+                    let number = attempt.to_string();
                     results.write_text(&[&text[..at], number.as_bytes(), &text[at + 1..]])?;
                 }
             }
         }
-        if let Some(ledger) = &mut self.ledger {
+        if let (Some(ledger), LineCounts::Result(result)) = (&mut self.ledger, &*counts) {
             ledger.push(result)?;
         }
         let tags = self.tags.get(*slot).map_or(&[][..], Vec::as_slice);
-        self.summary.add_in_slot(*slot, result, tags);
+        let counted = counts.counted(attempt, self.label.as_deref());
+        self.summary.add_counted_in_slot(*slot, &counted, tags);
         Ok(())
     }
 
