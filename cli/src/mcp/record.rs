@@ -3,6 +3,7 @@
 
 use proctor_core::compact_json::CompactJson;
 use proctor_core::outcome::{CompactString, Outcome, Step, TrajectorySource};
+use proctor_core::result::CallTiming;
 use serde_json::Value;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -63,6 +64,19 @@ impl Recorder {
         let calls = calls.into_iter().map(|(_, call)| call).collect();
         (calls, self.dropped.load(Ordering::Relaxed))
     }
+}
+
+/// When each call started and how long it took, by step.
+pub fn timings(calls: &[RecordedCall]) -> Vec<CallTiming> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| CallTiming {
+            step: index as u64 + 1,
+            started_at: call.started_at.to_string(),
+            duration_us: call.duration.as_micros() as u64,
+        })
+        .collect()
 }
 
 /// The recorded calls as an outcome's trajectory: every call is a step, refused ones

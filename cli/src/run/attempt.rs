@@ -365,6 +365,11 @@ pub async fn finish_attempt(
     line.timings = Timings {
         started_at: Some(ended.started_at.to_string()),
         duration_ms: Some(ended.duration.as_millis() as u64),
+        tool_calls: ended
+            .served
+            .as_ref()
+            .map(|served| crate::mcp::record::timings(&served.calls))
+            .unwrap_or_default(),
     };
     drop(folders);
     Ok(Finished::Result(Box::new(line)))

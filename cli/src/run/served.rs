@@ -8,7 +8,7 @@
 
 use crate::mcp::server::ServedCalls;
 use proctor_core::grade::{CheckName, CheckResult};
-use proctor_core::outcome::Outcome;
+use proctor_core::outcome::{Outcome, TrajectorySource};
 use proctor_core::task::GateCategory;
 use proctor_core::trace::{RECORDED_CALLS, differences_from};
 
@@ -21,7 +21,8 @@ pub fn combine(reported: Outcome, served: &ServedCalls) -> (Outcome, Vec<CheckRe
     let recorded = crate::mcp::record::trajectory(&served.calls);
     let mut outcome = reported;
     let mut checks = Vec::new();
-    if !outcome.trajectory.is_empty() {
+    // Only the agent's own claim is checked here; a trace's tool spans are not a report.
+    if !outcome.trajectory.is_empty() && outcome.trajectory_source == TrajectorySource::Reported {
         let found = differences_from(
             &outcome.trajectory,
             &recorded.trajectory,
@@ -55,7 +56,6 @@ pub fn combine(reported: Outcome, served: &ServedCalls) -> (Outcome, Vec<CheckRe
 mod tests {
     use super::*;
     use crate::mcp::record::RecordedCall;
-    use proctor_core::outcome::TrajectorySource;
     use serde_json::{Value, json};
     use std::time::Duration;
 
@@ -104,6 +104,15 @@ mod tests {
         assert!(!checks[0].gating);
         let silent = Outcome::from_json(json!({"status": "final"}).as_object().unwrap()).unwrap();
         let (graded, checks) = combine(silent, &served);
+        assert_eq!((graded.trajectory.len(), checks.len()), (2, 0));
+        let mut traced = Outcome::from_json(
+            json!({"status": "final", "trajectory": [{"tool": "refund", "args": {}}]})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap();
+        traced.trajectory_source = TrajectorySource::Trace;
+        let (graded, checks) = combine(traced, &served);
         assert_eq!((graded.trajectory.len(), checks.len()), (2, 0));
     }
 }

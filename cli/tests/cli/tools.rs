@@ -76,6 +76,21 @@ fn an_agent_on_the_python_sdk_is_graded_on_its_recorded_calls() {
         json!([{"category": "process", "check": "trajectory matches the recorded calls",
             "passed": true, "gating": false}])
     );
+    // Each recorded call keeps when it started and how long it took.
+    let timings = refund["timings"]["tool_calls"].as_array().unwrap();
+    let steps: Vec<u64> = timings
+        .iter()
+        .map(|t| t["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [1, 2]);
+    assert!(
+        timings[1]["started_at"].as_str().unwrap() >= timings[0]["started_at"].as_str().unwrap()
+    );
+    assert!(
+        timings
+            .iter()
+            .all(|t| t["duration_us"].as_u64().unwrap() > 0)
+    );
     let expired = lines
         .iter()
         .find(|r| r["task"] == "refund_served_expired")
@@ -351,4 +366,83 @@ fn an_agent_on_rmcps_client_is_graded_on_its_recorded_calls() {
         .unwrap();
     assert_eq!(expired["passed"], true, "{expired}");
     assert_eq!(calls(expired).len(), 1);
+}
+
+#[test]
+fn an_isolated_agent_cannot_read_a_script_backend() {
+    let tasks_dir = tempfile::tempdir().unwrap();
+    let agent_dir = tempfile::tempdir().unwrap();
+    let script = write(
+        tasks_dir.path(),
+        "price.sh",
+        "#!/bin/sh\necho '{\"price\": 7}'\n",
+    );
+    let tasks = write(
+        tasks_dir.path(),
+        "tasks.yaml",
+        "- id: hidden_script\n  input: x\n  expected: hidden\n  tools:\n    - name: price\n      script: sh price.sh\n",
+    );
+    // The agent knows where the script is, but not from its command line.
+    let agent = write(
+        agent_dir.path(),
+        "agent.sh",
+        &format!(
+            "#!/bin/sh\nif cat '{}' >/dev/null 2>&1; then a=readable; else a=hidden; fi\nprintf '{{\"status\": \"final\", \"answer\": \"%s\"}}' \"$a\" > \"$PROCTOR_OUTCOME\"\n",
+            script.canonicalize().unwrap().display()
+        ),
+    );
+    let out = agent_dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--isolate", "namespaces", "--tasks"])
+        .arg(&tasks)
+        .arg("--agent")
+        .arg(format!("sh {}", agent.display()))
+        .arg("--out")
+        .arg(&out));
+    if ran.stderr.contains("cannot make namespaces") {
+        eprintln!("skipped: no namespaces here");
+        return;
+    }
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let result = &results(&out)[0];
+    assert_eq!(result["answer"], "hidden", "{result}");
+}
+
+#[test]
+fn an_agent_with_network_none_reaches_its_tools_through_the_forwarder() {
+    let Some(python) = sdk_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        r#"- id: offline
+  input: Please refund order B7.
+  expected: "not eligible: B7 is past the 30-day window"
+  network: none
+  tools:
+    - name: get_order
+      input_schema: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
+      responses:
+        - result: {order_id: B7, days_since_delivery: 45}
+"#,
+    );
+    let out = dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--isolate", "namespaces", "--tasks"])
+        .arg(&tasks)
+        .arg("--agent")
+        .arg(format!("{python} fixtures/agents/mcp/sdk_agent.py"))
+        .arg("--out")
+        .arg(&out));
+    if ran.stderr.contains("cannot make namespaces") {
+        eprintln!("skipped: no namespaces here");
+        return;
+    }
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let result = &results(&out)[0];
+    assert_eq!(result["passed"], true, "{result}");
+    assert_eq!(
+        calls(result),
+        [r#"get_order{"order_id":"B7"} -> {"order_id":"B7","days_since_delivery":45}"#]
+    );
 }

@@ -143,6 +143,20 @@ pub struct Timings {
     pub started_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// When each served tool call (DESIGN 13) started and how long it took, by step;
+    /// not written when the task serves no tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<CallTiming>,
+}
+
+/// The timing of one recorded tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallTiming {
+    /// The call's step in the trajectory, from 1.
+    pub step: u64,
+    pub started_at: String,
+    /// Microseconds, since a served call often takes less than a millisecond.
+    pub duration_us: u64,
 }
 
 /// How the agent process ended, for attempts proctor ran itself.

@@ -340,6 +340,11 @@ mod tests {
         line.timings = Timings {
             started_at: Some("2026-11-30T00:00:00Z".into()),
             duration_ms: Some(12),
+            tool_calls: vec![crate::result::CallTiming {
+                step: number,
+                started_at: text.to_owned(),
+                duration_us: number,
+            }],
         };
         line.task_digest = format!("sha256:{text}");
         line.seed = Some(number);

@@ -363,7 +363,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     let faults =
         read_faults(raw.faults.unwrap_or_default()).map_err(|m| field_error("faults", m))?;
     let variants = raw.variants.unwrap_or_default();
-    let tools = crate::tools::parse_tools(raw.tools.unwrap_or_default(), task_dir)
+    let tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
         .map_err(|m| field_error("tools", m))?;
     let mut task = Task {
         id,

@@ -35,5 +35,5 @@ pub(super) struct RawTask {
     /// In file order (`serde_json`'s maps keep it), so variants expand in that order.
     pub variants: Option<serde_json::Map<String, Value>>,
     /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
-    pub tools: Option<Vec<Value>>,
+    pub tools: Option<Value>,
 }

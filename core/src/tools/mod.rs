@@ -81,6 +81,10 @@ impl ArgumentSchema {
     /// `None` when `args` is valid, else the first violation with where it is
     /// (`(root)` for the arguments object itself).
     pub fn violation(&self, args: &Value) -> Option<String> {
+        // The common case, valid arguments, without building an error iterator.
+        if self.0.is_valid(args) {
+            return None;
+        }
         let error = self.0.iter_errors(args).next()?;
         let at = error.instance_path();
         let at = if at.is_empty() {

@@ -18,9 +18,14 @@ const TOOL_KEYS: [&str; 6] = [
 /// The longest tool name MCP clients accept.
 const LONGEST_NAME: usize = 128;
 
-/// Reads every tool; `task_dir` is the task file's folder, against which script paths
-/// resolve.
-pub fn parse_tools(tools: Vec<Value>, task_dir: &Path) -> Result<Vec<ToolSpec>, String> {
+/// Reads every tool of a task's `tools:` (absent: `null`); `task_dir` is the task file's
+/// folder, against which script paths resolve.
+pub fn parse_tools(tools: Value, task_dir: &Path) -> Result<Vec<ToolSpec>, String> {
+    let tools = match tools {
+        Value::Null => Vec::new(),
+        Value::Array(tools) => tools,
+        _ => return Err("must be a list of tools, each with `name` and a backend".to_owned()),
+    };
     let mut parsed: Vec<ToolSpec> = Vec::with_capacity(tools.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (index, tool) in tools.into_iter().enumerate() {
@@ -216,7 +221,7 @@ mod tests {
     use serde_json::json;
 
     fn parse(tools: Value, dir: &Path) -> Result<Vec<ToolSpec>, String> {
-        parse_tools(tools.as_array().unwrap().clone(), dir)
+        parse_tools(tools, dir)
     }
 
     #[test]
@@ -294,6 +299,10 @@ mod tests {
         assert_eq!(
             refused(json!([{"name": "a", "responses": [{"when": 3, "result": 1}]}])),
             "tool 1 (`a`): response 1: `when` must be an object of argument values"
+        );
+        assert_eq!(
+            refused(json!({"name": "a"})),
+            "must be a list of tools, each with `name` and a backend"
         );
         assert_eq!(
             refused(json!([{"name": "a", "responses": [], "colour": 1}])),
