@@ -127,9 +127,15 @@ fn push(args: &mut Vec<String>, option: &str, source: &Path, target: &Path) {
 mod tests {
     use super::*;
 
-    /// A folder outside `/tmp` (which the namespace gets fresh), for paths that need hiding.
+    /// A folder outside `/tmp` (which the namespace gets fresh), for paths that need
+    /// hiding: beside the checkout, unless the checkout itself lies in a fresh folder.
     fn host_folder() -> tempfile::TempDir {
-        tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).unwrap()
+        let checkout = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        let parent = [checkout, Path::new("/var/tmp")]
+            .into_iter()
+            .find(|p| !FRESH.iter().any(|f| p.starts_with(f)))
+            .unwrap();
+        tempfile::tempdir_in(parent).unwrap()
     }
 
     #[test]
