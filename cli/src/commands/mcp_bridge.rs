@@ -38,6 +38,8 @@ pub fn run(args: McpBridgeArgs) -> anyhow::Result<()> {
     let url = match args.url {
         Some(url) => url,
         None => std::env::var("PROCTOR_MCP_URL")
+            .ok()
+            .filter(|url| !url.is_empty())
             .context("PROCTOR_MCP_URL is not set: run the bridge inside an attempt of a task with tools:, or give --url")?,
     };
     let token = std::env::var("PROCTOR_MCP_TOKEN").unwrap_or_default();
