@@ -52,15 +52,9 @@ fn calls(result: &Value) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn an_agent_on_the_python_sdk_is_graded_on_its_recorded_calls() {
-    let Some(python) = sdk_python() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("results.jsonl");
-    let agent = format!("{python} fixtures/agents/mcp/sdk_agent.py --report");
-    let ran = run_tools(Path::new(TASKS), &agent, &out);
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let lines = results(&out);
+/// The `refund_served` result of `lines`, after checking that it passed on the two
+/// recorded calls every fixture agent makes.
+fn served_refund_passed(lines: &[Value]) -> &Value {
     let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
     assert_eq!(refund["passed"], true, "{refund}");
     assert_eq!(refund["trajectory_source"], "tools");
@@ -71,6 +65,19 @@ fn an_agent_on_the_python_sdk_is_graded_on_its_recorded_calls() {
             r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
         ]
     );
+    refund
+}
+
+#[test]
+fn an_agent_on_the_python_sdk_is_graded_on_its_recorded_calls() {
+    let Some(python) = sdk_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let agent = format!("{python} fixtures/agents/mcp/sdk_agent.py --report");
+    let ran = run_tools(Path::new(TASKS), &agent, &out);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let lines = results(&out);
+    let refund = served_refund_passed(&lines);
     assert_eq!(
         refund["checks"],
         json!([{"category": "process", "check": "trajectory matches the recorded calls",
@@ -134,17 +141,7 @@ fn an_agent_without_network_still_calls_its_tools() {
         return;
     }
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let lines = results(&out);
-    let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
-    assert_eq!(refund["passed"], true, "{refund}");
-    assert_eq!(refund["trajectory_source"], "tools");
-    assert_eq!(
-        calls(refund),
-        [
-            r#"get_order{"order_id":"A1"} -> {"order_id":"A1","days_since_delivery":12}"#,
-            r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
-        ]
-    );
+    served_refund_passed(&results(&out));
 }
 
 #[test]
@@ -285,16 +282,7 @@ fn a_stdio_client_reaches_the_tools_through_mcp_bridge() {
     let ran = run_tools(Path::new(TASKS), &agent, &out);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let lines = results(&out);
-    let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
-    assert_eq!(refund["passed"], true, "{refund}");
-    assert_eq!(refund["trajectory_source"], "tools");
-    assert_eq!(
-        calls(refund),
-        [
-            r#"get_order{"order_id":"A1"} -> {"order_id":"A1","days_since_delivery":12}"#,
-            r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
-        ]
-    );
+    let refund = served_refund_passed(&lines);
     assert_eq!(refund["checks"][0]["passed"], true);
 }
 
@@ -349,16 +337,7 @@ fn an_agent_on_rmcps_client_is_graded_on_its_recorded_calls() {
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let lines = results(&out);
-    let refund = lines.iter().find(|r| r["task"] == "refund_served").unwrap();
-    assert_eq!(refund["passed"], true, "{refund}");
-    assert_eq!(refund["trajectory_source"], "tools");
-    assert_eq!(
-        calls(refund),
-        [
-            r#"get_order{"order_id":"A1"} -> {"order_id":"A1","days_since_delivery":12}"#,
-            r#"refund{"order_id":"A1"} -> {"refunded":"A1","attempt":0}"#,
-        ]
-    );
+    let refund = served_refund_passed(&lines);
     assert_eq!(refund["checks"][0]["passed"], true);
     let expired = lines
         .iter()
