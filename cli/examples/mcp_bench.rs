@@ -34,9 +34,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "get_order", "arguments": {"order_id": "A1"}}})
     .to_string();
-    let served = async || -> Result<Bytes, reqwest::Error> {
+    // The same request, headers and body to either server: only the address differs.
+    let post = async |to: &str| -> Result<Bytes, reqwest::Error> {
         client
-            .post(&url)
+            .post(to)
             .header("authorization", &bearer)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
@@ -48,6 +49,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .bytes()
             .await
     };
+    let served = async || post(&url).await;
     let reply = served().await?;
     if !reply.windows(9).any(|w| w == b"\"result\":") {
         return Err(format!(
@@ -86,20 +88,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
         }
     });
-    let bare = async || -> Result<Bytes, reqwest::Error> {
-        client
-            .post(&bare_url)
-            .header("authorization", &bearer)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-03-26")
-            .body(body.clone())
-            .send()
-            .await?
-            .error_for_status()?
-            .bytes()
-            .await
-    };
+    let bare = async || post(&bare_url).await;
     for _ in 0..50 {
         served().await?;
         bare().await?;
