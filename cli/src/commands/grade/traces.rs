@@ -65,8 +65,7 @@ pub fn grade_traces(
     keys: &TraceKeys<'_>,
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
-    let file = File::open(path)
-        .with_context(|| format!("{}: cannot read the trace file", path.display()))?;
+    let file = File::open(path).with_context(|| unreadable(path))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut grouper = TraceGrouper::new();
     let mut line = Vec::new();
@@ -76,7 +75,7 @@ pub fn grade_traces(
         let read = (&mut reader)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)
-            .with_context(|| format!("{}: cannot read the trace file", path.display()))?;
+            .with_context(|| unreadable(path))?;
         if read == 0 {
             break;
         }
@@ -129,12 +128,11 @@ fn grade_one_document(
     keys: &TraceKeys<'_>,
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
-    let file = File::open(path)
-        .with_context(|| format!("{}: cannot read the trace file", path.display()))?;
+    let file = File::open(path).with_context(|| unreadable(path))?;
     let mut text = Vec::new();
     file.take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut text)
-        .with_context(|| format!("{}: cannot read the trace file", path.display()))?;
+        .with_context(|| unreadable(path))?;
     if text.len() as u64 > MAX_DOCUMENT_BYTES {
         anyhow::bail!(
             "{}: one JSON document of more than {} MiB; write OTLP JSON lines instead",
@@ -301,4 +299,9 @@ fn grade_trace(
     let mut text = Vec::new();
     let graded = grader.finish(read, Some(attempt), judged, &mut text);
     sink.accept_chunk(vec![LineOutput::Graded(Box::new(graded))], &text)
+}
+
+/// The error of a trace file that cannot be opened or read, naming it.
+fn unreadable(path: &Path) -> String {
+    format!("{}: cannot read the trace file", path.display())
 }
