@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""A tool call served by proctor over MCP against a bare loopback HTTP request/response of
-the same size (DESIGN 13: at most 2x).
+"""A tool call served by proctor over MCP against a bare loopback HTTP echo of the same size
+(DESIGN 15: at most 2x).
 
 Builds the dist profile (`proctor` and the `mcp_bench` example), runs `proctor run` on a
 task whose `get_order` tool has a canned response, with the example as the agent. The agent
-times CALLS requests per round, ROUNDS rounds, alternating between the served tool call
-(through proctor's listener, token check, rmcp's streamable HTTP service, argument schema
-check, the responses backend and the recorder) and a minimal hyper server in its own process
-that answers the same request with a body of the same length. Both use the same HTTP client
-and a kept-alive connection. Prints the medians and the ratio.
+times CALLS requests per round and side, ROUNDS rounds, the sides in turn: the served tool
+call (proctor's listener, token check, the MCP adapter, argument schema check, the responses
+backend and the recorder), then three minimal hyper servers answering the same request with a
+body of the same length: one in a separate process on a multi-thread runtime (the bare
+loopback HTTP echo of the target), one in a separate process on a single-threaded runtime,
+and one inside the agent on the agent's own runtime (no other thread or process woken). All
+use the same HTTP client with a kept-alive connection. Prints the medians and the ratios.
 
     python3 bench/mcp/mcp_bench.py [--calls 500] [--rounds 7] [--no-build] [--profile dist]
 """
@@ -66,13 +68,18 @@ def main():
         measured = json.loads(result["answer"])
     except (TypeError, ValueError):
         sys.exit(f"the bench agent failed: {result.get('reasons')} {result.get('process')}")
-    print(f"requests per side  {measured['calls']} ({measured['rounds']} rounds, interleaved)")
-    print(f"request / reply    {measured['request_bytes']} / {measured['reply_bytes']} bytes")
-    print(f"served tool call   {measured['served_us']:.1f} us  (median of round means)")
-    print(f"bare loopback HTTP {measured['bare_us']:.1f} us")
-    print(f"ratio              {measured['ratio']:.2f}x  (target: at most 2x)")
-    print(f"calls recorded     {result['tool_calls']}")
-
+    print(f"requests per side   {measured['calls']} ({measured['rounds']} rounds, interleaved)")
+    print(f"request / reply     {measured['request_bytes']} / {measured['reply_bytes']} bytes")
+    print(f"served tool call    {measured['served_us']:.1f} us  (median of round means)")
+    print(f"bare echo           {measured['echo_us']:.1f} us  (separate process, multi-thread runtime)")
+    print(f"bare echo, 1 thread {measured['echo_current_thread_us']:.1f} us  "
+          "(separate process, current_thread runtime)")
+    print(f"bare, in the agent  {measured['in_process_us']:.1f} us  "
+          "(the agent's own runtime: no other thread woken)")
+    print(f"ratio               {measured['ratio']:.2f}x  (served / bare echo; target: at most 2x)")
+    print(f"ratio, 1 thread     {measured['ratio_current_thread']:.2f}x  (served / bare echo, 1 thread)")
+    print(f"ratio, in the agent {measured['ratio_in_process']:.2f}x  (served / bare in the agent)")
+    print(f"calls recorded      {result['tool_calls']}")
 
 if __name__ == "__main__":
     main()
