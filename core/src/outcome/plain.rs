@@ -14,10 +14,10 @@
 //! refused and explained exactly as before, only faster when it is plain. A key given twice
 //! keeps its last value, as in the general reader.
 
-use super::read::{Field, RawFields, ReadOutcome, extra_bits, field_of};
+use super::read::{Extra, Field, RawFields, ReadOutcome, extra_bits, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
-use super::{CompactString, Outcome, Step};
+use super::{CompactString, Outcome, OutcomeError, Step};
 use crate::compact_json::{CHECKED_KEYS, CompactJson, MAX_CHECKED_DEPTH, string_stop};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -39,9 +39,35 @@ const MAX_DIGITS: usize = 18;
 /// Reads `text` as an outcome with the values of `extra_keys`, or `None` when the line
 /// is not plain (see the module docs).
 pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<ReadOutcome> {
+    let mut outcome = Outcome::default();
+    let mut spans = Vec::new();
+    let read = read_plain_into(text, extra_keys, &mut outcome, &mut spans)?;
+    let extras = spans
+        .iter()
+        .map(|extra| match extra {
+            None => Some(None),
+            Some(extra) => extra.to_value(text).map(Some),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(ReadOutcome {
+        outcome: read.map(|()| outcome),
+        extras,
+    })
+}
+
+/// [`read_plain`] into `outcome`, whose lists keep their room, giving where the value of
+/// each extra key is in `text` rather than the value.
+pub(super) fn read_plain_into<S: AsRef<str>>(
+    text: &str,
+    extra_keys: &[S],
+    outcome: &mut Outcome,
+    extras: &mut Vec<Option<Extra>>,
+) -> Option<Result<(), OutcomeError>> {
     let mut scanner = Scanner::new(text);
     let mut fields = RawFields::default();
-    let mut extras = vec![None; extra_keys.len()];
+    extras.clear();
+    extras.resize(extra_keys.len(), None);
+    let steps = &mut outcome.trajectory;
     scanner.expect(b'{')?;
     if !scanner.next_is(b'}') {
         loop {
@@ -50,23 +76,18 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
             let field = field_of(&key);
             let extra_bits = extra_bits(extra_keys, &key);
             if extra_bits == 0 {
-                scanner.field(field, &mut fields)?;
+                scanner.field(field, &mut fields, steps)?;
             } else {
                 let span = scanner.value(FIELD_DEPTH)?;
-                let mut value = Some(value_of(span)?);
-                // The last key that wants the value takes it; those before it take copies.
-                let last = u64::BITS - 1 - extra_bits.leading_zeros();
+                let start = span.as_ptr() as usize - text.as_ptr() as usize;
+                let at = start..start + span.len();
                 for (i, extra) in extras.iter_mut().enumerate() {
                     if extra_bits & (1 << i) != 0 {
-                        *extra = if i as u32 == last {
-                            value.take()
-                        } else {
-                            value.clone()
-                        };
+                        *extra = Some(Extra::Text(at.clone()));
                     }
                 }
                 if !matches!(field, Field::Other) {
-                    Scanner::new(span).field(field, &mut fields)?;
+                    Scanner::new(span).field(field, &mut fields, steps)?;
                 }
             }
             if !scanner.next_is(b',') {
@@ -79,10 +100,7 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
     if scanner.at != text.len() {
         return None;
     }
-    Some(ReadOutcome {
-        outcome: Outcome::from_fields(fields),
-        extras,
-    })
+    Some(outcome.fill(fields))
 }
 
 /// The text of one line and where reading has got to.
@@ -104,10 +122,10 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    /// Reads the value of `field` into `fields`.
-    fn field(&mut self, field: Field, fields: &mut RawFields) -> Option<()> {
+    /// Reads the value of `field` into `fields`; a trajectory's steps go into `steps`.
+    fn field(&mut self, field: Field, fields: &mut RawFields, steps: &mut Vec<Step>) -> Option<()> {
         match field {
-            Field::Trajectory => fields.trajectory = Some(self.trajectory()?),
+            Field::Trajectory => fields.trajectory = Some(self.trajectory(steps)?),
             Field::Usage => fields.usage = Some(RawUsage::of(self.compact_value(FIELD_DEPTH)?)),
             Field::Other => {
                 self.value(FIELD_DEPTH)?;
@@ -117,15 +135,16 @@ impl<'t> Scanner<'t> {
         Some(())
     }
 
-    /// A trajectory: `null`, or a list of well-formed steps.
-    fn trajectory(&mut self) -> Option<RawTrajectory> {
+    /// A trajectory: `null`, or a list of well-formed steps, read into `steps`.
+    fn trajectory(&mut self, steps: &mut Vec<Step>) -> Option<RawTrajectory> {
         self.skip_whitespace();
         if self.text[self.at..].starts_with("null") {
             self.value(FIELD_DEPTH)?;
             return Some(RawTrajectory::Null);
         }
         self.expect(b'[')?;
-        let mut steps = Vec::new();
+        // A trajectory given twice keeps its last list, as a parsed object would.
+        steps.clear();
         if !self.next_is(b']') {
             loop {
                 steps.push(self.step()?);
@@ -135,7 +154,7 @@ impl<'t> Scanner<'t> {
                 }
             }
         }
-        Some(RawTrajectory::Steps(Ok(steps)))
+        Some(RawTrajectory::InPlace)
     }
 
     /// One step: an object with a string `tool`, or a pair `[tool, arg]`.
@@ -369,7 +388,7 @@ impl<'t> Scanner<'t> {
 
 /// The value a span of checked JSON text holds: strings, integers and literals built
 /// directly, anything else parsed.
-fn value_of(span: &str) -> Option<Value> {
+pub(super) fn value_of(span: &str) -> Option<Value> {
     let bytes = span.as_bytes();
     match bytes.first()? {
         // Without escapes, a string's text is between its quotes.
@@ -567,6 +586,40 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Line after line into one outcome: nothing of an earlier line stays behind.
+        #[test]
+        fn lines_read_into_one_outcome_read_as_each_alone(
+            lines in prop::collection::vec(any_line(), 1..6)
+        ) {
+            let mut outcome = Outcome::default();
+            let mut extras = Vec::new();
+            for line in &lines {
+                let into = OutcomeSeed::new(&EXTRAS)
+                    .read_str_into(line, &mut outcome, &mut extras)
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|read| match read {
+                        Ok(()) => {
+                            let values: Vec<Option<Value>> = extras
+                                .iter()
+                                .map(|e| e.as_ref().map(|e| e.to_value(line).unwrap()))
+                                .collect();
+                            format!("{:?} {:?}", Ok::<_, ()>(&outcome), values)
+                        }
+                        Err(e) => format!("{:?}", Err::<(), _>(e)),
+                    });
+                let alone = OutcomeSeed::new(&EXTRAS)
+                    .read_str(line)
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|read| match read.outcome {
+                        Ok(o) => format!("{:?} {:?}", Ok::<_, ()>(&o), read.extras),
+                        Err(e) => format!("{:?}", Err::<(), _>(e)),
+                    });
+                prop_assert_eq!(into, alone, "{}", line);
+            }
+        }
 
         #[test]
         fn a_line_read_here_reads_as_the_general_reader_reads_it(line in any_line()) {
