@@ -276,12 +276,64 @@ impl<'t> Scanner<'t> {
     /// transcoded.
     fn compact_value(&mut self, depth: usize) -> Option<CompactJson> {
         self.skip_whitespace();
+        if let Some(span) = self.flat_compact_object() {
+            return Some(CompactJson::from_compact_text(span));
+        }
         self.loose = false;
         let span = self.value(depth)?;
         if self.loose {
             CompactJson::from_json_text(span)
         } else {
             Some(CompactJson::from_compact_text(span))
+        }
+    }
+
+    /// The text of an object that is compact already and flat, as most call arguments are
+    /// (`{"order_id":"A1","amount":5}`): string keys and values without escapes, integers
+    /// of at most [`MAX_DIGITS`] digits other than `-0`, literals, at most [`CHECKED_KEYS`]
+    /// keys, none repeated, and no whitespace. Read in one pass without the general
+    /// walk's recursion. `None`, with nothing read, for anything else: [`Scanner::value`]
+    /// then reads it and says whether it is compact.
+    fn flat_compact_object(&mut self) -> Option<&'t str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        if bytes.get(start) != Some(&b'{') {
+            return None;
+        }
+        let mut at = start + 1;
+        if bytes.get(at) == Some(&b'}') {
+            self.at = at + 1;
+            return Some(&self.text[start..self.at]);
+        }
+        let mut keys: [&[u8]; CHECKED_KEYS] = [&[]; CHECKED_KEYS];
+        let mut count = 0;
+        loop {
+            let key = plain_string(bytes, at)?;
+            if count == CHECKED_KEYS || keys[..count].contains(&key) {
+                return None;
+            }
+            keys[count] = key;
+            count += 1;
+            at += key.len() + 2;
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at += 1;
+            at = match *bytes.get(at)? {
+                b'"' => at + plain_string(bytes, at)?.len() + 2,
+                b't' if bytes[at..].starts_with(b"true") => at + 4,
+                b'f' if bytes[at..].starts_with(b"false") => at + 5,
+                b'n' if bytes[at..].starts_with(b"null") => at + 4,
+                _ => compact_integer_end(bytes, at)?,
+            };
+            match bytes.get(at) {
+                Some(b',') => at += 1,
+                Some(b'}') => {
+                    self.at = at + 1;
+                    return Some(&self.text[start..self.at]);
+                }
+                _ => return None,
+            }
         }
     }
 
@@ -386,6 +438,34 @@ impl<'t> Scanner<'t> {
     }
 }
 
+/// The text between the quotes of the string that starts at `at`, when it holds no escape
+/// and no control character.
+fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let end = string_stop(bytes, at + 1)?;
+    (bytes[end] == b'"').then(|| &bytes[at + 1..end])
+}
+
+/// Where the integer that starts at `at` ends, when it is written as serde_json writes
+/// it: at most [`MAX_DIGITS`] digits, no leading zero, not `-0`, and no fraction or
+/// exponent after it.
+fn compact_integer_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let negative = bytes.get(at) == Some(&b'-');
+    let first = at + usize::from(negative);
+    let digits = bytes
+        .get(first..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let end = first + digits;
+    let plain = (1..=MAX_DIGITS).contains(&digits)
+        && (bytes[first] != b'0' || (digits == 1 && !negative))
+        && !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
+    plain.then_some(end)
+}
+
 /// The value a span of checked JSON text holds: strings, integers and literals built
 /// directly, anything else parsed.
 pub(super) fn value_of(span: &str) -> Option<Value> {
@@ -442,6 +522,11 @@ mod tests {
             r#"{"status":"final","task":"a","status":"error","task":"b","trajectory":[{"tool":"a","tool":"b"}]}"#,
             r#"{"task":"t\u0041","answer":"REFUNDED ORDER A3\n","trajectory":[["a\"b",{"k\n":"\\"}]]}"#,
             "{}",
+            // Flat arguments, compact or not: repeated keys, more keys than are checked,
+            // `-0`, fractions and exponents, leading zeros kept for the general reader.
+            r#"{"task":"t","trajectory":[["a",{"k":-5,"b":true,"c":null,"d":"xé","e":0,"f":false}],["b",{}],["c",{"a":-0}],["d",{"a":1,"a":2}]]}"#,
+            r#"{"task":"t","trajectory":[["a",{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}],["b",{"a":1.5}],["c",{"a":"\n"}],["d",{"a":[1]}]]}"#,
+            r#"{"task":"t","trajectory":[{"tool":"a","args":{"order_id":"A1","n":123456789012345678}},{"tool":"b","args":{"a":{"b":1}}}]}"#,
             // As deep as this reader goes.
             &format!(r#"{{"usage":{}{}}}"#, "[".repeat(32), "]".repeat(32)),
         ] {
