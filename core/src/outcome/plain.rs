@@ -65,8 +65,12 @@ pub(super) fn read_plain_into<S: AsRef<str>>(
 ) -> Option<Result<(), OutcomeError>> {
     let mut scanner = Scanner::new(text);
     let mut fields = RawFields::default();
-    extras.clear();
-    extras.resize(extra_keys.len(), None);
+    if extras.len() == extra_keys.len() {
+        extras.fill(None);
+    } else {
+        extras.clear();
+        extras.resize(extra_keys.len(), None);
+    }
     let steps = &mut outcome.trajectory;
     scanner.expect(b'{')?;
     if !scanner.next_is(b'}') {
@@ -339,6 +343,7 @@ impl<'t> Scanner<'t> {
 
     /// A string: its text between the quotes when it has no escapes, else the string they
     /// stand for (read by serde_json, which checks them).
+    #[inline]
     fn string(&mut self) -> Option<Cow<'t, str>> {
         self.expect(b'"')?;
         let bytes = self.text.as_bytes();
@@ -411,11 +416,13 @@ impl<'t> Scanner<'t> {
     }
 
     /// Skips whitespace and the byte `byte`, which must come next.
+    #[inline]
     fn expect(&mut self, byte: u8) -> Option<()> {
         self.next_is(byte).then_some(())
     }
 
     /// Skips whitespace, then `byte` when it comes next, saying whether it did.
+    #[inline]
     fn next_is(&mut self, byte: u8) -> bool {
         self.skip_whitespace();
         let found = self.text.as_bytes().get(self.at) == Some(&byte);
@@ -424,6 +431,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// Skips the whitespace JSON allows between tokens.
+    #[inline]
     fn skip_whitespace(&mut self) {
         let rest = &self.text.as_bytes()[self.at..];
         // Every whitespace byte is at most a space.
@@ -440,6 +448,7 @@ impl<'t> Scanner<'t> {
 
 /// The text between the quotes of the string that starts at `at`, when it holds no escape
 /// and no control character.
+#[inline]
 fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
     if bytes.get(at) != Some(&b'"') {
         return None;
