@@ -4,9 +4,10 @@
 //! chunks can be graded on several threads. A bad line is reported with its number and
 //! skipped.
 
-use proctor_core::outcome::{NotAnObject, Outcome, OutcomeSeed, kind_of};
+use proctor_core::outcome::{Extra, NotAnObject, Outcome, OutcomeSeed, kind_of};
 use proctor_ledger::time::TIME_KEYS;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -32,28 +33,59 @@ pub enum Item {
 
 /// Reads one line (without its newline); `None` for a blank line.
 pub fn parse_item(bytes: &[u8], line: usize, keys: &LineKeys) -> Option<Item> {
+    let mut buffer = LineBuffer::default();
+    Some(match read_item(bytes, keys, &mut buffer)? {
+        Ok(head) => Item::Record(Box::new(OutcomeRecord {
+            line,
+            task: head.task.into_owned(),
+            attempt: head.attempt,
+            outcome: buffer.outcome,
+            time: head.time,
+        })),
+        Err(message) => Item::Bad { line, message },
+    })
+}
+
+/// Where lines are read into, line after line: the outcome's lists and the extra keys'
+/// values keep their room, so reading a plain line allocates nothing.
+#[derive(Debug, Default)]
+pub struct LineBuffer {
+    /// The outcome of the last line read without an error.
+    pub outcome: Outcome,
+    extras: Vec<Option<Extra>>,
+}
+
+/// What a line read into a [`LineBuffer`] gives besides its outcome.
+#[derive(Debug)]
+pub struct LineHead<'l> {
+    /// Borrowed from the line when it is a plain string.
+    pub task: Cow<'l, str>,
+    /// From `attempt` or `run`; `None` means "number it in file order".
+    pub attempt: Option<u64>,
+    /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
+    pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+}
+
+/// Reads one line (without its newline) into `buffer`; `None` for a blank line, `Err`
+/// with the message for a line that cannot be used.
+pub fn read_item<'l>(
+    bytes: &'l [u8],
+    keys: &LineKeys,
+    buffer: &mut LineBuffer,
+) -> Option<Result<LineHead<'l>, String>> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text.trim(),
         Err(e) => {
-            return Some(Item::Bad {
-                line,
-                message: format!("not UTF-8 text (byte {})", e.valid_up_to() + 1),
-            });
+            return Some(Err(format!(
+                "not UTF-8 text (byte {})",
+                e.valid_up_to() + 1
+            )));
         }
     };
     if text.is_empty() {
         return None;
     }
-    Some(match parse_line(text, keys) {
-        Ok((task, attempt, outcome, time)) => Item::Record(Box::new(OutcomeRecord {
-            line,
-            task,
-            attempt,
-            outcome,
-            time,
-        })),
-        Err(message) => Item::Bad { line, message },
-    })
+    Some(read_line(text, keys, buffer))
 }
 
 /// Whole lines of the log, read in blocks so that they can be graded apart.
@@ -175,13 +207,6 @@ impl OutcomeLog {
     }
 }
 
-type ParsedLine = (
-    String,
-    Option<u64>,
-    Outcome,
-    Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
-);
-
 /// The top-level fields of a line that are not the outcome's, in the order
 /// [`OutcomeSeed`] returns their values: the task key (`task`, then `task_id`, or the
 /// `--task-key` field alone), `attempt`, `run`, then the time keys.
@@ -215,59 +240,103 @@ impl LineKeys {
     }
 }
 
-fn parse_line(text: &str, keys: &LineKeys) -> Result<ParsedLine, String> {
-    let read = match OutcomeSeed::new(&keys.keys).read_str(text) {
+fn read_line<'l>(
+    text: &'l str,
+    keys: &LineKeys,
+    buffer: &mut LineBuffer,
+) -> Result<LineHead<'l>, String> {
+    let LineBuffer { outcome, extras } = buffer;
+    let read = match OutcomeSeed::new(&keys.keys).read_str_into(text, outcome, extras) {
         Ok(Ok(read)) => read,
         Ok(Err(NotAnObject(kind))) => return Err(format!("expected a JSON object, found {kind}")),
         Err(e) => return Err(format!("invalid JSON: {e}")),
     };
-    let mut values = read.extras;
     let attempt_at = keys.attempt_index();
     // `get(..).or(..)`: a present `null` stops the search, as in a parsed object.
     let task_value = if keys.custom_task_key {
-        values[0]
-            .take()
+        extras[0]
+            .as_ref()
             .ok_or_else(|| format!("no task key `{}`", keys.keys[0]))?
     } else {
-        values[0]
-            .take()
-            .or_else(|| values[1].take())
-            .ok_or_else(|| {
-                "no task key (`task` or `task_id`; choose another with --task-key)".to_owned()
-            })?
+        extras[0].as_ref().or(extras[1].as_ref()).ok_or_else(|| {
+            "no task key (`task` or `task_id`; choose another with --task-key)".to_owned()
+        })?
     };
-    let task = match task_value {
-        Value::String(s) if !s.is_empty() => s,
-        Value::Number(n) => n.to_string(),
-        other => {
-            return Err(format!(
-                "task key: expected a task id, found {}",
-                kind_of(&other)
-            ));
-        }
+    let task = match task_value.plain_str(text).filter(|s| !s.is_empty()) {
+        Some(task) => Cow::Borrowed(task),
+        None => match value_of(task_value, text)? {
+            Value::String(s) if !s.is_empty() => Cow::Owned(s),
+            Value::Number(n) => Cow::Owned(n.to_string()),
+            other => {
+                return Err(format!(
+                    "task key: expected a task id, found {}",
+                    kind_of(&other)
+                ));
+            }
+        },
     };
-    let attempt = match values[attempt_at]
-        .take()
-        .or_else(|| values[attempt_at + 1].take())
+    let attempt = match extras[attempt_at]
+        .as_ref()
+        .or(extras[attempt_at + 1].as_ref())
+        .map(|extra| value_of(extra, text))
+        .transpose()?
     {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_u64().ok_or_else(|| {
             format!("field `attempt`: expected a non-negative integer, found {v}")
         })?),
     };
-    let outcome = read.outcome.map_err(|e| e.to_string())?;
+    read.map_err(|e| e.to_string())?;
     // The values of the time keys follow `attempt` and `run`, in the order of TIME_KEYS.
-    let time =
-        proctor_ledger::time::first_time(values[attempt_at + 2..].iter().map(Option::as_ref));
-    Ok((task, attempt, outcome, time))
+    let times = &extras[attempt_at + 2..];
+    let time = if times.iter().all(Option::is_none) {
+        Ok(None)
+    } else {
+        let values = times
+            .iter()
+            .map(|extra| {
+                extra
+                    .as_ref()
+                    .map(|extra| value_of(extra, text))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        proctor_ledger::time::first_time(values.iter().map(Option::as_ref))
+    };
+    Ok(LineHead {
+        task,
+        attempt,
+        time,
+    })
+}
+
+/// The value of an extra key of `line`.
+fn value_of(extra: &Extra, line: &str) -> Result<Value, String> {
+    extra
+        .to_value(line)
+        .ok_or_else(|| "invalid JSON: a value could not be read".to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    type ParsedLine = (
+        String,
+        Option<u64>,
+        Outcome,
+        Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+    );
+
     fn parse(text: &str, task_key: Option<&str>) -> Result<ParsedLine, String> {
-        parse_line(text, &LineKeys::new(task_key))
+        let mut buffer = LineBuffer::default();
+        let head = read_line(text, &LineKeys::new(task_key), &mut buffer)?;
+        Ok((
+            head.task.into_owned(),
+            head.attempt,
+            buffer.outcome,
+            head.time,
+        ))
     }
 
     #[test]

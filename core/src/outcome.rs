@@ -14,7 +14,7 @@ mod source;
 mod steps;
 mod usage;
 
-pub use read::{NotAnObject, OutcomeSeed, ReadOutcome};
+pub use read::{Extra, NotAnObject, OutcomeSeed, ReadOutcome};
 pub use source::TrajectorySource;
 
 use crate::compact_json::CompactJson;
@@ -159,7 +159,17 @@ impl Outcome {
     /// Applies the defaults and checks of DESIGN 3.1 to the fields as read, moving
     /// their values rather than copying them.
     fn from_fields(fields: RawFields) -> Result<Outcome, OutcomeError> {
-        let status = match fields.status {
+        let mut outcome = Outcome::default();
+        outcome.fill(fields)?;
+        Ok(outcome)
+    }
+
+    /// [`Outcome::from_fields`] into this outcome, whose lists keep their room: a reader
+    /// that reads line after line into one outcome allocates nothing for most lines. A
+    /// trajectory read as [`RawTrajectory::InPlace`] is already in `self.trajectory`.
+    /// On an error the outcome holds a mix of old and new values and must be read again.
+    fn fill(&mut self, fields: RawFields) -> Result<(), OutcomeError> {
+        self.status = match fields.status {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(Status::parse(&s).ok_or_else(|| {
                 OutcomeError::new(
@@ -176,68 +186,73 @@ impl Outcome {
                 ));
             }
         };
-        let answer = match fields.answer {
+        self.answer = match fields.answer {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             // Numbers and booleans are answers too ("5", "true"); keep their JSON text.
             Some(other) => Some(other.to_string()),
         };
-        let trajectory = match fields.trajectory {
-            None | Some(RawTrajectory::Null) => Vec::new(),
-            Some(RawTrajectory::Steps(steps)) => steps?,
+        match fields.trajectory {
+            None | Some(RawTrajectory::Null) => self.trajectory.clear(),
+            Some(RawTrajectory::InPlace) => {}
+            Some(RawTrajectory::Steps(steps)) => self.trajectory = steps?,
             Some(RawTrajectory::NotAList(kind)) => {
                 return Err(OutcomeError::new(
                     "trajectory",
                     format!("expected a list of steps, found {kind}"),
                 ));
             }
-        };
-        let tool_calls = match fields.tool_calls {
+        }
+        let trajectory = &self.trajectory;
+        self.tool_calls = match fields.tool_calls {
             None | Some(Value::Null) => trajectory.len() as u64,
             Some(v) => count(&v, "tool_calls")?,
         };
-        let steps = match fields.steps {
+        self.steps = match fields.steps {
             None | Some(Value::Null) => trajectory.len() as u64,
             Some(v) => count(&v, "steps")?,
         };
-        let tools_used = match fields.tools_used {
+        self.tools_used.clear();
+        match fields.tools_used {
             None | Some(Value::Null) => {
-                let mut seen: Vec<CompactString> = Vec::new();
-                for step in &trajectory {
-                    if !seen.contains(&step.tool) {
-                        seen.push(step.tool.clone());
+                for step in trajectory {
+                    if !self.tools_used.contains(&step.tool) {
+                        self.tools_used.push(step.tool.clone());
                     }
                 }
-                seen
             }
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(|v| match v {
-                    Value::String(s) => Ok(s.into()),
-                    _ => Err(OutcomeError::new(
-                        "tools_used",
-                        "expected a list of tool names",
-                    )),
-                })
-                .collect::<Result<Vec<_>, _>>()?,
+            Some(Value::Array(items)) => {
+                for item in items {
+                    match item {
+                        Value::String(s) => self.tools_used.push(s.into()),
+                        _ => {
+                            return Err(OutcomeError::new(
+                                "tools_used",
+                                "expected a list of tool names",
+                            ));
+                        }
+                    }
+                }
+            }
             Some(other) => {
                 return Err(OutcomeError::new(
                     "tools_used",
                     format!("expected a list of tool names, found {}", kind_of(&other)),
                 ));
             }
-        };
-        let usage = match fields.usage {
-            None => Vec::new(),
-            Some(RawUsage::Objects(items)) => items,
+        }
+        self.usage.clear();
+        match fields.usage {
+            None => {}
+            Some(RawUsage::Objects(items)) => self.usage.extend(items),
             Some(RawUsage::Other(kind)) => {
                 return Err(OutcomeError::new(
                     "usage",
                     format!("expected a usage object or a list of them, found {kind}"),
                 ));
             }
-        };
-        let error = match fields.error {
+        }
+        self.error = match fields.error {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(AgentError {
                 kind: s,
@@ -265,18 +280,9 @@ impl Outcome {
                 ));
             }
         };
-        Ok(Outcome {
-            status,
-            answer,
-            tool_calls,
-            tools_used,
-            trajectory,
-            usage,
-            steps,
-            error,
-            trajectory_source: TrajectorySource::Reported,
-            uncaptured_args: Vec::new(),
-        })
+        self.trajectory_source = TrajectorySource::Reported;
+        self.uncaptured_args.clear();
+        Ok(())
     }
 
     /// True when the agent used `tool` at least once.

@@ -221,7 +221,11 @@ pub(crate) fn each_check(
                     } else {
                         trajectory_tools(outcome)
                     };
-                    Failed::new(format!("rule: {what}"), detail)
+                    // Built without `format!`: made for every run that breaks the rule.
+                    let mut reason = String::with_capacity(6 + what.len());
+                    reason.push_str("rule: ");
+                    reason.push_str(&what);
+                    Failed::new(reason, detail)
                 }
             }),
         );

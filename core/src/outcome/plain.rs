@@ -14,10 +14,10 @@
 //! refused and explained exactly as before, only faster when it is plain. A key given twice
 //! keeps its last value, as in the general reader.
 
-use super::read::{Field, RawFields, ReadOutcome, extra_bits, field_of};
+use super::read::{Extra, Field, RawFields, ReadOutcome, extra_bits, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
-use super::{CompactString, Outcome, Step};
+use super::{CompactString, Outcome, OutcomeError, Step};
 use crate::compact_json::{CHECKED_KEYS, CompactJson, MAX_CHECKED_DEPTH, string_stop};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -39,9 +39,39 @@ const MAX_DIGITS: usize = 18;
 /// Reads `text` as an outcome with the values of `extra_keys`, or `None` when the line
 /// is not plain (see the module docs).
 pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<ReadOutcome> {
+    let mut outcome = Outcome::default();
+    let mut spans = Vec::new();
+    let read = read_plain_into(text, extra_keys, &mut outcome, &mut spans)?;
+    let extras = spans
+        .iter()
+        .map(|extra| match extra {
+            None => Some(None),
+            Some(extra) => extra.to_value(text).map(Some),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(ReadOutcome {
+        outcome: read.map(|()| outcome),
+        extras,
+    })
+}
+
+/// [`read_plain`] into `outcome`, whose lists keep their room, giving where the value of
+/// each extra key is in `text` rather than the value.
+pub(super) fn read_plain_into<S: AsRef<str>>(
+    text: &str,
+    extra_keys: &[S],
+    outcome: &mut Outcome,
+    extras: &mut Vec<Option<Extra>>,
+) -> Option<Result<(), OutcomeError>> {
     let mut scanner = Scanner::new(text);
     let mut fields = RawFields::default();
-    let mut extras = vec![None; extra_keys.len()];
+    if extras.len() == extra_keys.len() {
+        extras.fill(None);
+    } else {
+        extras.clear();
+        extras.resize(extra_keys.len(), None);
+    }
+    let steps = &mut outcome.trajectory;
     scanner.expect(b'{')?;
     if !scanner.next_is(b'}') {
         loop {
@@ -50,23 +80,18 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
             let field = field_of(&key);
             let extra_bits = extra_bits(extra_keys, &key);
             if extra_bits == 0 {
-                scanner.field(field, &mut fields)?;
+                scanner.field(field, &mut fields, steps)?;
             } else {
                 let span = scanner.value(FIELD_DEPTH)?;
-                let mut value = Some(value_of(span)?);
-                // The last key that wants the value takes it; those before it take copies.
-                let last = u64::BITS - 1 - extra_bits.leading_zeros();
+                let start = span.as_ptr() as usize - text.as_ptr() as usize;
+                let at = start..start + span.len();
                 for (i, extra) in extras.iter_mut().enumerate() {
                     if extra_bits & (1 << i) != 0 {
-                        *extra = if i as u32 == last {
-                            value.take()
-                        } else {
-                            value.clone()
-                        };
+                        *extra = Some(Extra::Text(at.clone()));
                     }
                 }
                 if !matches!(field, Field::Other) {
-                    Scanner::new(span).field(field, &mut fields)?;
+                    Scanner::new(span).field(field, &mut fields, steps)?;
                 }
             }
             if !scanner.next_is(b',') {
@@ -79,10 +104,7 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
     if scanner.at != text.len() {
         return None;
     }
-    Some(ReadOutcome {
-        outcome: Outcome::from_fields(fields),
-        extras,
-    })
+    Some(outcome.fill(fields))
 }
 
 /// The text of one line and where reading has got to.
@@ -104,10 +126,10 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    /// Reads the value of `field` into `fields`.
-    fn field(&mut self, field: Field, fields: &mut RawFields) -> Option<()> {
+    /// Reads the value of `field` into `fields`; a trajectory's steps go into `steps`.
+    fn field(&mut self, field: Field, fields: &mut RawFields, steps: &mut Vec<Step>) -> Option<()> {
         match field {
-            Field::Trajectory => fields.trajectory = Some(self.trajectory()?),
+            Field::Trajectory => fields.trajectory = Some(self.trajectory(steps)?),
             Field::Usage => fields.usage = Some(RawUsage::of(self.compact_value(FIELD_DEPTH)?)),
             Field::Other => {
                 self.value(FIELD_DEPTH)?;
@@ -117,15 +139,16 @@ impl<'t> Scanner<'t> {
         Some(())
     }
 
-    /// A trajectory: `null`, or a list of well-formed steps.
-    fn trajectory(&mut self) -> Option<RawTrajectory> {
+    /// A trajectory: `null`, or a list of well-formed steps, read into `steps`.
+    fn trajectory(&mut self, steps: &mut Vec<Step>) -> Option<RawTrajectory> {
         self.skip_whitespace();
         if self.text[self.at..].starts_with("null") {
             self.value(FIELD_DEPTH)?;
             return Some(RawTrajectory::Null);
         }
         self.expect(b'[')?;
-        let mut steps = Vec::new();
+        // A trajectory given twice keeps its last list, as a parsed object would.
+        steps.clear();
         if !self.next_is(b']') {
             loop {
                 steps.push(self.step()?);
@@ -135,7 +158,7 @@ impl<'t> Scanner<'t> {
                 }
             }
         }
-        Some(RawTrajectory::Steps(Ok(steps)))
+        Some(RawTrajectory::InPlace)
     }
 
     /// One step: an object with a string `tool`, or a pair `[tool, arg]`.
@@ -257,6 +280,9 @@ impl<'t> Scanner<'t> {
     /// transcoded.
     fn compact_value(&mut self, depth: usize) -> Option<CompactJson> {
         self.skip_whitespace();
+        if let Some(span) = self.flat_compact_object() {
+            return Some(CompactJson::from_compact_text(span));
+        }
         self.loose = false;
         let span = self.value(depth)?;
         if self.loose {
@@ -266,8 +292,58 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// The text of an object that is compact already and flat, as most call arguments are
+    /// (`{"order_id":"A1","amount":5}`): string keys and values without escapes, integers
+    /// of at most [`MAX_DIGITS`] digits other than `-0`, literals, at most [`CHECKED_KEYS`]
+    /// keys, none repeated, and no whitespace. Read in one pass without the general
+    /// walk's recursion. `None`, with nothing read, for anything else: [`Scanner::value`]
+    /// then reads it and says whether it is compact.
+    fn flat_compact_object(&mut self) -> Option<&'t str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        if bytes.get(start) != Some(&b'{') {
+            return None;
+        }
+        let mut at = start + 1;
+        if bytes.get(at) == Some(&b'}') {
+            self.at = at + 1;
+            return Some(&self.text[start..self.at]);
+        }
+        let mut keys: [&[u8]; CHECKED_KEYS] = [&[]; CHECKED_KEYS];
+        let mut count = 0;
+        loop {
+            let key = plain_string(bytes, at)?;
+            if count == CHECKED_KEYS || keys[..count].contains(&key) {
+                return None;
+            }
+            keys[count] = key;
+            count += 1;
+            at += key.len() + 2;
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at += 1;
+            at = match *bytes.get(at)? {
+                b'"' => at + plain_string(bytes, at)?.len() + 2,
+                b't' if bytes[at..].starts_with(b"true") => at + 4,
+                b'f' if bytes[at..].starts_with(b"false") => at + 5,
+                b'n' if bytes[at..].starts_with(b"null") => at + 4,
+                _ => compact_integer_end(bytes, at)?,
+            };
+            match bytes.get(at) {
+                Some(b',') => at += 1,
+                Some(b'}') => {
+                    self.at = at + 1;
+                    return Some(&self.text[start..self.at]);
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// A string: its text between the quotes when it has no escapes, else the string they
     /// stand for (read by serde_json, which checks them).
+    #[inline]
     fn string(&mut self) -> Option<Cow<'t, str>> {
         self.expect(b'"')?;
         let bytes = self.text.as_bytes();
@@ -340,11 +416,13 @@ impl<'t> Scanner<'t> {
     }
 
     /// Skips whitespace and the byte `byte`, which must come next.
+    #[inline]
     fn expect(&mut self, byte: u8) -> Option<()> {
         self.next_is(byte).then_some(())
     }
 
     /// Skips whitespace, then `byte` when it comes next, saying whether it did.
+    #[inline]
     fn next_is(&mut self, byte: u8) -> bool {
         self.skip_whitespace();
         let found = self.text.as_bytes().get(self.at) == Some(&byte);
@@ -353,6 +431,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// Skips the whitespace JSON allows between tokens.
+    #[inline]
     fn skip_whitespace(&mut self) {
         let rest = &self.text.as_bytes()[self.at..];
         // Every whitespace byte is at most a space.
@@ -367,9 +446,38 @@ impl<'t> Scanner<'t> {
     }
 }
 
+/// The text between the quotes of the string that starts at `at`, when it holds no escape
+/// and no control character.
+#[inline]
+fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let end = string_stop(bytes, at + 1)?;
+    (bytes[end] == b'"').then(|| &bytes[at + 1..end])
+}
+
+/// Where the integer that starts at `at` ends, when it is written as serde_json writes
+/// it: at most [`MAX_DIGITS`] digits, no leading zero, not `-0`, and no fraction or
+/// exponent after it.
+fn compact_integer_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let negative = bytes.get(at) == Some(&b'-');
+    let first = at + usize::from(negative);
+    let digits = bytes
+        .get(first..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let end = first + digits;
+    let plain = (1..=MAX_DIGITS).contains(&digits)
+        && (bytes[first] != b'0' || (digits == 1 && !negative))
+        && !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
+    plain.then_some(end)
+}
+
 /// The value a span of checked JSON text holds: strings, integers and literals built
 /// directly, anything else parsed.
-fn value_of(span: &str) -> Option<Value> {
+pub(super) fn value_of(span: &str) -> Option<Value> {
     let bytes = span.as_bytes();
     match bytes.first()? {
         // Without escapes, a string's text is between its quotes.
@@ -423,6 +531,11 @@ mod tests {
             r#"{"status":"final","task":"a","status":"error","task":"b","trajectory":[{"tool":"a","tool":"b"}]}"#,
             r#"{"task":"t\u0041","answer":"REFUNDED ORDER A3\n","trajectory":[["a\"b",{"k\n":"\\"}]]}"#,
             "{}",
+            // Flat arguments, compact or not: repeated keys, more keys than are checked,
+            // `-0`, fractions and exponents, leading zeros kept for the general reader.
+            r#"{"task":"t","trajectory":[["a",{"k":-5,"b":true,"c":null,"d":"xé","e":0,"f":false}],["b",{}],["c",{"a":-0}],["d",{"a":1,"a":2}]]}"#,
+            r#"{"task":"t","trajectory":[["a",{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}],["b",{"a":1.5}],["c",{"a":"\n"}],["d",{"a":[1]}]]}"#,
+            r#"{"task":"t","trajectory":[{"tool":"a","args":{"order_id":"A1","n":123456789012345678}},{"tool":"b","args":{"a":{"b":1}}}]}"#,
             // As deep as this reader goes.
             &format!(r#"{{"usage":{}{}}}"#, "[".repeat(32), "]".repeat(32)),
         ] {
@@ -567,6 +680,40 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Line after line into one outcome: nothing of an earlier line stays behind.
+        #[test]
+        fn lines_read_into_one_outcome_read_as_each_alone(
+            lines in prop::collection::vec(any_line(), 1..6)
+        ) {
+            let mut outcome = Outcome::default();
+            let mut extras = Vec::new();
+            for line in &lines {
+                let into = OutcomeSeed::new(&EXTRAS)
+                    .read_str_into(line, &mut outcome, &mut extras)
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|read| match read {
+                        Ok(()) => {
+                            let values: Vec<Option<Value>> = extras
+                                .iter()
+                                .map(|e| e.as_ref().map(|e| e.to_value(line).unwrap()))
+                                .collect();
+                            format!("{:?} {:?}", Ok::<_, ()>(&outcome), values)
+                        }
+                        Err(e) => format!("{:?}", Err::<(), _>(e)),
+                    });
+                let alone = OutcomeSeed::new(&EXTRAS)
+                    .read_str(line)
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|read| match read.outcome {
+                        Ok(o) => format!("{:?} {:?}", Ok::<_, ()>(&o), read.extras),
+                        Err(e) => format!("{:?}", Err::<(), _>(e)),
+                    });
+                prop_assert_eq!(into, alone, "{}", line);
+            }
+        }
 
         #[test]
         fn a_line_read_here_reads_as_the_general_reader_reads_it(line in any_line()) {

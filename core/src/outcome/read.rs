@@ -9,7 +9,7 @@
 //! It works on any serde deserializer: on JSON text for logs, and on an already parsed
 //! object for [`Outcome::from_json`], so both paths share one set of rules.
 
-use super::plain::read_plain;
+use super::plain::{read_plain, read_plain_into, value_of};
 use super::skip::Skip;
 use super::steps::{RawTrajectory, TrajectorySeed};
 use super::usage::{RawUsage, UsageSeed};
@@ -18,6 +18,7 @@ use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
+use std::ops::Range;
 
 /// Reads one outcome, plus the values of `extra_keys` for the caller.
 ///
@@ -35,6 +36,40 @@ pub struct ReadOutcome {
     pub outcome: Result<Outcome, OutcomeError>,
     /// The value of each extra key, in the order asked; `None` when the field is absent.
     pub extras: Vec<Option<Value>>,
+}
+
+/// The value of an extra key as [`OutcomeSeed::read_str_into`] read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Extra {
+    /// Where the value's JSON text is in the line (checked, but not built into a value:
+    /// a task id is looked up straight from the line).
+    Text(Range<usize>),
+    /// The value, from a line the plain reader left to the general one.
+    Value(Value),
+}
+
+impl Extra {
+    /// The value; `line` is the text it was read from. `None` only if checked text does
+    /// not parse, which it always does.
+    pub fn to_value(&self, line: &str) -> Option<Value> {
+        match self {
+            Extra::Text(at) => value_of(line.get(at.clone())?),
+            Extra::Value(value) => Some(value.clone()),
+        }
+    }
+
+    /// The text of a string value that holds no escape, borrowed from `line`: what most
+    /// task ids are. `None` for anything else, a parsed value included.
+    pub fn plain_str<'l>(&self, line: &'l str) -> Option<&'l str> {
+        match self {
+            Extra::Text(at) => {
+                let text = line.get(at.clone())?;
+                let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+                (!inner.contains('\\')).then_some(inner)
+            }
+            Extra::Value(_) => None,
+        }
+    }
 }
 
 /// The JSON value was not an object; holds its kind as [`kind_of`] names it.
@@ -65,6 +100,29 @@ impl<'k, S: AsRef<str>> OutcomeSeed<'k, S> {
         let read = self.deserialize(&mut deserializer)?;
         deserializer.end()?;
         Ok(read)
+    }
+
+    /// [`OutcomeSeed::read_str`] into `outcome`, whose lists keep their room, with the
+    /// extra keys' values in `extras`: reading line after line into the same two
+    /// allocates nothing for a plain line. After an outcome error, `outcome` must not be
+    /// read.
+    pub fn read_str_into(
+        self,
+        text: &str,
+        outcome: &mut Outcome,
+        extras: &mut Vec<Option<Extra>>,
+    ) -> serde_json::Result<Result<Result<(), OutcomeError>, NotAnObject>> {
+        if let Some(read) = read_plain_into(text, self.extra_keys, outcome, extras) {
+            return Ok(Ok(read));
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = self.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(read.map(|read| {
+            extras.clear();
+            extras.extend(read.extras.into_iter().map(|v| v.map(Extra::Value)));
+            read.outcome.map(|read| *outcome = read)
+        }))
     }
 }
 

@@ -23,6 +23,8 @@ pub(super) enum RawTrajectory {
     Null,
     /// A list: its steps, or the first step that is not one.
     Steps(Result<Vec<Step>, OutcomeError>),
+    /// A list whose steps were read straight into the outcome being filled.
+    InPlace,
     /// Anything else, by kind (`a string`, `an object`, ...).
     NotAList(&'static str),
 }

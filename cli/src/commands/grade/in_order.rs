@@ -154,5 +154,5 @@ fn write(
     };
     text.clear();
     let graded = grader.finish(read, Some(attempt), judged, text);
-    sink.accept_chunk(vec![LineOutput::Graded(Box::new(graded))], text)
+    sink.accept_chunk(vec![LineOutput::Graded(graded)], text)
 }

@@ -2,10 +2,10 @@
 
 use crate::commands::grade::workdir_for;
 use crate::judging::Judged;
-use crate::outcome_log::{Item, LineKeys, OutcomeRecord, parse_item};
+use crate::outcome_log::{Item, LineBuffer, LineKeys, OutcomeRecord, parse_item, read_item};
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Grade, Kept, Workdir, grade_keeping};
-use proctor_core::outcome::{CompactString, Status};
+use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
 use proctor_core::summary::Counted;
 use proctor_core::task::{Suite, Task};
@@ -122,8 +122,10 @@ pub fn attempt_at(text: &[u8]) -> usize {
 
 /// What became of one non-empty line.
 #[derive(Debug)]
+// Kept inline: a box per graded line costs more than moving it into the chunk's list.
+#[allow(clippy::large_enum_variant)]
 pub enum LineOutput {
-    Graded(Box<GradedLine>),
+    Graded(GradedLine),
     /// Not graded; the message names the log and the line.
     Skipped(String),
 }
@@ -138,6 +140,32 @@ impl LineGrader<'_> {
                 None => Err(format!(
                     "{}:{}: task `{}` is not in the suite {}",
                     self.log_name, record.line, record.task, self.tasks_name
+                )),
+            },
+        })
+    }
+
+    /// Reads a line into `buffer`, as [`LineGrader::read`] does without building an owned
+    /// record: the outcome stays in the buffer for [`LineGrader::finish_outcome`].
+    pub fn read_into(
+        &self,
+        bytes: &[u8],
+        number: usize,
+        buffer: &mut LineBuffer,
+    ) -> Option<Result<LineRef<'_>, String>> {
+        Some(match read_item(bytes, &self.keys, buffer)? {
+            Err(message) => Err(format!("{}:{number}: {message}", self.log_name)),
+            Ok(head) => match self.suite.find(&head.task) {
+                Some((slot, task)) => Ok(LineRef {
+                    task,
+                    slot,
+                    line: number,
+                    attempt: head.attempt,
+                    time: head.time,
+                }),
+                None => Err(format!(
+                    "{}:{number}: task `{}` is not in the suite {}",
+                    self.log_name, head.task, self.tasks_name
                 )),
             },
         })
@@ -161,11 +189,39 @@ impl LineGrader<'_> {
     ) -> GradedLine {
         let ReadLine { task, slot, record } = read;
         let OutcomeRecord {
-            line: number,
-            outcome,
+            line,
+            mut outcome,
             time,
+            attempt: given,
             ..
         } = *record;
+        let line = LineRef {
+            task,
+            slot,
+            line,
+            attempt: given,
+            time,
+        };
+        self.finish_outcome(line, &mut outcome, attempt, judged, text)
+    }
+
+    /// [`LineGrader::finish`] for a line whose outcome is in `outcome`; a result line
+    /// takes the outcome, leaving a default in its place.
+    pub fn finish_outcome(
+        &self,
+        line: LineRef<'_>,
+        outcome: &mut Outcome,
+        attempt: Option<u64>,
+        judged: Option<Judged>,
+        text: &mut Vec<u8>,
+    ) -> GradedLine {
+        let LineRef {
+            task,
+            slot,
+            line: number,
+            time,
+            ..
+        } = line;
         let mut problems = Vec::new();
         let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt));
         let workdir = match &sandbox {
@@ -183,7 +239,7 @@ impl LineGrader<'_> {
         } else {
             Kept::ForSummary
         };
-        let graded = grade_keeping(task, &outcome, workdir, verdict, kept);
+        let graded = grade_keeping(task, outcome, workdir, verdict, kept);
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
         if let Err(e) = &time {
             problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
@@ -221,7 +277,7 @@ impl LineGrader<'_> {
             &task.id,
             attempt.unwrap_or(0),
             self.label.map(str::to_owned),
-            outcome,
+            std::mem::take(outcome),
             graded,
         );
         result.variant.clone_from(&task.variant);
@@ -262,6 +318,21 @@ impl LineGrader<'_> {
             problems,
         }
     }
+}
+
+/// A line read into a [`LineBuffer`] whose task is in the suite; its outcome is in the
+/// buffer.
+#[derive(Debug)]
+pub struct LineRef<'a> {
+    pub task: &'a Task,
+    /// The task's position in the suite.
+    pub slot: usize,
+    /// The line's number in the log.
+    pub line: usize,
+    /// The attempt the line gave, if any.
+    pub attempt: Option<u64>,
+    /// The line's own time, at which its usage is priced.
+    pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
 }
 
 /// A line that was read and whose task is in the suite.

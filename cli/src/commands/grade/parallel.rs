@@ -12,7 +12,7 @@
 
 use crate::commands::grade::line::{LineGrader, LineOutput, unjudged};
 use crate::commands::grade::sink::Sink;
-use crate::outcome_log::{Chunk, OutcomeLog};
+use crate::outcome_log::{Chunk, LineBuffer, OutcomeLog};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
@@ -128,9 +128,10 @@ struct GradedChunk {
 fn work(grader: &LineGrader<'_>, shared: &Shared<'_>) {
     let _stop_on_panic = StopOnPanic(shared);
     let mut buffer = Vec::new();
+    let mut line = LineBuffer::default();
     while let Some((index, chunk)) = shared.next_chunk(buffer) {
         let text = lock(&shared.spare_texts).pop().unwrap_or_default();
-        let graded = grade_chunk(grader, &chunk, text);
+        let graded = grade_chunk(grader, &chunk, &mut line, text);
         buffer = chunk.data;
         shared.hand_in(index, graded);
     }
@@ -256,21 +257,32 @@ fn into_inner<T>(mutex: Mutex<T>) -> T {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Grades the lines of one chunk.
-fn grade_chunk(grader: &LineGrader<'_>, chunk: &Chunk, mut text: Vec<u8>) -> GradedChunk {
-    let mut outputs = Vec::new();
+/// Grades the lines of one chunk, reading each into `line`.
+fn grade_chunk(
+    grader: &LineGrader<'_>,
+    chunk: &Chunk,
+    line: &mut LineBuffer,
+    mut text: Vec<u8>,
+) -> GradedChunk {
+    // Room for every line at once: growing a list of graded lines copies them all again
+    // at each step. Counting the newlines costs little next to grading a line.
+    let mut outputs = Vec::with_capacity(memchr::memchr_iter(b'\n', &chunk.data).count() + 1);
     // Result lines are about three times the size of outcome lines.
-    text.reserve(chunk.data.len() * 3);
+    if grader.writes_results {
+        text.reserve(chunk.data.len() * 3);
+    }
     for (number, bytes) in chunk.lines() {
-        let Some(read) = grader.read(bytes, number) else {
+        let Some(read) = grader.read_into(bytes, number, line) else {
             continue;
         };
         outputs.push(match read {
             Err(message) => LineOutput::Skipped(message),
             Ok(read) => {
                 let judged = unjudged(read.task);
-                let given = read.record.attempt;
-                LineOutput::Graded(Box::new(grader.finish(read, given, judged, &mut text)))
+                let given = read.attempt;
+                let graded =
+                    grader.finish_outcome(read, &mut line.outcome, given, judged, &mut text);
+                LineOutput::Graded(graded)
             }
         });
     }

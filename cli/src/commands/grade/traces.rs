@@ -298,7 +298,7 @@ fn grade_trace(
     };
     let mut text = Vec::new();
     let graded = grader.finish(read, Some(attempt), judged, &mut text);
-    sink.accept_chunk(vec![LineOutput::Graded(Box::new(graded))], &text)
+    sink.accept_chunk(vec![LineOutput::Graded(graded)], &text)
 }
 
 /// The error of a trace file that cannot be opened or read, naming it.
