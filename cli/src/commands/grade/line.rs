@@ -74,8 +74,21 @@ pub struct SummaryCounts {
     pub grade: Grade,
     pub status: Option<Status>,
     pub steps: u64,
-    pub cost: Cost,
+    /// `None` for nothing priced (most logged lines carry no usage): a cost is several
+    /// times the size of the rest, and a graded line is moved a few times on its way.
+    pub cost: Option<Box<Cost>>,
 }
+
+/// The cost of a line with nothing priced.
+static NO_COST: Cost = Cost {
+    usd: None,
+    tokens: 0,
+    unpriced_calls: 0,
+    agent_usd: None,
+    judge_usd: None,
+    priced_at: None,
+    models: Vec::new(),
+};
 
 impl LineCounts {
     /// The line as the summary reads it, with its attempt and label.
@@ -95,7 +108,7 @@ impl LineCounts {
                 status: counts.status,
                 diagnosis: counts.grade.diagnosis,
                 steps: counts.steps,
-                cost: &counts.cost,
+                cost: counts.cost.as_deref().unwrap_or(&NO_COST),
                 step_efficiency: counts.grade.step_efficiency,
                 tool_correctness: counts.grade.tool_correctness,
                 // Base task ids hold no `@`, so a variant task's id names its variant; a
@@ -267,7 +280,7 @@ impl LineGrader<'_> {
                     status: outcome.status,
                     steps: outcome.steps,
                     grade: graded,
-                    cost,
+                    cost: (cost != Cost::default()).then(|| Box::new(cost)),
                 }),
                 text: text.len()..text.len(),
                 problems,
@@ -347,4 +360,14 @@ pub struct ReadLine<'a> {
 /// The verdict of a line graded without a judge: "not judged" for a task with a rubric.
 pub fn unjudged(task: &Task) -> Option<Judged> {
     task.rubric.as_ref().map(|_| Judged::not_judged())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_of_nothing_priced_is_the_default_cost() {
+        assert_eq!(NO_COST, Cost::default());
+    }
 }
