@@ -163,6 +163,9 @@ impl<'t> Scanner<'t> {
 
     /// One step: an object with a string `tool`, or a pair `[tool, arg]`.
     fn step(&mut self) -> Option<Step> {
+        if let Some(step) = self.compact_pair_step() {
+            return Some(step);
+        }
         if self.next_is(b'[') {
             let tool = CompactString::from(self.string()?);
             self.expect(b',')?;
@@ -290,6 +293,36 @@ impl<'t> Scanner<'t> {
         } else {
             Some(CompactJson::from_compact_text(span))
         }
+    }
+
+    /// A pair step as a program writes it, `["refund",{"order_id":"A1"}]`: a tool name
+    /// without escapes and arguments that [`Scanner::flat_compact_object`] reads, with no
+    /// whitespace. `None`, with nothing read, for any other step.
+    fn compact_pair_step(&mut self) -> Option<Step> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        if bytes.get(start) != Some(&b'[') {
+            return None;
+        }
+        let name = plain_string(bytes, start + 1)?.len();
+        let comma = start + name + 3;
+        if bytes.get(comma) != Some(&b',') {
+            return None;
+        }
+        self.at = comma + 1;
+        let step = self.flat_compact_object().and_then(|args| {
+            (bytes.get(self.at) == Some(&b']')).then(|| Step {
+                tool: CompactString::from(&self.text[start + 2..start + 2 + name]),
+                args: CompactJson::from_compact_text(args),
+                error: None,
+                result: None,
+            })
+        });
+        match step {
+            Some(_) => self.at += 1,
+            None => self.at = start,
+        }
+        step
     }
 
     /// The text of an object that is compact already and flat, as most call arguments are
@@ -647,6 +680,7 @@ mod tests {
                     format!("{{{}}}", members.join(","))
                 }),
             any_value().prop_map(|arg| format!("[\"check_eligibility\", {arg}]")),
+            any_value().prop_map(|arg| format!("[\"refund\",{arg}]")),
             any_value().prop_map(|v| format!("{{\"tool\":{v}}}")),
             any_value(),
         ]
