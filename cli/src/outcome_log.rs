@@ -55,6 +55,27 @@ pub struct LineBuffer {
     extras: Vec<Option<Extra>>,
 }
 
+/// The most steps (and tool names, and usage objects) whose room a [`LineBuffer`] keeps
+/// for the next line: a log's one huge trajectory must not stay in memory for the rest of
+/// the log.
+const KEPT_ROOM: usize = 256;
+
+impl LineBuffer {
+    /// Lets go of room kept for lists far longer than most lines need.
+    fn trim(&mut self) {
+        let outcome = &mut self.outcome;
+        if outcome.trajectory.capacity() > KEPT_ROOM {
+            outcome.trajectory = Vec::new();
+        }
+        if outcome.tools_used.capacity() > KEPT_ROOM {
+            outcome.tools_used = Vec::new();
+        }
+        if outcome.usage.capacity() > KEPT_ROOM {
+            outcome.usage = Vec::new();
+        }
+    }
+}
+
 /// What a line read into a [`LineBuffer`] gives besides its outcome.
 #[derive(Debug)]
 pub struct LineHead<'l> {
@@ -85,6 +106,7 @@ pub fn read_item<'l>(
     if text.is_empty() {
         return None;
     }
+    buffer.trim();
     Some(read_line(text, keys, buffer))
 }
 
@@ -337,6 +359,24 @@ mod tests {
             buffer.outcome,
             head.time,
         ))
+    }
+
+    #[test]
+    fn a_huge_trajectory_does_not_keep_its_room_for_the_next_line() {
+        let keys = LineKeys::new(None);
+        let mut buffer = LineBuffer::default();
+        let steps = vec![r#"["t",1]"#; 5000].join(",");
+        let huge = format!(r#"{{"task":"a","trajectory":[{steps}]}}"#);
+        read_item(huge.as_bytes(), &keys, &mut buffer)
+            .unwrap()
+            .unwrap();
+        assert_eq!(buffer.outcome.trajectory.len(), 5000);
+        let short = br#"{"task":"a","trajectory":[["t",1],["u",2]]}"#;
+        let head = read_item(short, &keys, &mut buffer).unwrap().unwrap();
+        assert_eq!(head.task, "a");
+        assert_eq!(buffer.outcome.trajectory.len(), 2);
+        assert_eq!(buffer.outcome.tools_used, ["t", "u"]);
+        assert!(buffer.outcome.trajectory.capacity() <= KEPT_ROOM);
     }
 
     #[test]
