@@ -117,6 +117,8 @@ pub struct Chunk {
     pub first_line: usize,
     /// Whole lines, each ending in a newline except perhaps the log's last.
     pub data: Vec<u8>,
+    /// How many lines `data` holds, blank ones included.
+    pub line_count: usize,
 }
 
 impl Chunk {
@@ -206,10 +208,12 @@ impl OutcomeLog {
         }
         let first_line = self.next_line;
         let newlines = memchr::memchr_iter(b'\n', &buffer).count();
-        self.next_line += newlines + usize::from(buffer.last() != Some(&b'\n'));
+        let line_count = newlines + usize::from(buffer.last() != Some(&b'\n'));
+        self.next_line += line_count;
         Ok(Some(Chunk {
             first_line,
             data: buffer,
+            line_count,
         }))
     }
 
@@ -407,6 +411,7 @@ mod tests {
                 let mut log = OutcomeLog::open(&path).unwrap();
                 let mut lines = Vec::new();
                 while let Some(chunk) = log.next_chunk(bytes, Vec::new()).unwrap() {
+                    assert_eq!(chunk.line_count, chunk.lines().count(), "{text:?}");
                     assert!(
                         chunk.data.ends_with(b"\n") || !text.ends_with('\n'),
                         "{text:?} in chunks of {bytes}: a chunk ends inside a line"
@@ -424,6 +429,8 @@ mod tests {
             let chunk = Chunk {
                 first_line,
                 data: data.to_vec(),
+                line_count: data.iter().filter(|&&b| b == b'\n').count()
+                    + usize::from(data.last().is_some_and(|&b| b != b'\n')),
             };
             chunk
                 .lines()

@@ -265,8 +265,8 @@ fn grade_chunk(
     mut text: Vec<u8>,
 ) -> GradedChunk {
     // Room for every line at once: growing a list of graded lines copies them all again
-    // at each step. Counting the newlines costs little next to grading a line.
-    let mut outputs = Vec::with_capacity(memchr::memchr_iter(b'\n', &chunk.data).count() + 1);
+    // at each step.
+    let mut outputs = Vec::with_capacity(chunk.line_count);
     // Result lines are about three times the size of outcome lines.
     if grader.writes_results {
         text.reserve(chunk.data.len() * 3);
