@@ -27,6 +27,28 @@ use std::ops::Range;
 #[derive(Clone)]
 pub struct CompactJson(CompactString);
 
+/// An object key as compact text writes it, with what comes before its value when it is
+/// the first member: `{"order_id":`. Worked out once, at load, rather than per lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenKey {
+    prefix: Vec<u8>,
+}
+
+impl WrittenKey {
+    #[must_use]
+    pub fn new(key: &str) -> Self {
+        let mut prefix = b"{".to_vec();
+        json_text::string(&mut prefix, key);
+        prefix.push(b':');
+        WrittenKey { prefix }
+    }
+
+    /// The key's text between its quotes, escaped as compact text escapes it.
+    fn written(&self) -> &[u8] {
+        &self.prefix[2..self.prefix.len() - 2]
+    }
+}
+
 impl CompactJson {
     /// JSON `null`: the args of a step that gave none.
     #[must_use]
@@ -70,28 +92,22 @@ impl CompactJson {
     /// are found by walking its bytes rather than by parsing it.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&str> {
-        // The key as it is written in the text, between its quotes.
-        let quoted;
-        let written = if json_text::needs_no_escape(key.as_bytes()) {
-            key.as_bytes()
-        } else {
-            let mut text = Vec::new();
-            json_text::string(&mut text, key);
-            quoted = text;
-            &quoted[1..quoted.len() - 1]
-        };
+        self.get_written(&WrittenKey::new(key))
+    }
+
+    /// [`CompactJson::get`] with the key written out once, for a caller that looks the
+    /// same key up in many values (a rule, in every call of a log).
+    #[must_use]
+    pub fn get_written(&self, key: &WrittenKey) -> Option<&str> {
+        let bytes = self.0.as_bytes();
+        let prefix = &key.prefix[..];
         // Most arguments hold the compared key first (`{"order_id":"A1"}`): found there
         // without walking the key's string first.
-        let bytes = self.0.as_bytes();
-        let value_start = written.len() + 4;
-        if bytes.len() > value_start
-            && bytes.starts_with(b"{\"")
-            && bytes[2..].starts_with(written)
-            && bytes[written.len() + 2..].starts_with(b"\":")
-        {
-            let end = value_end(bytes, value_start);
-            return self.0.get(value_start..end);
+        if bytes.len() > prefix.len() && bytes.starts_with(prefix) {
+            let end = value_end(bytes, prefix.len());
+            return self.0.get(prefix.len()..end);
         }
+        let written = key.written();
         members(&self.0)?
             .find(|(name, _)| name.as_bytes() == written)
             .map(|(_, value)| value)
@@ -545,13 +561,23 @@ fn value_end(text: &[u8], start: usize) -> usize {
     }
 }
 
-/// One past the closing quote of the string whose text starts at `at`.
+/// One past the closing quote of the string whose text starts at `at`. The text is
+/// compact JSON, so only a quote or a backslash stops the string.
 fn string_end(text: &[u8], mut at: usize) -> usize {
-    while let Some(stop) = string_stop(text, at) {
+    while let Some(rest) = text.get(at..) {
+        // Most strings of call arguments are a few bytes: a plain loop finds their end
+        // sooner than a vector search gets started.
+        let found = if rest.len() < 32 {
+            rest.iter().position(|&b| b == b'"' || b == b'\\')
+        } else {
+            memchr::memchr2(b'"', b'\\', rest)
+        };
+        let Some(stop) = found.map(|found| at + found) else {
+            break;
+        };
         match text[stop] {
             b'"' => return stop + 1,
-            b'\\' => at = stop + 2, // the backslash and the byte it escapes
-            _ => at = stop + 1,
+            _ => at = stop + 2, // the backslash and the byte it escapes
         }
     }
     text.len()
@@ -611,6 +637,27 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn a_written_key_finds_what_the_key_finds() {
+        let args = CompactJson::from_value(&json!({"a\"b": "x\\\"y", "order_id": "A1", "n": 2}));
+        for key in ["a\"b", "order_id", "n", "missing"] {
+            assert_eq!(
+                args.get_written(&WrittenKey::new(key)),
+                args.get(key),
+                "{key}"
+            );
+        }
+        assert_eq!(args.get("a\"b"), Some(r#""x\\\"y""#));
+        assert_eq!(args.get("order_id"), Some(r#""A1""#));
+        let long = "z".repeat(40) + "\\\"";
+        let args = CompactJson::from_value(&json!({"k": long, "v": 1}));
+        assert_eq!(
+            args.get("v"),
+            Some("1"),
+            "a long string with escapes is walked"
+        );
+    }
 
     #[test]
     fn a_string_stops_at_the_first_quote_backslash_or_control_byte() {

@@ -76,10 +76,12 @@ pub struct Step {
     /// The call's arguments as compact JSON text; rules look into them only when asked.
     #[serde(default)]
     pub args: CompactJson,
+    /// Boxed, as is `result`: a logged step rarely has either, and a step moved whole
+    /// (millions of times in a large log) stays small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<Value>,
+    pub error: Option<Box<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub result: Option<Box<Value>>,
 }
 
 impl Step {

@@ -92,8 +92,8 @@ pub fn trajectory(calls: &[RecordedCall]) -> Outcome {
             Step {
                 tool: call.tool.as_str().into(),
                 args: CompactJson::from(call.args.clone()),
-                error: call.error.clone().map(Value::String),
-                result: call.result.clone(),
+                error: call.error.clone().map(|e| Box::new(Value::String(e))),
+                result: call.result.clone().map(Box::new),
             }
         })
         .collect();

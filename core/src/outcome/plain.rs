@@ -219,8 +219,8 @@ impl<'t> Scanner<'t> {
         Some(Step {
             tool: CompactString::from(tool?),
             args: args.unwrap_or_default(),
-            error: present(error)?,
-            result: present(result)?,
+            error: present(error)?.map(Box::new),
+            result: present(result)?.map(Box::new),
         })
     }
 

@@ -347,7 +347,7 @@ mod tests {
                     tool: "lookup".into(),
                     args: json!({"order_id": "A1"}).into(),
                     error: None,
-                    result: Some(json!({"ok": true})),
+                    result: Some(Box::new(json!({"ok": true}))),
                 },
                 Step {
                     tool: "refund".into(),
@@ -358,7 +358,7 @@ mod tests {
                 Step {
                     tool: "email".into(),
                     args: Default::default(),
-                    error: Some(json!("timeout")),
+                    error: Some(Box::new(json!("timeout"))),
                     result: None,
                 },
             ]

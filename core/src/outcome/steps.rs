@@ -152,8 +152,8 @@ impl<'de> Visitor<'de> for StepSeed {
         Ok(Ok(Step {
             tool: tool.into(),
             args: args.unwrap_or_default(),
-            error: error.filter(|v| !v.is_null()),
-            result: result.filter(|v| !v.is_null()),
+            error: error.filter(|v| !v.is_null()).map(Box::new),
+            result: result.filter(|v| !v.is_null()).map(Box::new),
         }))
     }
 

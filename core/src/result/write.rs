@@ -272,8 +272,8 @@ mod tests {
                     tool: text.into(),
                     args: json!({"order_id": text, "n": number, "f": -1.5, "list": [null, true]})
                         .into(),
-                    error: Some(json!({"type": "KeyError"})),
-                    result: Some(json!("ok")),
+                    error: Some(Box::new(json!({"type": "KeyError"}))),
+                    result: Some(Box::new(json!("ok"))),
                 },
                 Step {
                     tool: "lookup".into(),

@@ -40,21 +40,23 @@ impl Rule {
 fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) -> Option<String> {
     let mut required_seen = false;
     // The compared parts of the earlier calls of `requires` that hold every compared key,
-    // `width` texts each, read once per call.
+    // `width` texts each, read once per call, and the whole args of those calls.
     let width = same.map_or(0, Same::width);
     let mut required_parts = Parts::new();
-    let mut required_calls = 0;
+    let mut required_args = Parts::new();
     let mut part = Parts::new();
     for (index, step) in trajectory.iter().enumerate() {
         // Checked before recording, so a tool that requires itself needs a strictly earlier call.
         if step.tool == tool {
             let satisfied = match same {
                 None => required_seen,
+                // Args written exactly as those of an earlier comparable call compare
+                // equal whatever is compared: no key needs to be looked up.
+                Some(_) if required_args.contains(&step.args.as_str()) => true,
                 Some(same) => {
                     part.clear();
                     compared_part(&step.args, same, &mut part)
-                        && (0..required_calls).any(|call| {
-                            let earlier = &required_parts[call * width..(call + 1) * width];
+                        && required_parts.chunks_exact(width).any(|earlier| {
                             earlier
                                 .iter()
                                 .zip(&part)
@@ -71,7 +73,7 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
             if let Some(same) = same {
                 let before = required_parts.len();
                 if compared_part(&step.args, same, &mut required_parts) {
-                    required_calls += 1;
+                    required_args.push(step.args.as_str());
                 } else {
                     required_parts.truncate(before);
                 }
@@ -81,8 +83,8 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
     None
 }
 
-/// The reason of a `before` rule, built piece by piece: in a large log it is made for
-/// every line that breaks the rule.
+/// The reason of a `before` rule, built piece by piece into one string: in a large log it
+/// is made for every line that breaks the rule.
 fn no_earlier(
     tool: &str,
     requires: &str,
@@ -90,21 +92,22 @@ fn no_earlier(
     args: &CompactJson,
     step_number: usize,
 ) -> String {
-    let shown = same.map(|same| render(args, same));
-    let shown_len = shown.as_ref().map_or(0, |s| s.len() + 1);
-    let mut text = String::with_capacity(tool.len() + requires.len() + 2 * shown_len + 40);
+    let mut text =
+        String::with_capacity(tool.len() + requires.len() + 2 * args.as_str().len() + 48);
     text.push_str(tool);
-    if let Some(shown) = &shown {
+    let shown = same.map(|same| {
         text.push(' ');
-        text.push_str(shown);
-    }
+        let start = text.len();
+        render_into(&mut text, args, same);
+        start..text.len()
+    });
     text.push_str(" at step ");
     push_decimal(&mut text, step_number as u64);
     text.push_str(" has no earlier ");
     text.push_str(requires);
-    if let Some(shown) = &shown {
+    if let Some(shown) = shown {
         text.push(' ');
-        text.push_str(shown);
+        text.extend_from_within(shown);
     }
     text
 }
@@ -182,7 +185,7 @@ fn compared_part<'a>(args: &'a CompactJson, same: &Same, part: &mut Parts<'a>) -
             part.push(args.as_str());
             true
         }
-        Same::Keys(keys) => keys.iter().all(|key| match args.get(key) {
+        Same::Keys(keys) => keys.written().all(|key| match args.get_written(key) {
             Some(value) => {
                 part.push(value);
                 true
@@ -192,23 +195,21 @@ fn compared_part<'a>(args: &'a CompactJson, same: &Same, part: &mut Parts<'a>) -
     }
 }
 
-/// The compared part of a call's arguments for a reason: the whole args, or the list of
-/// the keys' values (a missing key shows as `null`).
-fn render(args: &CompactJson, same: &Same) -> String {
+/// Appends the compared part of a call's arguments for a reason: the whole args, or the
+/// list of the keys' values (a missing key shows as `null`).
+fn render_into(text: &mut String, args: &CompactJson, same: &Same) {
     match same {
         // Compact JSON in the agent's own key order, for people to read.
-        Same::Args => args.to_string(),
+        Same::Args => text.push_str(args.as_str()),
         Same::Keys(keys) => {
-            let mut text = String::with_capacity(2 + keys.len() * 16);
             text.push('[');
-            for (at, key) in keys.iter().enumerate() {
+            for (at, key) in keys.written().enumerate() {
                 if at > 0 {
                     text.push(',');
                 }
-                text.push_str(args.get(key).unwrap_or("null"));
+                text.push_str(args.get_written(key).unwrap_or("null"));
             }
             text.push(']');
-            text
         }
     }
 }
@@ -267,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_call_missing_one_of_two_keys_leaves_no_part_behind() {
-        let same = Same::Keys(vec!["order_id".into(), "amount".into()]);
+        let same = Same::Keys(vec!["order_id".into(), "amount".into()].into());
         let trajectory = [
             order("check", "A1"),
             step("check", json!({"order_id": "B2", "amount": 5})),
@@ -298,8 +299,8 @@ mod tests {
             let same = [
                 None,
                 Some(Same::Args),
-                Some(Same::Keys(vec!["order_id".into()])),
-                Some(Same::Keys(vec!["order_id".into(), "amount".into()])),
+                Some(Same::Keys(vec!["order_id".into()].into())),
+                Some(Same::Keys(vec!["order_id".into(), "amount".into()].into())),
             ][same_kind]
                 .clone();
             for (tool, requires) in [("refund", "check"), ("check", "check")] {
@@ -657,7 +658,7 @@ mod tests {
     fn errored_calls_still_count() {
         let rule = rule(json!({"at_most": 1, "tool": "refund", "per": "args"}));
         let mut failed = order("refund", "A1");
-        failed.error = Some(json!("timeout"));
+        failed.error = Some(Box::new(json!("timeout")));
         assert_eq!(
             rule.violation(&[failed, order("refund", "A1")]).as_deref(),
             Some(r#"refund {"order_id":"A1"} called more than 1 times at step 2"#)

@@ -26,6 +26,7 @@ mod check;
 mod parse;
 mod uncaptured;
 
+use crate::compact_json::WrittenKey;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -38,7 +39,37 @@ pub enum Same {
     /// `same: args`: the whole argument value.
     Args,
     /// `same: [order_id, ...]`: only these keys of the argument objects.
-    Keys(Vec<String>),
+    Keys(SameKeys),
+}
+
+/// The argument names a `same: [keys]` rule compares, each also written out as compact
+/// text writes it, once at load: a log checks them in every call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SameKeys {
+    names: Vec<String>,
+    written: Vec<WrittenKey>,
+}
+
+impl SameKeys {
+    /// Each name with its written form.
+    pub fn written(&self) -> impl Iterator<Item = &WrittenKey> {
+        self.written.iter()
+    }
+}
+
+impl From<Vec<String>> for SameKeys {
+    fn from(names: Vec<String>) -> Self {
+        let written = names.iter().map(|name| WrittenKey::new(name)).collect();
+        SameKeys { names, written }
+    }
+}
+
+impl std::ops::Deref for SameKeys {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.names
+    }
 }
 
 impl Same {
@@ -245,7 +276,7 @@ mod tests {
                 Rule::Before {
                     tool: "refund".into(),
                     requires: "check_eligibility".into(),
-                    same: Some(Same::Keys(vec!["order_id".into()])),
+                    same: Some(Same::Keys(vec!["order_id".into()].into())),
                 },
                 Rule::AtMost {
                     max: 1,

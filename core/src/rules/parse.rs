@@ -146,12 +146,15 @@ fn count(value: &Value) -> Result<u64, RuleError> {
 fn same(value: &Value) -> Result<Same, RuleError> {
     match value {
         Value::String(word) if word == "args" => Ok(Same::Args),
-        Value::Array(_) => Ok(Same::Keys(names(
-            "same",
-            value,
-            "`args` or a non-empty list of argument names",
-            "an argument name",
-        )?)),
+        Value::Array(_) => Ok(Same::Keys(
+            names(
+                "same",
+                value,
+                "`args` or a non-empty list of argument names",
+                "an argument name",
+            )?
+            .into(),
+        )),
         other => Err(invalid(
             "same",
             "`args` or a non-empty list of argument names",
@@ -263,7 +266,7 @@ mod tests {
             Ok(Rule::Before {
                 tool: "refund".into(),
                 requires: "check".into(),
-                same: Some(Same::Keys(vec!["order_id".into(), "sku".into()])),
+                same: Some(Same::Keys(vec!["order_id".into(), "sku".into()].into())),
             })
         );
         assert_eq!(

@@ -81,7 +81,7 @@ pub fn evidence(spans: &[Span], logs: &[LogRecord]) -> TraceEvidence {
         trajectory.push(Step {
             tool: conventions::tool_name(span).into(),
             args,
-            error,
+            error: error.map(Box::new),
             result: None,
         });
     }
