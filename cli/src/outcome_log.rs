@@ -94,15 +94,22 @@ pub fn read_item<'l>(
     keys: &LineKeys,
     buffer: &mut LineBuffer,
 ) -> Option<Result<LineHead<'l>, String>> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text.trim(),
-        Err(e) => {
-            return Some(Err(format!(
-                "not UTF-8 text (byte {})",
-                e.valid_up_to() + 1
-            )));
-        }
-    };
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read_text(text, keys, buffer),
+        Err(e) => Some(Err(format!(
+            "not UTF-8 text (byte {})",
+            e.valid_up_to() + 1
+        ))),
+    }
+}
+
+/// [`read_item`] for a line already known to be UTF-8 text (its chunk was checked whole).
+pub fn read_text<'l>(
+    text: &'l str,
+    keys: &LineKeys,
+    buffer: &mut LineBuffer,
+) -> Option<Result<LineHead<'l>, String>> {
+    let text = text.trim();
     if text.is_empty() {
         return None;
     }
@@ -122,6 +129,12 @@ pub struct Chunk {
 }
 
 impl Chunk {
+    /// The whole chunk as text, when it is UTF-8: checked many bytes at a time, once,
+    /// rather than line by line (the lines of a valid chunk are then valid).
+    pub fn text(&self) -> Option<&str> {
+        simdutf8::basic::from_utf8(&self.data).ok()
+    }
+
     /// Each line with its number, newline removed.
     pub fn lines(&self) -> impl Iterator<Item = (usize, &[u8])> {
         let body = self.data.strip_suffix(b"\n").unwrap_or(&self.data);
@@ -381,6 +394,32 @@ mod tests {
         assert_eq!(buffer.outcome.trajectory.len(), 2);
         assert_eq!(buffer.outcome.tools_used, ["t", "u"]);
         assert!(buffer.outcome.trajectory.capacity() <= KEPT_ROOM);
+    }
+
+    #[test]
+    fn a_chunk_is_text_only_when_every_byte_of_it_is_utf8() {
+        let chunk = |data: &[u8]| Chunk {
+            first_line: 1,
+            data: data.to_vec(),
+            line_count: 2,
+        };
+        let valid = "{\"task\":\"caf\u{e9}\"}\n{\"task\":\"b\"}\n";
+        assert_eq!(chunk(valid.as_bytes()).text(), Some(valid));
+        // A lone continuation byte, and a multi-byte character cut short at the end.
+        assert_eq!(chunk(b"{\"task\":\"a\"}\n\x80\n").text(), None);
+        assert_eq!(chunk(b"{\"task\":\"a\"}\n{\"task\":\"\xc3").text(), None);
+        // A line of a valid chunk reads as the line's bytes read one by one.
+        let keys = LineKeys::new(None);
+        let (mut by_text, mut by_bytes) = (LineBuffer::default(), LineBuffer::default());
+        for (_, line) in chunk(valid.as_bytes()).lines() {
+            let text = std::str::from_utf8(line).unwrap();
+            let head = read_text(text, &keys, &mut by_text).unwrap().unwrap();
+            let same = read_item(line, &keys, &mut by_bytes).unwrap().unwrap();
+            assert_eq!(head.task, same.task);
+            assert_eq!(by_text.outcome, by_bytes.outcome);
+        }
+        let bad = read_item(b"{\"task\":\"\xff\"}", &keys, &mut by_bytes).unwrap();
+        assert_eq!(bad.unwrap_err(), "not UTF-8 text (byte 10)");
     }
 
     #[test]

@@ -210,6 +210,14 @@ fn grade_finds_the_variant_of_a_logged_outcome() {
         (&by_variant["-"]["passed"], &by_variant["shout"]["passed"]),
         (&0.into(), &1.into())
     );
+    // Without --out no result line is built; the variant is still read off the task.
+    let unwritten = run(proctor()
+        .args(["grade", "--tasks"])
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&outcomes)
+        .args(["--by", "variant", "--format", "json"]));
+    assert_eq!(unwritten.stdout, output.stdout);
 }
 
 /// One attempt: passed, violated a safety check, a fault fired.

@@ -2,7 +2,9 @@
 
 use crate::commands::grade::workdir_for;
 use crate::judging::Judged;
-use crate::outcome_log::{Item, LineBuffer, LineKeys, OutcomeRecord, parse_item, read_item};
+use crate::outcome_log::{
+    Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, parse_item, read_item, read_text,
+};
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Grade, Kept, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
@@ -70,6 +72,9 @@ pub enum LineCounts {
 pub struct SummaryCounts {
     /// Inline when short, as [`ResultLine::task`].
     pub task: CompactString,
+    /// Whether the task is a variant (its id then names the variant after its `@`): most
+    /// are not, and their ids are not searched.
+    pub is_variant: bool,
     /// The grade, keeping only the checks the summary reads ([`Kept::ForSummary`]).
     pub grade: Grade,
     pub status: Option<Status>,
@@ -113,7 +118,10 @@ impl LineCounts {
                 tool_correctness: counts.grade.tool_correctness,
                 // Base task ids hold no `@`, so a variant task's id names its variant; a
                 // logged outcome records no served calls, so no fault fired.
-                variant: counts.task.split_once('@').map(|(_, variant)| variant),
+                variant: counts
+                    .is_variant
+                    .then(|| counts.task.split_once('@').map(|(_, variant)| variant))
+                    .flatten(),
                 faults_fired: &[],
             },
         }
@@ -166,7 +174,29 @@ impl LineGrader<'_> {
         number: usize,
         buffer: &mut LineBuffer,
     ) -> Option<Result<LineRef<'_>, String>> {
-        Some(match read_item(bytes, &self.keys, buffer)? {
+        let head = read_item(bytes, &self.keys, buffer)?;
+        Some(self.locate(head, number))
+    }
+
+    /// [`LineGrader::read_into`] for a line already known to be UTF-8 text.
+    pub fn read_text_into(
+        &self,
+        text: &str,
+        number: usize,
+        buffer: &mut LineBuffer,
+    ) -> Option<Result<LineRef<'_>, String>> {
+        let head = read_text(text, &self.keys, buffer)?;
+        Some(self.locate(head, number))
+    }
+
+    /// The task of a line read into a buffer, or the message for a line that cannot be
+    /// graded.
+    fn locate(
+        &self,
+        head: Result<LineHead<'_>, String>,
+        number: usize,
+    ) -> Result<LineRef<'_>, String> {
+        match head {
             Err(message) => Err(format!("{}:{number}: {message}", self.log_name)),
             Ok(head) => match self.suite.find(&head.task) {
                 Some((slot, task)) => Ok(LineRef {
@@ -181,7 +211,7 @@ impl LineGrader<'_> {
                     self.log_name, head.task, self.tasks_name
                 )),
             },
-        })
+        }
     }
 
     /// The end state to check for `attempt` of `task`, with `--workdir`.
@@ -277,6 +307,7 @@ impl LineGrader<'_> {
                 slot,
                 counts: LineCounts::Summary(SummaryCounts {
                     task: task.id.as_str().into(),
+                    is_variant: task.variant.is_some(),
                     status: outcome.status,
                     steps: outcome.steps,
                     grade: graded,

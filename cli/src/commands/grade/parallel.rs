@@ -271,8 +271,17 @@ fn grade_chunk(
     if grader.writes_results {
         text.reserve(chunk.data.len() * 3);
     }
+    // A chunk of UTF-8 text is checked once; each line's text is then its slice of it.
+    let text_of_chunk = chunk.text();
     for (number, bytes) in chunk.lines() {
-        let Some(read) = grader.read_into(bytes, number, line) else {
+        let read = match text_of_chunk {
+            Some(whole) => {
+                let start = bytes.as_ptr() as usize - chunk.data.as_ptr() as usize;
+                grader.read_text_into(&whole[start..start + bytes.len()], number, line)
+            }
+            None => grader.read_into(bytes, number, line),
+        };
+        let Some(read) = read else {
             continue;
         };
         outputs.push(match read {
