@@ -67,9 +67,6 @@ impl LineBuffer {
         if outcome.trajectory.capacity() > KEPT_ROOM {
             outcome.trajectory = Vec::new();
         }
-        if outcome.tools_used.capacity() > KEPT_ROOM {
-            outcome.tools_used = Vec::new();
-        }
         if outcome.usage.capacity() > KEPT_ROOM {
             outcome.usage = Vec::new();
         }
@@ -392,7 +389,7 @@ mod tests {
         let head = read_item(short, &keys, &mut buffer).unwrap().unwrap();
         assert_eq!(head.task, "a");
         assert_eq!(buffer.outcome.trajectory.len(), 2);
-        assert_eq!(buffer.outcome.tools_used, ["t", "u"]);
+        assert_eq!(buffer.outcome.used_tools(), ["t", "u"]);
         assert!(buffer.outcome.trajectory.capacity() <= KEPT_ROOM);
     }
 

@@ -113,8 +113,10 @@ pub struct Outcome {
     pub status: Option<Status>,
     pub answer: Option<String>,
     pub tool_calls: u64,
-    /// Inline names, as [`Step::tool`].
-    pub tools_used: Vec<CompactString>,
+    /// The tools the agent listed (`tools_used`), inline names as [`Step::tool`]; `None`
+    /// when it listed none, as most logs do: the list is then the trajectory's tools
+    /// ([`Outcome::used_tools`]), worked out only for a result line that shows it.
+    pub tools_used: Option<Vec<CompactString>>,
     pub trajectory: Vec<Step>,
     /// Raw usage objects in whatever provider shape they came in, as their compact JSON.
     pub usage: Vec<CompactJson>,
@@ -160,9 +162,9 @@ impl Outcome {
 
     /// Applies the defaults and checks of DESIGN 3.1 to the fields as read, moving
     /// their values rather than copying them.
-    fn from_fields(fields: RawFields) -> Result<Outcome, OutcomeError> {
+    fn from_fields(mut fields: RawFields) -> Result<Outcome, OutcomeError> {
         let mut outcome = Outcome::default();
-        outcome.fill(fields)?;
+        outcome.fill(&mut fields)?;
         Ok(outcome)
     }
 
@@ -170,8 +172,8 @@ impl Outcome {
     /// that reads line after line into one outcome allocates nothing for most lines. A
     /// trajectory read as [`RawTrajectory::InPlace`] is already in `self.trajectory`.
     /// On an error the outcome holds a mix of old and new values and must be read again.
-    fn fill(&mut self, fields: RawFields) -> Result<(), OutcomeError> {
-        self.status = match fields.status {
+    fn fill(&mut self, fields: &mut RawFields) -> Result<(), OutcomeError> {
+        self.status = match fields.status.take() {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(Status::parse(&s).ok_or_else(|| {
                 OutcomeError::new(
@@ -188,13 +190,13 @@ impl Outcome {
                 ));
             }
         };
-        self.answer = match fields.answer {
+        self.answer = match fields.answer.take() {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             // Numbers and booleans are answers too ("5", "true"); keep their JSON text.
             Some(other) => Some(other.to_string()),
         };
-        match fields.trajectory {
+        match fields.trajectory.take() {
             None | Some(RawTrajectory::Null) => self.trajectory.clear(),
             Some(RawTrajectory::InPlace) => {}
             Some(RawTrajectory::Steps(steps)) => self.trajectory = steps?,
@@ -206,45 +208,37 @@ impl Outcome {
             }
         }
         let trajectory = &self.trajectory;
-        self.tool_calls = match fields.tool_calls {
+        self.tool_calls = match fields.tool_calls.take() {
             None | Some(Value::Null) => trajectory.len() as u64,
             Some(v) => count(&v, "tool_calls")?,
         };
-        self.steps = match fields.steps {
+        self.steps = match fields.steps.take() {
             None | Some(Value::Null) => trajectory.len() as u64,
             Some(v) => count(&v, "steps")?,
         };
-        self.tools_used.clear();
-        match fields.tools_used {
-            None | Some(Value::Null) => {
-                for step in trajectory {
-                    if !self.tools_used.contains(&step.tool) {
-                        self.tools_used.push(step.tool.clone());
-                    }
-                }
-            }
-            Some(Value::Array(items)) => {
-                for item in items {
-                    match item {
-                        Value::String(s) => self.tools_used.push(s.into()),
-                        _ => {
-                            return Err(OutcomeError::new(
-                                "tools_used",
-                                "expected a list of tool names",
-                            ));
-                        }
-                    }
-                }
-            }
+        self.tools_used = match fields.tools_used.take() {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => Some(
+                items
+                    .into_iter()
+                    .map(|item| match item {
+                        Value::String(s) => Ok(s.into()),
+                        _ => Err(OutcomeError::new(
+                            "tools_used",
+                            "expected a list of tool names",
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
             Some(other) => {
                 return Err(OutcomeError::new(
                     "tools_used",
                     format!("expected a list of tool names, found {}", kind_of(&other)),
                 ));
             }
-        }
+        };
         self.usage.clear();
-        match fields.usage {
+        match fields.usage.take() {
             None => {}
             Some(RawUsage::Objects(items)) => self.usage.extend(items),
             Some(RawUsage::Other(kind)) => {
@@ -254,7 +248,7 @@ impl Outcome {
                 ));
             }
         }
-        self.error = match fields.error {
+        self.error = match fields.error.take() {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(AgentError {
                 kind: s,
@@ -289,7 +283,23 @@ impl Outcome {
 
     /// True when the agent used `tool` at least once.
     pub fn used_tool(&self, tool: &str) -> bool {
-        self.tools_used.iter().any(|t| t == tool) || self.trajectory.iter().any(|s| s.tool == tool)
+        self.tools_used.iter().flatten().any(|t| t == tool)
+            || self.trajectory.iter().any(|s| s.tool == tool)
+    }
+
+    /// The tools the agent used, as a result line lists them: those it listed, else each
+    /// tool its trajectory called, once, in the order of first call.
+    pub fn used_tools(&self) -> Vec<CompactString> {
+        if let Some(listed) = &self.tools_used {
+            return listed.clone();
+        }
+        let mut tools: Vec<CompactString> = Vec::new();
+        for step in &self.trajectory {
+            if !tools.contains(&step.tool) {
+                tools.push(step.tool.clone());
+            }
+        }
+        tools
     }
 }
 
@@ -331,7 +341,8 @@ mod tests {
         assert_eq!(o.status, Some(Status::Final));
         assert_eq!(o.tool_calls, 2);
         assert_eq!(o.steps, 2);
-        assert_eq!(o.tools_used, vec!["calculator".to_owned()]);
+        assert_eq!(o.tools_used, None);
+        assert_eq!(o.used_tools(), ["calculator"]);
         assert_eq!(o.trajectory[0].args, json!("2+3"));
     }
 
@@ -361,7 +372,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.tool_calls, 7);
-        assert_eq!(o.tools_used, vec!["a".to_owned()]);
+        assert_eq!(o.tools_used, Some(vec!["a".into()]));
+        assert_eq!(o.used_tools(), ["a"]);
+        assert!(o.used_tool("a") && o.used_tool("b") && !o.used_tool("c"));
+    }
+
+    #[test]
+    fn an_empty_list_of_tools_is_not_a_missing_one() {
+        let listed = parse(json!({"tools_used": [], "trajectory": [["b", 1]]})).unwrap();
+        assert_eq!(listed.used_tools(), Vec::<CompactString>::new());
+        let missing = parse(json!({"tools_used": null, "trajectory": [["b", 1]]})).unwrap();
+        assert_eq!(missing.used_tools(), ["b"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! made of them (`trajectory_source: tools`).
 
 use proctor_core::compact_json::CompactJson;
-use proctor_core::outcome::{CompactString, Outcome, Step, TrajectorySource};
+use proctor_core::outcome::{Outcome, Step, TrajectorySource};
 use proctor_core::result::CallTiming;
 use serde_json::Value;
 use std::sync::Mutex;
@@ -82,25 +82,18 @@ pub fn timings(calls: &[RecordedCall]) -> Vec<CallTiming> {
 /// The recorded calls as an outcome's trajectory: every call is a step, refused ones
 /// too (an unknown tool is still a tool the agent tried to use).
 pub fn trajectory(calls: &[RecordedCall]) -> Outcome {
-    let mut tools_used: Vec<CompactString> = Vec::new();
     let trajectory: Vec<Step> = calls
         .iter()
-        .map(|call| {
-            if !tools_used.iter().any(|t| t == call.tool.as_str()) {
-                tools_used.push(call.tool.as_str().into());
-            }
-            Step {
-                tool: call.tool.as_str().into(),
-                args: CompactJson::from(call.args.clone()),
-                error: call.error.clone().map(|e| Box::new(Value::String(e))),
-                result: call.result.clone().map(Box::new),
-            }
+        .map(|call| Step {
+            tool: call.tool.as_str().into(),
+            args: CompactJson::from(call.args.clone()),
+            error: call.error.clone().map(|e| Box::new(Value::String(e))),
+            result: call.result.clone().map(Box::new),
         })
         .collect();
     Outcome {
         tool_calls: trajectory.len() as u64,
         steps: trajectory.len() as u64,
-        tools_used,
         trajectory,
         trajectory_source: TrajectorySource::Tools,
         ..Outcome::default()

@@ -171,7 +171,7 @@ mod tests {
         let text = b"{\n  \"status\": \"final\",\n  \"answer\": \"done\",\n  \"trajectory\": [\n    {\"tool\": \"delete_file\", \"args\": {}}\n  ]\n}\n";
         let o = resolve(&run(Exit::Code(0), text, None), missing);
         assert_eq!(o.answer.as_deref(), Some("done"));
-        assert_eq!(o.tools_used, ["delete_file"]);
+        assert_eq!(o.used_tools(), ["delete_file"]);
     }
 
     #[test]

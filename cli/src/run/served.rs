@@ -91,7 +91,7 @@ mod tests {
         let (graded, checks) = combine(claim, &served);
         assert_eq!(graded.trajectory_source, TrajectorySource::Tools);
         assert_eq!((graded.tool_calls, graded.trajectory.len()), (2, 2));
-        assert_eq!(graded.tools_used, ["get_order", "refund"]);
+        assert_eq!(graded.used_tools(), ["get_order", "refund"]);
         assert_eq!(graded.answer.as_deref(), Some("done"));
         assert_eq!(
             checks[0].failure.as_deref(),

@@ -66,7 +66,11 @@ pub(super) fn read_plain_into<S: AsRef<str>>(
     let mut scanner = Scanner::new(text);
     let mut fields = RawFields::default();
     if extras.len() == extra_keys.len() {
-        extras.fill(None);
+        // Only the keys the last line had are reset: a line has few of them, and writing
+        // `None` over every slot drops each old value first.
+        for extra in extras.iter_mut().filter(|extra| extra.is_some()) {
+            *extra = None;
+        }
     } else {
         extras.clear();
         extras.resize(extra_keys.len(), None);
@@ -104,7 +108,8 @@ pub(super) fn read_plain_into<S: AsRef<str>>(
     if scanner.at != text.len() {
         return None;
     }
-    Some(outcome.fill(fields))
+    // Filled through a reference: the fields as read are several hundred bytes.
+    Some(outcome.fill(&mut fields))
 }
 
 /// The text of one line and where reading has got to.

@@ -364,7 +364,7 @@ mod tests {
             ]
         );
         assert_eq!((o.tool_calls, o.steps), (3, 3));
-        assert_eq!(o.tools_used, ["lookup", "refund", "email"]);
+        assert_eq!(o.used_tools(), ["lookup", "refund", "email"]);
     }
 
     #[test]

@@ -290,6 +290,7 @@ impl ResultLine {
         outcome: Outcome,
         grade: Grade,
     ) -> Self {
+        let tools_used = outcome.used_tools();
         ResultLine {
             format: Cow::Borrowed(RESULT_FORMAT),
             task: task.into(),
@@ -303,7 +304,7 @@ impl ResultLine {
             status: outcome.status,
             answer: outcome.answer,
             tool_calls: outcome.tool_calls,
-            tools_used: outcome.tools_used,
+            tools_used,
             trajectory: outcome.trajectory,
             trajectory_source: outcome.trajectory_source,
             uncaptured_args: outcome.uncaptured_args,
@@ -359,7 +360,7 @@ impl ResultLine {
             status: self.status,
             answer: self.answer.clone(),
             tool_calls: self.tool_calls,
-            tools_used: self.tools_used.clone(),
+            tools_used: Some(self.tools_used.clone()),
             trajectory: self.trajectory.clone(),
             usage: self.usage.clone(),
             steps: self.steps,

@@ -266,7 +266,7 @@ mod tests {
             status: Some(Status::GaveUp),
             answer: Some(format!("{text} answer")),
             tool_calls: number,
-            tools_used: vec![text.into(), "refund".into()],
+            tools_used: Some(vec![text.into(), "refund".into()]),
             trajectory: vec![
                 Step {
                     tool: text.into(),

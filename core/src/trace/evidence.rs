@@ -18,7 +18,7 @@ use super::conventions::{self, SpanKind};
 use super::span::{LogRecord, Span};
 use super::usage::{Tokens, tokens, usage_object};
 use crate::compact_json::CompactJson;
-use crate::outcome::{AgentError, CompactString, Outcome, Status, Step, TrajectorySource};
+use crate::outcome::{AgentError, Outcome, Status, Step, TrajectorySource};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -119,17 +119,12 @@ pub fn evidence(spans: &[Span], logs: &[LogRecord]) -> TraceEvidence {
         conventions::model_text(&spans[*last_model])
     });
 
-    let mut tools_used: Vec<CompactString> = Vec::new();
-    for step in &trajectory {
-        if !tools_used.contains(&step.tool) {
-            tools_used.push(step.tool.clone());
-        }
-    }
     let outcome = Outcome {
         status,
         answer,
         tool_calls: trajectory.len() as u64,
-        tools_used,
+        // The trajectory's tools, as for a log that lists none.
+        tools_used: None,
         steps: trajectory.len() as u64,
         trajectory,
         usage,
