@@ -56,6 +56,34 @@ fn the_varied_log_holds_what_the_comparison_needs() {
     assert!(card["safety_violations"].as_u64().unwrap() > 0, "{card}");
     assert!(card["unpriced_calls"].as_u64().unwrap() > 0, "{card}");
     assert!(card["cost_is_lower_bound"].as_bool().unwrap(), "{card}");
+    // Without --out a line that repeats a reason given earlier in its chunk leaves out
+    // the detail, which the summary takes from the first: the log repeats rule reasons,
+    // many times per chunk, with details unlike the first.
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("out.jsonl");
+    grade(&["--out", results.to_str().unwrap()]);
+    let mut first_detail = std::collections::HashMap::new();
+    let mut other_details = 0;
+    for line in std::fs::read_to_string(&results).unwrap().lines() {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        for check in line["checks"].as_array().unwrap() {
+            let Some(reason) = check["failure"]
+                .as_str()
+                .filter(|r| r.starts_with("rule: "))
+            else {
+                continue;
+            };
+            let key = (line["task"].to_string(), reason.to_owned());
+            let detail = check["detail"].to_string();
+            if *first_detail.entry(key).or_insert_with(|| detail.clone()) != detail {
+                other_details += 1;
+            }
+        }
+    }
+    assert!(
+        other_details > 2 * log.len() / (64 * 1024),
+        "{other_details}"
+    );
 }
 
 #[test]

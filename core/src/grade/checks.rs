@@ -28,18 +28,19 @@ pub struct CheckResult {
     pub detail: Option<String>,
 }
 
-/// A failed check: its reason, as DESIGN 3.2 spells it, and what was found.
+/// A failed check: its reason, as DESIGN 3.2 spells it, and what was found (`None` when
+/// the sink did not want it, [`CheckSink::wants_detail`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
     pub reason: String,
-    pub detail: String,
+    pub detail: Option<String>,
 }
 
 impl Failed {
     fn new(reason: impl Into<String>, detail: impl Into<String>) -> Self {
         Failed {
             reason: reason.into(),
-            detail: detail.into(),
+            detail: Some(detail.into()),
         }
     }
 }
@@ -100,7 +101,7 @@ pub fn evaluate(
                 passed: failure.is_none(),
                 check: check.clone(),
                 failure,
-                detail,
+                detail: detail.flatten(),
             });
         }
     }
@@ -120,6 +121,12 @@ pub(crate) trait CheckSink {
         check: &CheckName,
         failed: Option<impl FnOnce() -> Failed>,
     );
+
+    /// Whether a check failing with `reason` should say what was found: asked first by a
+    /// check whose detail costs more than its reason (a rule's lists the trajectory).
+    fn wants_detail(&mut self, _category: GateCategory, _reason: &str) -> bool {
+        true
+    }
 }
 
 /// Evaluates all checks as [`evaluate`] does, handing each to `sink`.
@@ -211,24 +218,27 @@ pub(crate) fn each_check(
         } else {
             rule.violation_with_uncaptured(&outcome.trajectory, &outcome.uncaptured_args)
         };
-        sink.check(
-            categories(&task.rule_categories, at, GateCategory::Process),
-            name,
-            violation.map(|what| {
-                move || {
-                    let detail = if blind {
+        let category = categories(&task.rule_categories, at, GateCategory::Process);
+        // The reason is made at once (a broken rule is kept by every sink) and the
+        // detail only when the sink wants it.
+        let failed = violation.map(|what| {
+            // Built without `format!`: made for every run that breaks the rule.
+            let mut reason = String::with_capacity(6 + what.len());
+            reason.push_str("rule: ");
+            reason.push_str(&what);
+            let detailed = sink.wants_detail(category, &reason);
+            move || Failed {
+                detail: detailed.then(|| {
+                    if blind {
                         "the trace holds no tool spans".to_owned()
                     } else {
                         trajectory_tools(outcome)
-                    };
-                    // Built without `format!`: made for every run that breaks the rule.
-                    let mut reason = String::with_capacity(6 + what.len());
-                    reason.push_str("rule: ");
-                    reason.push_str(&what);
-                    Failed::new(reason, detail)
-                }
-            }),
-        );
+                    }
+                }),
+                reason,
+            }
+        });
+        sink.check(category, name, failed);
     }
     for (at, (check, name)) in task.verify.iter().zip(&names.verify).enumerate() {
         sink.check(

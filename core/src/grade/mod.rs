@@ -4,12 +4,14 @@
 mod checks;
 mod diagnosis;
 mod names;
+mod reasons_given;
 mod verdict;
 
 pub use checks::{CheckResult, Failed, Workdir, evaluate};
 use checks::{CheckSink, each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
 pub use names::{CheckName, CheckNames};
+pub use reasons_given::ReasonsGiven;
 pub use verdict::RubricVerdict;
 
 use crate::outcome::{Outcome, Status};
@@ -54,19 +56,40 @@ pub fn grade(
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Grade {
-    grade_keeping(task, outcome, workdir, verdict, Kept::OnRecord)
+    grade_keeping(task, outcome, workdir, verdict, Kept::OnRecord, None)
 }
 
 /// Collects a grade's reasons and the checks it keeps.
-struct Collect<'t> {
+struct Collect<'t, 'g> {
     task: &'t Task,
     kept: Kept,
+    /// With [`Kept::ForSummary`], the reasons earlier lines gave: a repeated one needs no
+    /// detail.
+    given: Option<&'g mut ReasonsGiven>,
+    /// How many of the reasons were found in `given` already: when all were, the line
+    /// adds nothing to it.
+    known_reasons: usize,
     checks: Vec<CheckResult>,
     reasons: Vec<String>,
     judge_undecided: bool,
 }
 
-impl CheckSink for Collect<'_> {
+impl CheckSink for Collect<'_, '_> {
+    fn wants_detail(&mut self, category: GateCategory, reason: &str) -> bool {
+        match (self.kept, &mut self.given) {
+            (Kept::OnRecord, _) | (Kept::ForSummary, None) => true,
+            // A summary reads the detail of a reason only, the first time it is given.
+            (Kept::ForSummary, Some(given)) => {
+                if !self.task.gates_on(category) {
+                    return false;
+                }
+                let known = given.has(&self.task.id, reason);
+                self.known_reasons += usize::from(known);
+                !known
+            }
+        }
+    }
+
     fn check(
         &mut self,
         category: GateCategory,
@@ -90,6 +113,7 @@ impl CheckSink for Collect<'_> {
                 category == GateCategory::Rubric && failed.reason.starts_with("judge error:");
         }
         let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
+        let detail = detail.flatten();
         self.checks.push(CheckResult {
             category,
             gating,
@@ -101,17 +125,23 @@ impl CheckSink for Collect<'_> {
     }
 }
 
-/// Grades one outcome as [`grade`] does, keeping the checks `kept` asks for.
+/// Grades one outcome as [`grade`] does, keeping the checks `kept` asks for. With
+/// [`Kept::ForSummary`] and `given`, a reason that an earlier line in `given` gave comes
+/// without its detail (the summary reads that line's), and the grade's reasons are added
+/// to `given`.
 pub fn grade_keeping(
     task: &Task,
     outcome: &Outcome,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
     kept: Kept,
+    given: Option<&mut ReasonsGiven>,
 ) -> Grade {
     let mut collect = Collect {
         task,
         kept,
+        given,
+        known_reasons: 0,
         checks: Vec::new(),
         reasons: Vec::new(),
         judge_undecided: false,
@@ -121,6 +151,8 @@ pub fn grade_keeping(
         mut checks,
         mut reasons,
         judge_undecided,
+        given,
+        known_reasons,
         ..
     } = collect;
     let raised = outcome.error.is_some() || outcome.status == Some(Status::Error);
@@ -151,6 +183,11 @@ pub fn grade_keeping(
     } else {
         Some(reasons.is_empty())
     };
+    // Every gating check that failed gave a reason, so a line whose reasons were all
+    // found given (a crash replaces them, and is never found) has nothing to add.
+    if let Some(given) = given.filter(|_| raised || known_reasons < reasons.len()) {
+        given.add(&task.id, &reasons);
+    }
     let diagnosis = (passed == Some(false)).then(|| diagnose(outcome, task.step_cap));
     let step_efficiency = match (task.optimal_steps, outcome.steps) {
         (Some(optimal), steps) if steps > 0 => Some(optimal as f64 / steps as f64),

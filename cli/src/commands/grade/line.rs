@@ -6,7 +6,7 @@ use crate::outcome_log::{
     Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, parse_item, read_item, read_text,
 };
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Grade, Kept, Workdir, grade_keeping};
+use proctor_core::grade::{Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
 use proctor_core::summary::Counted;
@@ -245,11 +245,13 @@ impl LineGrader<'_> {
             attempt: given,
             time,
         };
-        self.finish_outcome(line, &mut outcome, attempt, judged, text)
+        self.finish_outcome(line, &mut outcome, attempt, judged, text, None)
     }
 
     /// [`LineGrader::finish`] for a line whose outcome is in `outcome`; a result line
-    /// takes the outcome, leaving a default in its place.
+    /// takes the outcome, leaving a default in its place. `given` holds the reasons that
+    /// earlier lines of the same chunk gave: a line graded for the summary alone repeats
+    /// one without its detail.
     pub fn finish_outcome(
         &self,
         line: LineRef<'_>,
@@ -257,6 +259,7 @@ impl LineGrader<'_> {
         attempt: Option<u64>,
         judged: Option<Judged>,
         text: &mut Vec<u8>,
+        given: Option<&mut ReasonsGiven>,
     ) -> GradedLine {
         let LineRef {
             task,
@@ -282,26 +285,30 @@ impl LineGrader<'_> {
         } else {
             Kept::ForSummary
         };
-        let graded = grade_keeping(task, outcome, workdir, verdict, kept);
+        let graded = grade_keeping(task, outcome, workdir, verdict, kept, given);
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
         if let Err(e) = &time {
             problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
         }
         // Without usage nothing is priced; only a written line shows the price time then.
         let nothing_to_price = outcome.usage.is_empty() && judge_usage.is_empty();
-        let counted = match time {
-            _ if nothing_to_price && !builds_line => Ok(Cost::default()),
-            Ok(time) => self.pricer.cost(&outcome.usage, judge_usage, time),
-            Err(_) => self.pricer.unpriced_cost(&outcome.usage),
+        let price = |problems: &mut Vec<String>| {
+            let counted = match time {
+                Ok(time) => self.pricer.cost(&outcome.usage, judge_usage, time),
+                Err(_) => self.pricer.unpriced_cost(&outcome.usage),
+            };
+            counted.unwrap_or_else(|e| {
+                problems.push(format!(
+                    "{}:{number}: usage not counted: {e}",
+                    self.log_name
+                ));
+                Default::default()
+            })
         };
-        let cost = counted.unwrap_or_else(|e| {
-            problems.push(format!(
-                "{}:{number}: usage not counted: {e}",
-                self.log_name
-            ));
-            Default::default()
-        });
         if !builds_line {
+            let cost = (!nothing_to_price)
+                .then(|| price(&mut problems))
+                .filter(|cost| *cost != Cost::default());
             return GradedLine {
                 given_attempt: attempt,
                 slot,
@@ -311,12 +318,13 @@ impl LineGrader<'_> {
                     status: outcome.status,
                     steps: outcome.steps,
                     grade: graded,
-                    cost: (cost != Cost::default()).then(|| Box::new(cost)),
+                    cost: cost.map(Box::new),
                 }),
                 text: text.len()..text.len(),
                 problems,
             };
         }
+        let cost = price(&mut problems);
         let mut result = ResultLine::new(
             &task.id,
             attempt.unwrap_or(0),

@@ -13,6 +13,7 @@
 use crate::commands::grade::line::{LineGrader, LineOutput, unjudged};
 use crate::commands::grade::sink::Sink;
 use crate::outcome_log::{Chunk, LineBuffer, OutcomeLog};
+use proctor_core::grade::ReasonsGiven;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
@@ -129,9 +130,10 @@ fn work(grader: &LineGrader<'_>, shared: &Shared<'_>) {
     let _stop_on_panic = StopOnPanic(shared);
     let mut buffer = Vec::new();
     let mut line = LineBuffer::default();
+    let mut given = ReasonsGiven::default();
     while let Some((index, chunk)) = shared.next_chunk(buffer) {
         let text = lock(&shared.spare_texts).pop().unwrap_or_default();
-        let graded = grade_chunk(grader, &chunk, &mut line, text);
+        let graded = grade_chunk(grader, &chunk, &mut line, &mut given, text);
         buffer = chunk.data;
         shared.hand_in(index, graded);
     }
@@ -262,8 +264,12 @@ fn grade_chunk(
     grader: &LineGrader<'_>,
     chunk: &Chunk,
     line: &mut LineBuffer,
+    given: &mut ReasonsGiven,
     mut text: Vec<u8>,
 ) -> GradedChunk {
+    // Chunks are graded apart, so a reason is known as given only within one: the first
+    // line of the log that gives it always keeps its detail.
+    given.clear();
     // Room for every line at once: growing a list of graded lines copies them all again
     // at each step.
     let mut outputs = Vec::with_capacity(chunk.line_count);
@@ -288,9 +294,15 @@ fn grade_chunk(
             Err(message) => LineOutput::Skipped(message),
             Ok(read) => {
                 let judged = unjudged(read.task);
-                let given = read.attempt;
-                let graded =
-                    grader.finish_outcome(read, &mut line.outcome, given, judged, &mut text);
+                let read_attempt = read.attempt;
+                let graded = grader.finish_outcome(
+                    read,
+                    &mut line.outcome,
+                    read_attempt,
+                    judged,
+                    &mut text,
+                    Some(given),
+                );
                 LineOutput::Graded(graded)
             }
         });
