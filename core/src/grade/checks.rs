@@ -221,11 +221,10 @@ pub(crate) fn each_check(
         let category = categories(&task.rule_categories, at, GateCategory::Process);
         // The reason is made at once (a broken rule is kept by every sink) and the
         // detail only when the sink wants it.
-        let failed = violation.map(|what| {
-            // Built without `format!`: made for every run that breaks the rule.
-            let mut reason = String::with_capacity(6 + what.len());
-            reason.push_str("rule: ");
-            reason.push_str(&what);
+        let failed = violation.map(|mut reason| {
+            // Made for every run that breaks the rule: the violation's own text, in the
+            // room its maker left (a rule's reasons leave some), rather than a copy.
+            reason.insert_str(0, "rule: ");
             let detailed = sink.wants_detail(category, &reason);
             move || Failed {
                 detail: detailed.then(|| {
