@@ -11,7 +11,7 @@ pub use checks::{CheckResult, Failed, Workdir, evaluate};
 use checks::{CheckSink, each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
 pub use names::{CheckName, CheckNames};
-pub use reasons_given::ReasonsGiven;
+pub use reasons_given::{ReasonsGiven, TaskReasons};
 pub use verdict::RubricVerdict;
 
 use crate::outcome::{Outcome, Status};
@@ -65,7 +65,7 @@ struct Collect<'t, 'g> {
     kept: Kept,
     /// With [`Kept::ForSummary`], the reasons earlier lines gave: a repeated one needs no
     /// detail.
-    given: Option<&'g mut ReasonsGiven>,
+    given: Option<&'g mut TaskReasons>,
     /// How many of the reasons were found in `given` already: when all were, the line
     /// adds nothing to it.
     known_reasons: usize,
@@ -83,7 +83,7 @@ impl CheckSink for Collect<'_, '_> {
                 if !self.task.gates_on(category) {
                     return false;
                 }
-                let known = given.has(&self.task.id, reason);
+                let known = given.has(reason);
                 self.known_reasons += usize::from(known);
                 !known
             }
@@ -126,16 +126,16 @@ impl CheckSink for Collect<'_, '_> {
 }
 
 /// Grades one outcome as [`grade`] does, keeping the checks `kept` asks for. With
-/// [`Kept::ForSummary`] and `given`, a reason that an earlier line in `given` gave comes
-/// without its detail (the summary reads that line's), and the grade's reasons are added
-/// to `given`.
+/// [`Kept::ForSummary`] and `given`, the reasons earlier lines of the task gave, a reason
+/// among them comes without its detail (the summary reads that line's), and the grade's
+/// reasons are added to `given`.
 pub fn grade_keeping(
     task: &Task,
     outcome: &Outcome,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
     kept: Kept,
-    given: Option<&mut ReasonsGiven>,
+    given: Option<&mut TaskReasons>,
 ) -> Grade {
     let mut collect = Collect {
         task,
@@ -186,7 +186,7 @@ pub fn grade_keeping(
     // Every gating check that failed gave a reason, so a line whose reasons were all
     // found given (a crash replaces them, and is never found) has nothing to add.
     if let Some(given) = given.filter(|_| raised || known_reasons < reasons.len()) {
-        given.add(&task.id, &reasons);
+        given.add(&reasons);
     }
     let diagnosis = (passed == Some(false)).then(|| diagnose(outcome, task.step_cap));
     let step_efficiency = match (task.optimal_steps, outcome.steps) {

@@ -6,40 +6,47 @@
 //! those lines need no detail, because the earlier one comes first in the log.
 
 use crate::fast_hash::FastBuild;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-/// Reasons given so far, per task id.
+/// Reasons given so far, per task, by the task's position in its suite.
 #[derive(Debug, Default)]
 pub struct ReasonsGiven {
-    by_task: HashMap<String, HashSet<String, FastBuild>, FastBuild>,
+    by_task: Vec<TaskReasons>,
 }
+
+/// The reasons earlier lines of one task gave.
+#[derive(Debug, Default)]
+pub struct TaskReasons(HashSet<String, FastBuild>);
 
 impl ReasonsGiven {
     /// Forgets every reason: for a stretch of the log that does not follow the last one.
     pub fn clear(&mut self) {
-        self.by_task.clear();
-    }
-
-    /// Whether an earlier line of `task` gave `reason`.
-    pub fn has(&self, task: &str, reason: &str) -> bool {
         self.by_task
-            .get(task)
-            .is_some_and(|reasons| reasons.contains(reason))
+            .iter_mut()
+            .for_each(|reasons| reasons.0.clear());
     }
 
-    /// Remembers the reasons a line of `task` gave: those of its grade, which a summary
-    /// counts (a crash replaces the reasons its checks gave).
-    pub fn add(&mut self, task: &str, reasons: &[String]) {
-        if reasons.is_empty() {
-            return;
+    /// The reasons of the task at `slot` in the suite.
+    pub fn of_task(&mut self, slot: usize) -> &mut TaskReasons {
+        if self.by_task.len() <= slot {
+            self.by_task.resize_with(slot + 1, TaskReasons::default);
         }
-        let known = match self.by_task.get_mut(task) {
-            Some(known) => known,
-            None => self.by_task.entry(task.to_owned()).or_default(),
-        };
+        &mut self.by_task[slot]
+    }
+}
+
+impl TaskReasons {
+    /// Whether an earlier line gave `reason`.
+    pub fn has(&self, reason: &str) -> bool {
+        self.0.contains(reason)
+    }
+
+    /// Remembers the reasons a line gave: those of its grade, which a summary counts (a
+    /// crash replaces the reasons its checks gave).
+    pub fn add(&mut self, reasons: &[String]) {
         for reason in reasons {
-            if !known.contains(reason.as_str()) {
-                known.insert(reason.clone());
+            if !self.0.contains(reason.as_str()) {
+                self.0.insert(reason.clone());
             }
         }
     }
@@ -52,12 +59,14 @@ mod tests {
     #[test]
     fn a_reason_is_known_per_task_once_added_until_cleared() {
         let mut given = ReasonsGiven::default();
-        assert!(!given.has("a", "rule: x"));
-        given.add("a", &["rule: x".to_owned(), "not final".to_owned()]);
-        assert!(given.has("a", "rule: x") && given.has("a", "not final"));
-        assert!(!given.has("b", "rule: x"));
-        assert!(!given.has("a", "rule: y"));
+        assert!(!given.of_task(0).has("rule: x"));
+        given
+            .of_task(0)
+            .add(&["rule: x".to_owned(), "not final".to_owned()]);
+        assert!(given.of_task(0).has("rule: x") && given.of_task(0).has("not final"));
+        assert!(!given.of_task(3).has("rule: x"));
+        assert!(!given.of_task(0).has("rule: y"));
         given.clear();
-        assert!(!given.has("a", "rule: x"));
+        assert!(!given.of_task(0).has("rule: x"));
     }
 }

@@ -285,6 +285,7 @@ impl LineGrader<'_> {
         } else {
             Kept::ForSummary
         };
+        let given = given.map(|given| given.of_task(slot));
         let graded = grade_keeping(task, outcome, workdir, verdict, kept, given);
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
         if let Err(e) = &time {
