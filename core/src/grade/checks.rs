@@ -219,8 +219,8 @@ pub(crate) fn each_check(
             rule.violation_with_uncaptured(&outcome.trajectory, &outcome.uncaptured_args)
         };
         let category = categories(&task.rule_categories, at, GateCategory::Process);
-        // The reason is made at once (a broken rule is kept by every sink) and the
-        // detail only when the sink wants it.
+        // The reason is made at once (a broken rule is kept, except by a summary when it
+        // is outside the gate and not a safety rule) and the detail only when wanted.
         let failed = violation.map(|mut reason| {
             // Made for every run that breaks the rule: the violation's own text, in the
             // room its maker left (a rule's reasons leave some), rather than a copy.
