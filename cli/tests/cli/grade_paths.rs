@@ -57,8 +57,8 @@ fn the_varied_log_holds_what_the_comparison_needs() {
     assert!(card["unpriced_calls"].as_u64().unwrap() > 0, "{card}");
     assert!(card["cost_is_lower_bound"].as_bool().unwrap(), "{card}");
     // Without --out a line that repeats a reason given earlier in its chunk leaves out
-    // the detail, which the summary takes from the first: the log repeats rule reasons,
-    // many times per chunk, with details unlike the first.
+    // the detail, which the summary takes from the first: the log repeats rule reasons
+    // with details unlike the first, more than twice per 64 KiB chunk on average.
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("out.jsonl");
     grade(&["--out", results.to_str().unwrap()]);

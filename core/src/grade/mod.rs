@@ -76,7 +76,7 @@ struct Collect<'t, 'g> {
 
 impl CheckSink for Collect<'_, '_> {
     fn wants_detail(&mut self, category: GateCategory, reason: &str) -> bool {
-        match (self.kept, &mut self.given) {
+        match (self.kept, &self.given) {
             (Kept::OnRecord, _) | (Kept::ForSummary, None) => true,
             // A summary reads the detail of a reason only, the first time it is given.
             (Kept::ForSummary, Some(given)) => {

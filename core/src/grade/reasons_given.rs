@@ -11,7 +11,11 @@ use std::collections::HashSet;
 /// Reasons given so far, per task, by the task's position in its suite.
 #[derive(Debug, Default)]
 pub struct ReasonsGiven {
-    by_task: Vec<TaskReasons>,
+    /// Each task's reasons with the stretch they were given in: those of an earlier
+    /// stretch are stale, and emptied when the task is next looked at, so that starting
+    /// a stretch costs nothing however many tasks the suite has.
+    by_task: Vec<(u64, TaskReasons)>,
+    stretch: u64,
 }
 
 /// The reasons earlier lines of one task gave.
@@ -21,17 +25,20 @@ pub struct TaskReasons(HashSet<String, FastBuild>);
 impl ReasonsGiven {
     /// Forgets every reason: for a stretch of the log that does not follow the last one.
     pub fn clear(&mut self) {
-        self.by_task
-            .iter_mut()
-            .for_each(|reasons| reasons.0.clear());
+        self.stretch += 1;
     }
 
     /// The reasons of the task at `slot` in the suite.
     pub fn of_task(&mut self, slot: usize) -> &mut TaskReasons {
         if self.by_task.len() <= slot {
-            self.by_task.resize_with(slot + 1, TaskReasons::default);
+            self.by_task.resize_with(slot + 1, Default::default);
         }
-        &mut self.by_task[slot]
+        let (given_in, reasons) = &mut self.by_task[slot];
+        if *given_in != self.stretch {
+            reasons.0.clear();
+            *given_in = self.stretch;
+        }
+        reasons
     }
 }
 
@@ -66,7 +73,11 @@ mod tests {
         assert!(given.of_task(0).has("rule: x") && given.of_task(0).has("not final"));
         assert!(!given.of_task(3).has("rule: x"));
         assert!(!given.of_task(0).has("rule: y"));
+        given.of_task(3).add(&["rule: z".to_owned()]);
         given.clear();
         assert!(!given.of_task(0).has("rule: x"));
+        assert!(!given.of_task(3).has("rule: z"));
+        given.of_task(0).add(&["rule: x".to_owned()]);
+        assert!(given.of_task(0).has("rule: x"));
     }
 }
