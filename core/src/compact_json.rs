@@ -11,6 +11,7 @@
 //! program's JSON mostly is) as it was written; other text is transcoded.
 
 use crate::result::json_text;
+use crate::short_text::{same_bytes, same_text, starts_with_bytes};
 use compact_str::CompactString;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -105,14 +106,14 @@ impl CompactJson {
         let value_start = written.len() + 4;
         if bytes.len() > value_start
             && bytes.starts_with(b"{\"")
-            && bytes[2..].starts_with(written)
+            && starts_with_bytes(&bytes[2..], written)
             && bytes[written.len() + 2..].starts_with(b"\":")
         {
             let end = value_end(bytes, value_start);
             return self.0.get(value_start..end);
         }
         members(&self.0)?
-            .find(|(name, _)| name.as_bytes() == written)
+            .find(|(name, _)| same_bytes(name.as_bytes(), written))
             .map(|(_, value)| value)
     }
 
@@ -123,7 +124,7 @@ impl CompactJson {
     /// back to the same bits because serde_json's `float_roundtrip` is on.
     #[must_use]
     pub(crate) fn same(a: &str, b: &str) -> bool {
-        if a == b {
+        if same_text(a, b) {
             return true;
         }
         if !a.contains('{') || !b.contains('{') {

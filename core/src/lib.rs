@@ -17,6 +17,7 @@ pub mod normalise;
 pub mod outcome;
 pub mod result;
 pub mod rules;
+pub mod short_text;
 pub mod stats;
 pub mod summary;
 pub mod task;

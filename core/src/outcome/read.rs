@@ -14,6 +14,7 @@ use super::skip::Skip;
 use super::steps::{RawTrajectory, TrajectorySeed};
 use super::usage::{RawUsage, UsageSeed};
 use super::{Outcome, OutcomeError, kind_of};
+use crate::short_text::same_text;
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -234,7 +235,7 @@ pub(super) fn extra_bits<S: AsRef<str>>(extra_keys: &[S], key: &str) -> u64 {
     extra_keys
         .iter()
         .enumerate()
-        .filter(|(_, extra)| extra.as_ref() == key)
+        .filter(|(_, extra)| same_text(extra.as_ref(), key))
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 

@@ -8,6 +8,7 @@ use super::{Rule, Same};
 use crate::compact_json::CompactJson;
 use crate::outcome::Step;
 use crate::result::json_text::push_decimal;
+use crate::short_text::same_text;
 use smallvec::SmallVec;
 
 /// Compared parts of calls' arguments: on the stack for the few calls a trajectory mostly
@@ -47,12 +48,18 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
     let mut part = Parts::new();
     for (index, step) in trajectory.iter().enumerate() {
         // Checked before recording, so a tool that requires itself needs a strictly earlier call.
-        if step.tool == tool {
+        if same_text(&step.tool, tool) {
             let satisfied = match same {
                 None => required_seen,
                 // Args written exactly as those of an earlier comparable call compare
                 // equal whatever is compared: no key needs to be looked up.
-                Some(_) if required_args.contains(&step.args.as_str()) => true,
+                Some(_)
+                    if required_args
+                        .iter()
+                        .any(|earlier| same_text(earlier, step.args.as_str())) =>
+                {
+                    true
+                }
                 Some(same) => {
                     part.clear();
                     compared_part(&step.args, same, &mut part)
@@ -68,7 +75,7 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
                 return Some(no_earlier(tool, requires, same, &step.args, index + 1));
             }
         }
-        if step.tool == requires {
+        if same_text(&step.tool, requires) {
             required_seen = true;
             if let Some(same) = same {
                 let before = required_parts.len();

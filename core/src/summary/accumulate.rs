@@ -5,6 +5,7 @@ use crate::fast_hash::FastBuild;
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Status;
 use crate::result::{Cost, ResultLine};
+use crate::short_text::same_text;
 use crate::task::GateCategory;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap};
@@ -133,7 +134,7 @@ impl TaskTally {
         }
         if let Some(passed) = line.passed {
             let label = line.label.unwrap_or_default();
-            let cell = match self.labels.iter().position(|(l, _)| l == label) {
+            let cell = match self.labels.iter().position(|(l, _)| same_text(l, label)) {
                 Some(at) => &mut self.labels[at].1,
                 None => {
                     self.labels.push((label.to_owned(), (0, 0)));
