@@ -283,8 +283,14 @@ impl Outcome {
 
     /// True when the agent used `tool` at least once.
     pub fn used_tool(&self, tool: &str) -> bool {
-        self.tools_used.iter().flatten().any(|t| t == tool)
-            || self.trajectory.iter().any(|s| s.tool == tool)
+        self.tools_used
+            .iter()
+            .flatten()
+            .any(|t| crate::short_text::same_text(t, tool))
+            || self
+                .trajectory
+                .iter()
+                .any(|s| crate::short_text::same_text(&s.tool, tool))
     }
 
     /// The tools the agent used, as a result line lists them: those it listed, else each

@@ -4,6 +4,7 @@
 use super::accumulate::{Counted, SummaryBuilder};
 use super::metrics::{GridCell, Summary};
 use crate::result::ResultLine;
+use crate::short_text::same_text;
 use crate::stats::StatsError;
 
 /// The name of the row for attempts without the split's property (an untagged task).
@@ -115,7 +116,7 @@ impl ScorecardBuilder {
             add_whole(pooled);
         }
         let label = line.label.unwrap_or(NO_GROUP);
-        let at = match self.agents.iter().position(|a| a.label == label) {
+        let at = match self.agents.iter().position(|a| same_text(&a.label, label)) {
             Some(at) => at,
             None => {
                 self.agents.push(AgentTally {

@@ -131,7 +131,7 @@ fn write(
 ) -> anyhow::Result<()> {
     let (read, attempt, judged) = match settled {
         Settled::Skipped(message) => {
-            return sink.accept_chunk(vec![LineOutput::Skipped(message)], &[]);
+            return sink.accept_chunk(&mut [LineOutput::Skipped(message)], &[]);
         }
         Settled::Read {
             read,
@@ -154,5 +154,5 @@ fn write(
     };
     text.clear();
     let graded = grader.finish(read, Some(attempt), judged, text);
-    sink.accept_chunk(vec![LineOutput::Graded(graded)], text)
+    sink.accept_chunk(&mut [LineOutput::Graded(graded)], text)
 }

@@ -65,11 +65,13 @@ fn grade_in_chunks(
             failed: None,
         }),
         spare_texts: Mutex::new(Vec::new()),
+        spent: (0..workers).map(|_| Mutex::new(Vec::new())).collect(),
         stop: AtomicBool::new(false),
     };
     std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| work(grader, &shared));
+        for worker in 0..workers {
+            let shared = &shared;
+            scope.spawn(move || work(grader, shared, worker));
         }
     });
     let Shared {
@@ -96,6 +98,10 @@ struct Shared<'s> {
     /// Result buffers already written, for workers to fill again rather than to page in
     /// new memory.
     spare_texts: Mutex<Vec<Vec<u8>>>,
+    /// Per worker, the lines of its chunks that were written, for it to drop: memory freed
+    /// by the thread that allocated it goes straight back to that thread's heap, while
+    /// freeing it from another costs both threads more.
+    spent: Vec<Mutex<Vec<Vec<LineOutput>>>>,
     /// Set when a write fails or a worker panics: nothing more is worth reading, and a
     /// chunk a panicked worker held never comes, so no worker may wait for it.
     stop: AtomicBool,
@@ -122,18 +128,30 @@ struct Writing<'s> {
 struct GradedChunk {
     outputs: Vec<LineOutput>,
     text: Vec<u8>,
+    /// The worker that graded it, and gets its lines back to drop.
+    worker: usize,
 }
 
 /// One worker: read a chunk, grade it, hand it in, until the log ends or a read or a
 /// write fails.
-fn work(grader: &LineGrader<'_>, shared: &Shared<'_>) {
+fn work(grader: &LineGrader<'_>, shared: &Shared<'_>, worker: usize) {
     let _stop_on_panic = StopOnPanic(shared);
     let mut buffer = Vec::new();
     let mut lines = Vec::new();
     let mut given = ReasonsGiven::default();
     while let Some((index, chunk)) = shared.next_chunk(buffer) {
         let text = lock(&shared.spare_texts).pop().unwrap_or_default();
-        let graded = grade_chunk(grader, &chunk, &mut lines, &mut given, text);
+        let spent = std::mem::take(&mut *lock(&shared.spent[worker]));
+        // Dropped here, and one list kept to fill again.
+        let mut outputs = Vec::new();
+        for mut written in spent {
+            written.clear();
+            if written.capacity() > outputs.capacity() {
+                outputs = written;
+            }
+        }
+        let mut graded = grade_chunk(grader, &chunk, &mut lines, &mut given, text, outputs);
+        graded.worker = worker;
         buffer = chunk.data;
         shared.hand_in(index, graded);
     }
@@ -200,8 +218,10 @@ impl Shared<'_> {
                     break;
                 };
                 self.room.notify_all();
-                let text = writing.write(graded);
+                let worker = graded.worker;
+                let (text, outputs) = writing.write(graded);
                 lock(&self.spare_texts).push(text);
+                lock(&self.spent[worker]).push(outputs);
                 writing.next += 1;
             }
             let (next, failed) = (writing.next, writing.failed.is_some());
@@ -220,16 +240,20 @@ impl Shared<'_> {
 
 impl Writing<'_> {
     /// Writes one graded chunk, unless writing has failed, and gives back its emptied
-    /// result buffer.
-    fn write(&mut self, graded: GradedChunk) -> Vec<u8> {
-        let GradedChunk { outputs, mut text } = graded;
+    /// result buffer and its lines, for the worker that graded them to drop.
+    fn write(&mut self, graded: GradedChunk) -> (Vec<u8>, Vec<LineOutput>) {
+        let GradedChunk {
+            mut outputs,
+            mut text,
+            ..
+        } = graded;
         if self.failed.is_none()
-            && let Err(error) = self.sink.accept_chunk(outputs, &text)
+            && let Err(error) = self.sink.accept_chunk(&mut outputs, &text)
         {
             self.failed = Some(error);
         }
         text.clear();
-        text
+        (text, outputs)
     }
 }
 
@@ -271,6 +295,7 @@ fn grade_chunk(
     lines: &mut Vec<LineBuffer>,
     given: &mut ReasonsGiven,
     mut text: Vec<u8>,
+    mut outputs: Vec<LineOutput>,
 ) -> GradedChunk {
     // Chunks are graded apart, so a reason is known as given only within one: the first
     // line of the log that gives it always keeps its detail.
@@ -280,7 +305,7 @@ fn grade_chunk(
     }
     // Room for every line at once: growing a list of graded lines copies them all again
     // at each step.
-    let mut outputs = Vec::with_capacity(chunk.line_count);
+    outputs.reserve(chunk.line_count);
     // Result lines are about three times the size of outcome lines.
     if grader.writes_results {
         text.reserve(chunk.data.len() * 3);
@@ -324,7 +349,11 @@ fn grade_chunk(
             });
         }
     }
-    GradedChunk { outputs, text }
+    GradedChunk {
+        outputs,
+        text,
+        worker: 0,
+    }
 }
 
 #[cfg(test)]
@@ -475,6 +504,7 @@ mod tests {
                 failed: None,
             }),
             spare_texts: Mutex::new(Vec::new()),
+            spent: vec![Mutex::new(Vec::new())],
             stop: AtomicBool::new(false),
         };
         // Chunk 0 never comes (as when its worker panicked), and chunk 1 fills the room.
@@ -483,6 +513,7 @@ mod tests {
             GradedChunk {
                 outputs: Vec::new(),
                 text: Vec::new(),
+                worker: 0,
             },
         );
         std::thread::scope(|scope| {

@@ -72,15 +72,17 @@ impl Sink {
 
     /// Takes graded lines (a chunk, or one line) whose result lines are all of `text`, in
     /// order. When every line gave its attempt, `text` is written as it is, in one piece.
-    pub fn accept_chunk(&mut self, outputs: Vec<LineOutput>, text: &[u8]) -> anyhow::Result<()> {
+    /// The lines are left for the caller to drop: memory is best freed by the thread that
+    /// allocated it.
+    pub fn accept_chunk(&mut self, outputs: &mut [LineOutput], text: &[u8]) -> anyhow::Result<()> {
         let whole = outputs.iter().all(|output| match output {
             LineOutput::Skipped(_) => true,
             LineOutput::Graded(graded) => graded.given_attempt.is_some(),
         });
         for output in outputs {
             match output {
-                LineOutput::Skipped(message) => self.problems.report(message),
-                LineOutput::Graded(mut graded) => self.accept_graded(&mut graded, text, !whole)?,
+                LineOutput::Skipped(message) => self.problems.report(std::mem::take(message)),
+                LineOutput::Graded(graded) => self.accept_graded(graded, text, !whole)?,
             }
         }
         match &mut self.results {

@@ -174,7 +174,7 @@ fn finish(
 }
 
 fn skipped(sink: &mut Sink, message: String) -> anyhow::Result<()> {
-    sink.accept_chunk(vec![LineOutput::Skipped(message)], &[])
+    sink.accept_chunk(&mut [LineOutput::Skipped(message)], &[])
 }
 
 fn skip_rest_of_line(reader: &mut impl BufRead) -> anyhow::Result<()> {
@@ -298,7 +298,7 @@ fn grade_trace(
     };
     let mut text = Vec::new();
     let graded = grader.finish(read, Some(attempt), judged, &mut text);
-    sink.accept_chunk(vec![LineOutput::Graded(graded)], &text)
+    sink.accept_chunk(&mut [LineOutput::Graded(graded)], &text)
 }
 
 /// The error of a trace file that cannot be opened or read, naming it.
