@@ -22,6 +22,10 @@ use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
 /// a chunk, small enough that a few per worker stay a few MiB.
 pub const CHUNK_BYTES: usize = 64 * 1024;
 
+/// The most graded lines whose list a worker keeps to fill again: a chunk of ordinary lines
+/// has a few hundred.
+const KEPT_LINES: usize = 4096;
+
 /// Graded chunks per worker that may wait for an earlier chunk before workers stop
 /// reading: room for a slow chunk without holding more than a few MiB.
 const MAX_WAITING: usize = 2;
@@ -142,16 +146,21 @@ fn work(grader: &LineGrader<'_>, shared: &Shared<'_>, worker: usize) {
     while let Some((index, chunk)) = shared.next_chunk(buffer) {
         let text = lock(&shared.spare_texts).pop().unwrap_or_default();
         let spent = std::mem::take(&mut *lock(&shared.spent[worker]));
-        // Dropped here, and one list kept to fill again.
+        // Dropped here, and one list kept to fill again unless a chunk of very many short
+        // lines made it far longer than most chunks need.
         let mut outputs = Vec::new();
         for mut written in spent {
             written.clear();
-            if written.capacity() > outputs.capacity() {
+            if written.capacity() > outputs.capacity() && written.capacity() <= KEPT_LINES {
                 outputs = written;
             }
         }
-        let mut graded = grade_chunk(grader, &chunk, &mut lines, &mut given, text, outputs);
-        graded.worker = worker;
+        let (outputs, text) = grade_chunk(grader, &chunk, &mut lines, &mut given, text, outputs);
+        let graded = GradedChunk {
+            outputs,
+            text,
+            worker,
+        };
         buffer = chunk.data;
         shared.hand_in(index, graded);
     }
@@ -286,9 +295,10 @@ fn into_inner<T>(mutex: Mutex<T>) -> T {
 /// Lines read before any of them is graded. Reading and grading each run through a good
 /// deal of code; taking a few lines through one and then through the other keeps each in
 /// the instruction cache for all of them, instead of both taking turns in it per line.
-pub const LINES_PER_BATCH: usize = 16;
+const LINES_PER_BATCH: usize = 16;
 
-/// Grades the lines of one chunk, reading them into `lines` [`LINES_PER_BATCH`] at a time.
+/// Grades the lines of one chunk into `outputs`, with their result lines in `text`,
+/// reading them into `lines` [`LINES_PER_BATCH`] at a time.
 fn grade_chunk(
     grader: &LineGrader<'_>,
     chunk: &Chunk,
@@ -296,7 +306,7 @@ fn grade_chunk(
     given: &mut ReasonsGiven,
     mut text: Vec<u8>,
     mut outputs: Vec<LineOutput>,
-) -> GradedChunk {
+) -> (Vec<LineOutput>, Vec<u8>) {
     // Chunks are graded apart, so a reason is known as given only within one: the first
     // line of the log that gives it always keeps its detail.
     given.clear();
@@ -349,11 +359,7 @@ fn grade_chunk(
             });
         }
     }
-    GradedChunk {
-        outputs,
-        text,
-        worker: 0,
-    }
+    (outputs, text)
 }
 
 #[cfg(test)]
