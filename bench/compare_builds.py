@@ -9,6 +9,11 @@ bench/out/ if missing) and its way of measuring a process.
 
     cp target/dist/proctor /tmp/proctor-before     # build, copy, change, build again
     python3 bench/compare_builds.py /tmp/proctor-before target/dist/proctor --runs 5
+
+With --refunds, the log and tasks of check_bench.py instead (one argument-bound rule,
+`--task-key order`); --no-out leaves out `--out`, as check_bench's default contender does.
+
+    python3 bench/compare_builds.py /tmp/proctor-before target/dist/proctor --refunds --no-out
 """
 
 from __future__ import annotations
@@ -29,9 +34,21 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, help="passed to proctor grade --jobs")
     parser.add_argument("--out-dir", type=Path, default=grade_bench.BENCH / "out")
+    parser.add_argument("--refunds", action="store_true",
+                        help="grade check_bench.py's refund log (--task-key order)")
+    parser.add_argument("--no-out", action="store_true", help="write no result lines")
     args = parser.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    log, tasks_yaml, _ = grade_bench.generate(args.out_dir, args.lines, args.seed)
+    extra: list[str] = []
+    if args.refunds:
+        import check_bench
+
+        log = check_bench.generate(args.out_dir, args.lines, args.seed)
+        tasks_yaml = args.out_dir / "refund_tasks.yaml"
+        check_bench.write_tasks(tasks_yaml)
+        extra = ["--task-key", "order"]
+    else:
+        log, tasks_yaml, _ = grade_bench.generate(args.out_dir, args.lines, args.seed)
     results = args.out_dir / "compare_results.jsonl"
     samples: dict[int, list[dict]] = {i: [] for i in range(len(args.binaries))}
     for round_ in range(args.runs):
@@ -39,8 +56,10 @@ def main() -> int:
             results.unlink(missing_ok=True)
             command = [
                 str(binary), "grade", "--tasks", str(tasks_yaml), "--outcomes", str(log),
-                "--out", str(results), "--format", "json",
+                "--format", "json", *extra,
             ]  # fmt: skip
+            if not args.no_out:
+                command += ["--out", str(results)]
             if args.jobs:
                 command += ["--jobs", str(args.jobs)]
             run = grade_bench.measure(command, args.out_dir / "compare_stdout.txt")
