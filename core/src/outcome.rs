@@ -18,6 +18,7 @@ pub use read::{Extra, NotAnObject, OutcomeSeed, ReadOutcome};
 pub use source::TrajectorySource;
 
 use crate::compact_json::CompactJson;
+use crate::short_text::same_text;
 pub use compact_str::CompactString;
 use read::RawFields;
 use serde::de::DeserializeSeed;
@@ -283,14 +284,8 @@ impl Outcome {
 
     /// True when the agent used `tool` at least once.
     pub fn used_tool(&self, tool: &str) -> bool {
-        self.tools_used
-            .iter()
-            .flatten()
-            .any(|t| crate::short_text::same_text(t, tool))
-            || self
-                .trajectory
-                .iter()
-                .any(|s| crate::short_text::same_text(&s.tool, tool))
+        self.tools_used.iter().flatten().any(|t| same_text(t, tool))
+            || self.trajectory.iter().any(|s| same_text(&s.tool, tool))
     }
 
     /// The tools the agent used, as a result line lists them: those it listed, else each
