@@ -40,6 +40,17 @@ pub fn starts_with_bytes(text: &[u8], prefix: &[u8]) -> bool {
         .is_some_and(|start| same_bytes(start, prefix))
 }
 
+/// A text looked up in a map whose keys are `String`s, compared by [`same_text`]. It
+/// hashes as the `String` of the same text does.
+#[derive(Debug, Clone, Copy, Hash)]
+pub struct ShortKey<'a>(pub &'a str);
+
+impl hashbrown::Equivalent<String> for ShortKey<'_> {
+    fn equivalent(&self, key: &String) -> bool {
+        same_text(self.0, key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +71,22 @@ mod tests {
         let b = format!("{}y", "x".repeat(39));
         assert!(!same_text(&a, &b));
         assert!(same_text(&a, &a.clone()));
+    }
+
+    #[test]
+    fn a_short_key_finds_the_string_key_of_the_same_text() {
+        let mut map: hashbrown::HashMap<String, usize, crate::fast_hash::FastBuild> =
+            hashbrown::HashMap::default();
+        for (at, id) in ["", "a", "refund_A1", &"x".repeat(40)]
+            .into_iter()
+            .enumerate()
+        {
+            map.insert(id.to_owned(), at);
+        }
+        assert_eq!(map.get(&ShortKey("")), Some(&0));
+        assert_eq!(map.get(&ShortKey("refund_A1")), Some(&2));
+        assert_eq!(map.get(&ShortKey(&"x".repeat(40))), Some(&3));
+        assert_eq!(map.get(&ShortKey("refund_A2")), None);
     }
 
     proptest! {

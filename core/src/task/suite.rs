@@ -5,8 +5,9 @@ use super::error::{Place, TaskError};
 use super::load::{SourceFile, load_file, task_files};
 use super::model::Task;
 use crate::fast_hash::FastBuild;
+use crate::short_text::ShortKey;
+use hashbrown::HashMap;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
@@ -77,7 +78,7 @@ impl Suite {
     /// The task `id` with its position in [`Suite::tasks`], by which a caller can keep
     /// counts per task without looking the id up again.
     pub fn find(&self, id: &str) -> Option<(usize, &Task)> {
-        self.index.get(id).map(|&i| (i, &self.tasks[i]))
+        self.index.get(&ShortKey(id)).map(|&i| (i, &self.tasks[i]))
     }
 }
 
