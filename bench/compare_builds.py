@@ -23,6 +23,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import check_bench
 import grade_bench
 
 
@@ -41,8 +42,6 @@ def main() -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     extra: list[str] = []
     if args.refunds:
-        import check_bench
-
         log = check_bench.generate(args.out_dir, args.lines, args.seed)
         tasks_yaml = args.out_dir / "refund_tasks.yaml"
         check_bench.write_tasks(tasks_yaml)
