@@ -106,11 +106,21 @@ impl CheckSink for Collect<'_, '_> {
         if !keep {
             return;
         }
-        let failed = failed.map(|make| make());
-        if gating && let Some(failed) = &failed {
-            self.reasons.push(failed.reason.clone());
+        let mut failed = failed.map(|make| make());
+        if gating && let Some(failed) = &mut failed {
             self.judge_undecided |=
                 category == GateCategory::Rubric && failed.reason.starts_with("judge error:");
+            // A summary reads a failed check for its detail or its category alone: one
+            // that repeats a reason without detail, outside `safety`, gives it nothing,
+            // and its reason is moved rather than copied.
+            if self.kept == Kept::ForSummary
+                && failed.detail.is_none()
+                && category != GateCategory::Safety
+            {
+                self.reasons.push(std::mem::take(&mut failed.reason));
+                return;
+            }
+            self.reasons.push(failed.reason.clone());
         }
         let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
         let detail = detail.flatten();

@@ -262,12 +262,7 @@ impl SummaryBuilder {
         // Money and token sums never panic or saturate: an impossible amount is
         // remembered with its row, and the summary refuses to finish.
         let steps_fit = line.passed != Some(true) || add_count(&mut self.success_steps, line.steps);
-        let fits = steps_fit
-            & add_usd(&mut self.spend_usd, line.cost.usd)
-            & add_usd(&mut self.agent_usd, line.cost.agent_usd)
-            & add_usd(&mut self.judge_usd, line.cost.judge_usd)
-            & add_count(&mut self.tokens, line.cost.tokens)
-            & add_count(&mut self.unpriced_calls, line.cost.unpriced_calls);
+        let fits = steps_fit & self.add_cost(line.cost);
         if !fits && self.overflow.is_none() {
             let label = line
                 .label
@@ -288,6 +283,23 @@ impl SummaryBuilder {
             self.correctness_sum += c;
             self.correctness_count += 1;
         }
+    }
+
+    /// Adds a line's cost to the totals; false when a total would not fit. Most logged
+    /// lines carry no usage, and their cost adds nothing: it is not taken apart.
+    #[inline]
+    fn add_cost(&mut self, cost: &Cost) -> bool {
+        let nothing = cost.usd.is_none()
+            && cost.agent_usd.is_none()
+            && cost.judge_usd.is_none()
+            && cost.tokens == 0
+            && cost.unpriced_calls == 0;
+        nothing
+            || add_usd(&mut self.spend_usd, cost.usd)
+                & add_usd(&mut self.agent_usd, cost.agent_usd)
+                & add_usd(&mut self.judge_usd, cost.judge_usd)
+                & add_count(&mut self.tokens, cost.tokens)
+                & add_count(&mut self.unpriced_calls, cost.unpriced_calls)
     }
 }
 
