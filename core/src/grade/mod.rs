@@ -43,9 +43,10 @@ pub struct Grade {
 pub enum Kept {
     /// The checks a result line records ([`CheckResult::on_record`]).
     OnRecord,
-    /// Only what a summary reads of them: the gating checks that failed (each reason's
-    /// detail) and the failed `safety` checks. Checks outside the gate that failed for
-    /// another category are not spelled out at all (`grade` without `--out`).
+    /// Only what a summary reads of them: the gating checks that failed with a detail
+    /// (each reason's; one repeating a reason without it is left out) and the failed
+    /// `safety` checks. Checks outside the gate that failed for another category are not
+    /// spelled out at all (`grade` without `--out`).
     ForSummary,
 }
 
