@@ -18,14 +18,16 @@ pub struct AttemptCounter {
 
 impl AttemptCounter {
     /// The attempt of a line of the task at `slot` in the suite; counting the same given
-    /// attempt twice changes nothing.
+    /// attempt twice changes nothing. After the largest number a log can give, an
+    /// unnumbered line repeats it, as a line that gives an attempt twice does, rather than
+    /// wrapping round to attempt 0.
     pub fn resolve(&mut self, slot: usize, given: Option<u64>) -> u64 {
         if self.next.len() <= slot {
             self.next.resize(slot + 1, 0);
         }
         let next = &mut self.next[slot];
         let attempt = given.unwrap_or(*next);
-        *next = (*next).max(attempt + 1);
+        *next = (*next).max(attempt.saturating_add(1));
         attempt
     }
 }
@@ -144,5 +146,28 @@ impl Sink {
             ledger.commit()?;
         }
         Ok((self.summary, self.problems))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unnumbered_lines_follow_the_highest_attempt_of_their_task() {
+        let mut attempts = AttemptCounter::default();
+        let numbered: Vec<u64> = [(0, None), (1, Some(4)), (0, None), (1, None), (0, Some(0))]
+            .into_iter()
+            .map(|(slot, given)| attempts.resolve(slot, given))
+            .collect();
+        assert_eq!(numbered, [0, 4, 1, 5, 0]);
+    }
+
+    #[test]
+    fn after_the_largest_attempt_an_unnumbered_line_repeats_it_rather_than_wrapping() {
+        let mut attempts = AttemptCounter::default();
+        assert_eq!(attempts.resolve(0, Some(u64::MAX)), u64::MAX);
+        assert_eq!(attempts.resolve(0, None), u64::MAX);
+        assert_eq!(attempts.resolve(0, None), u64::MAX);
     }
 }
