@@ -150,7 +150,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     );
     let summary = summary
         .finish(args.summary.k)
-        .context("cannot compute pass@k")?;
+        .context("cannot summarise the results")?;
     let title = format!("judge {}", args.results.display());
     render::print_scorecards(args.format, &title, &summary)?;
     ResultsFile::new(Some(&args.results), None)?.write_page(

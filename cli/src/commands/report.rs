@@ -73,7 +73,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         let scorecards = cards
             .builder
             .finish(args.summary.k)
-            .context("cannot compute pass@k")?;
+            .context("cannot summarise the results")?;
         let title = if several {
             format!("{title} (task digest {})", short(&cards.digest))
         } else {

@@ -401,7 +401,7 @@ async fn execute(
     }
     let summary = summary
         .finish(args.summary.k)
-        .context("cannot compute pass@k")?;
+        .context("cannot summarise the results")?;
     let title = format!("run {}", args.tasks.display());
     render::print_scorecards(args.format, &title, &summary)?;
     results.write_page(

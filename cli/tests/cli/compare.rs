@@ -572,7 +572,7 @@ fn overflowing_costs_and_tokens_exit_2_naming_file_and_row() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains(&format!(
-            "NEW {}: task `a` attempt 1: its cost or token count makes the total overflow",
+            "NEW {}: task `a` attempt 1: its cost, token or step count makes the total overflow",
             money.display()
         )),
         "{}",
@@ -591,7 +591,7 @@ fn overflowing_costs_and_tokens_exit_2_naming_file_and_row() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains(&format!(
-            "OLD {}: the sum over tasks up to task `b`: its cost or token count makes the total overflow",
+            "OLD {}: the sum over tasks up to task `b`: its cost, token or step count makes the total overflow",
             tokens.display()
         )),
         "{}",

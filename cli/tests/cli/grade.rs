@@ -326,6 +326,61 @@ fn k_larger_than_attempts_is_an_error() {
     assert_eq!(s["k"], 2);
 }
 
+/// A log may give any attempt and step count: the largest attempt leaves no number for an
+/// unnumbered line after it, and steps too many to sum make the summary refuse, naming the
+/// attempt that overflowed and what did.
+#[test]
+fn attempts_and_steps_at_the_limit_of_their_numbers_are_reported_not_wrapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- {id: t, input: x, max_tool_calls: 5}\n",
+    );
+    let max = u64::MAX;
+    // Two lines of task `t`, the first with `field` at the largest number.
+    let log = |field: &str, second: &str| {
+        let text = format!(
+            "{{\"task\": \"t\", \"status\": \"final\", \"{field}\": {max}}}\n\
+             {{\"task\": \"t\", \"status\": \"final\"{second}}}\n"
+        );
+        write(dir.path(), &format!("{field}.jsonl"), &text)
+    };
+    let grade = |log: &Path, extra: &[&Path]| {
+        run(proctor()
+            .args(["grade", "--tasks"])
+            .arg(&tasks)
+            .arg("--outcomes")
+            .arg(log)
+            .args(extra))
+    };
+
+    let out_file = dir.path().join("out.jsonl");
+    let out = grade(&log("attempt", ""), &[Path::new("--out"), &out_file]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let attempts: Vec<u64> = std::fs::read_to_string(&out_file)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["attempt"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(attempts, [max, max]);
+
+    let out = grade(&log("steps", ", \"steps\": 1"), &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "cannot summarise the results: task `t` attempt 1: its cost, token or step count \
+             makes the total overflow"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn missing_files_are_bad_input() {
     let out = run(proctor().args([

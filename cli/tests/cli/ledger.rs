@@ -441,7 +441,7 @@ fn overflowing_costs_and_tokens_exit_2_naming_the_row() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr
-            .contains("task `t` attempt 1: its cost or token count makes the total overflow"),
+            .contains("task `t` attempt 1: its cost, token or step count makes the total overflow"),
         "{}",
         out.stderr
     );

@@ -52,9 +52,9 @@ pub enum CompareError {
         old_tasks: String,
         new_tasks: String,
     },
-    /// A cost or token count no real run reaches made a total overflow.
+    /// A cost, token or step count no real run reaches made a total overflow.
     #[error(
-        "{side} {file}: {at}: its cost or token count makes the total overflow; the result is corrupt"
+        "{side} {file}: {at}: its cost, token or step count makes the total overflow; the result is corrupt"
     )]
     Overflow {
         side: Side,

@@ -302,7 +302,7 @@ mod tests {
         let err = b.add(&costly).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "OLD old.jsonl: task `a` attempt 1: its cost or token count makes the total overflow; the result is corrupt"
+            "OLD old.jsonl: task `a` attempt 1: its cost, token or step count makes the total overflow; the result is corrupt"
         );
         let mut tokens = line("b", 0, None, Some(false));
         tokens.cost.tokens = u64::MAX;

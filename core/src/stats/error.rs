@@ -12,7 +12,7 @@ pub enum StatsError {
     /// Counts from a corrupt or mis-joined log: more passes than attempts.
     #[error("{c} successes is more than the {n} attempts of a task")]
     SuccessesExceedTrials { c: u64, n: u64 },
-    /// A result's cost or token count made a total overflow: no real run spends that.
-    #[error("{0}: its cost or token count makes the total overflow; the result is corrupt")]
+    /// A result's cost, token or step count made a total overflow: no real run reaches that.
+    #[error("{0}: its cost, token or step count makes the total overflow; the result is corrupt")]
     Overflow(String),
 }

@@ -353,7 +353,7 @@ mod tests {
         let error = builder.finish(None).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "task `t` attempt 1 of agent `a`: its cost or token count makes the total overflow; the result is corrupt"
+            "task `t` attempt 1 of agent `a`: its cost, token or step count makes the total overflow; the result is corrupt"
         );
     }
 

@@ -112,7 +112,7 @@ fn finish(
     graded?;
     let summary = summary
         .finish(args.summary.k)
-        .context("cannot compute pass@k")?;
+        .context("cannot summarise the results")?;
     render::print_scorecards(args.format, &title, &summary)?;
     results.write_page(
         title,
