@@ -2,7 +2,8 @@
 //!
 //! The log is read in chunks of whole lines, so memory stays flat however large it is and
 //! chunks can be graded on several threads. A bad line is reported with its number and
-//! skipped.
+//! skipped, and so is a line longer than [`MAX_LINE_BYTES`], which is not even held: a
+//! file without newlines (a binary, `/dev/zero`) would otherwise fill the memory.
 
 use proctor_core::outcome::{Extra, NotAnObject, Outcome, OutcomeSeed, kind_of};
 use proctor_ledger::time::TIME_KEYS;
@@ -11,6 +12,11 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// A line longer than this (by at least the block being read) is reported and skipped,
+/// not read: no logger writes one, and reading it whole would hold all of it (and its
+/// parse) at once.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// One readable outcome line.
 #[derive(Debug)]
@@ -123,6 +129,9 @@ pub struct Chunk {
     pub data: Vec<u8>,
     /// How many lines `data` holds, blank ones included.
     pub line_count: usize,
+    /// The numbers of the lines longer than [`MAX_LINE_BYTES`], each left out of `data`
+    /// but for its newline (an empty line in its place).
+    pub cut: Vec<usize>,
 }
 
 impl Chunk {
@@ -130,6 +139,17 @@ impl Chunk {
     /// rather than line by line (the lines of a valid chunk are then valid).
     pub fn text(&self) -> Option<&str> {
         simdutf8::basic::from_utf8(&self.data).ok()
+    }
+
+    /// The message for line `number`, of text `bytes`, when it is one that was too long
+    /// to read; `log` names the log.
+    pub fn cut_line(&self, number: usize, bytes: &[u8], log: &str) -> Option<String> {
+        (bytes.is_empty() && self.cut.contains(&number)).then(|| {
+            format!(
+                "{log}:{number}: line longer than {} MiB",
+                MAX_LINE_BYTES >> 20
+            )
+        })
     }
 
     /// Each line with its number, newline removed.
@@ -164,6 +184,8 @@ pub struct OutcomeLog {
     next_line: usize,
     /// What was read after the last whole line of the last chunk: the start of a line.
     carry: Vec<u8>,
+    /// The longest line read: [`MAX_LINE_BYTES`] but in tests.
+    max_line: usize,
 }
 
 impl OutcomeLog {
@@ -175,6 +197,7 @@ impl OutcomeLog {
             file,
             next_line: 1,
             carry: Vec::new(),
+            max_line: MAX_LINE_BYTES,
         })
     }
 
@@ -199,20 +222,43 @@ impl OutcomeLog {
         let mut ended = false;
         // Bytes already searched for a newline, so a long line is not searched again.
         let mut searched = 0;
+        // Where the line that has no newline yet starts.
+        let mut line_start = 0;
+        let mut cut = Vec::new();
         let whole = loop {
+            let last_end = memchr::memrchr(b'\n', &buffer[searched..]).map(|at| searched + at + 1);
+            if let Some(end) = last_end {
+                line_start = end;
+            }
             if buffer.len() >= bytes
-                && let Some(last) = memchr::memrchr(b'\n', &buffer[searched..])
+                && let Some(end) = last_end
             {
-                break searched + last + 1;
+                break end;
             }
             if ended {
                 break buffer.len();
             }
-            searched = buffer.len();
-            ended = self.read_into(&mut buffer, bytes)? == 0;
+            if buffer.len() - line_start > self.max_line {
+                // The line is dropped but for its newline, and the rest of it passed over.
+                let newlines = memchr::memchr_iter(b'\n', &buffer[..line_start]).count();
+                cut.push(self.next_line + newlines);
+                buffer.truncate(line_start);
+                buffer.push(b'\n');
+                line_start = buffer.len();
+                ended = self.skip_rest_of_line(&mut buffer, bytes)?;
+            } else {
+                searched = buffer.len();
+                ended = self.read_into(&mut buffer, bytes)? == 0;
+                continue;
+            }
+            searched = line_start;
         };
         self.carry.extend_from_slice(&buffer[whole..]);
         buffer.truncate(whole);
+        if !cut.is_empty() {
+            // The room a cut line took is given back rather than kept for later chunks.
+            buffer.shrink_to(bytes.max(buffer.len()));
+        }
         if buffer.is_empty() {
             return Ok(None);
         }
@@ -224,7 +270,24 @@ impl OutcomeLog {
             first_line,
             data: buffer,
             line_count,
+            cut,
         }))
+    }
+
+    /// Reads past the next newline in blocks of `bytes`, appending what follows it to
+    /// `buffer`; true when the log ends first.
+    fn skip_rest_of_line(&mut self, buffer: &mut Vec<u8>, bytes: usize) -> anyhow::Result<bool> {
+        let mut block = Vec::with_capacity(bytes);
+        loop {
+            block.clear();
+            if self.read_into(&mut block, bytes)? == 0 {
+                return Ok(true);
+            }
+            if let Some(at) = memchr::memchr(b'\n', &block) {
+                buffer.extend_from_slice(&block[at + 1..]);
+                return Ok(false);
+            }
+        }
     }
 
     /// Appends up to `bytes` more of the log to `buffer` (into its spare room, which is
@@ -399,6 +462,7 @@ mod tests {
             first_line: 1,
             data: data.to_vec(),
             line_count: 2,
+            cut: Vec::new(),
         };
         let valid = "{\"task\":\"caf\u{e9}\"}\n{\"task\":\"b\"}\n";
         assert_eq!(chunk(valid.as_bytes()).text(), Some(valid));
@@ -460,6 +524,62 @@ mod tests {
     }
 
     #[test]
+    fn a_line_longer_than_the_longest_read_is_cut_to_an_empty_line_and_named() {
+        let max_line = 10;
+        let long = "x".repeat(25);
+        for text in [
+            format!("a\n{long}\nb\n"),
+            format!("{long}{long}{long}"),
+            format!("{}\n{long}\n\n{long}\nc", "y".repeat(max_line)),
+            format!("{long}\n{long}\n"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("log.jsonl");
+            std::fs::write(&path, &text).unwrap();
+            let body = text.strip_suffix('\n').unwrap_or(&text);
+            let expected: Vec<(usize, String)> = body
+                .split('\n')
+                .enumerate()
+                .map(|(at, line)| {
+                    (
+                        at + 1,
+                        if line.len() > max_line { "" } else { line }.to_owned(),
+                    )
+                })
+                .collect();
+            let expected_cut: Vec<usize> = body
+                .split('\n')
+                .enumerate()
+                .filter(|(_, line)| line.len() > max_line)
+                .map(|(at, _)| at + 1)
+                .collect();
+            // A line is cut once what was read of it passes the limit before its end: so
+            // always when it is longer than the limit and one block more.
+            for bytes in [1, 3, 8] {
+                let mut log = OutcomeLog::open(&path).unwrap();
+                log.max_line = max_line;
+                let (mut lines, mut cut, mut messages) =
+                    (Vec::new(), Vec::<usize>::new(), Vec::new());
+                while let Some(chunk) = log.next_chunk(bytes, Vec::new()).unwrap() {
+                    assert!(chunk.data.len() <= 3 * bytes + max_line, "{text:?}");
+                    for (number, line) in chunk.lines() {
+                        messages.extend(chunk.cut_line(number, line, "log"));
+                        lines.push((number, String::from_utf8(line.to_vec()).unwrap()));
+                    }
+                    cut.extend(&chunk.cut);
+                }
+                assert_eq!(lines, expected, "{text:?} in chunks of {bytes}");
+                assert_eq!(cut, expected_cut, "{text:?} in chunks of {bytes}");
+                let named: Vec<String> = expected_cut
+                    .iter()
+                    .map(|n| format!("log:{n}: line longer than 64 MiB"))
+                    .collect();
+                assert_eq!(messages, named);
+            }
+        }
+    }
+
+    #[test]
     fn a_chunk_gives_each_line_with_its_number() {
         let lines = |first_line: usize, data: &[u8]| {
             let chunk = Chunk {
@@ -467,6 +587,7 @@ mod tests {
                 data: data.to_vec(),
                 line_count: data.iter().filter(|&&b| b == b'\n').count()
                     + usize::from(data.last().is_some_and(|&b| b != b'\n')),
+                cut: Vec::new(),
             };
             chunk
                 .lines()

@@ -60,7 +60,8 @@ async fn read_judge_write<'g>(
     let mut text = Vec::new();
     while let Some(chunk) = log.next_chunk(CHUNK_BYTES, Vec::new())? {
         for (number, bytes) in chunk.lines() {
-            let Some(read) = grader.read(bytes, number) else {
+            let cut = chunk.cut_line(number, bytes, &grader.log_name);
+            let Some(read) = cut.map(Err).or_else(|| grader.read(bytes, number)) else {
                 continue;
             };
             pending.push_back(match read {

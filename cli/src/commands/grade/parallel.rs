@@ -327,6 +327,10 @@ fn grade_chunk(
     while numbered.peek().is_some() {
         // Read: each line into its own buffer, in order.
         for (buffer, (number, bytes)) in lines.iter_mut().zip(numbered.by_ref()) {
+            if let Some(message) = chunk.cut_line(number, bytes, &grader.log_name) {
+                batch.push(Some(Err(message)));
+                continue;
+            }
             let read = match text_of_chunk {
                 Some(whole) => {
                     let start = bytes.as_ptr() as usize - chunk.data.as_ptr() as usize;

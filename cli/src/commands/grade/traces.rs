@@ -10,7 +10,7 @@
 use super::line::{LineGrader, LineOutput, ReadLine, unjudged};
 use super::sink::Sink;
 use crate::judging::{Judged, Seeds, judge_failure, judge_run};
-use crate::outcome_log::OutcomeRecord;
+use crate::outcome_log::{MAX_LINE_BYTES, OutcomeRecord};
 use anyhow::Context;
 use proctor_core::outcome::Status;
 use proctor_core::trace::{ClosedTrace, TraceGrouper, evidence, read_document};
@@ -20,8 +20,6 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-/// A line longer than this is reported, not read: no exporter writes one.
-const MAX_LINE_BYTES: usize = 64 << 20;
 /// A single document (not JSON lines) is read whole, up to this size.
 const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 
