@@ -206,7 +206,8 @@ impl OutcomeLog {
     }
 
     /// The next lines, at least `bytes` of them unless the log ends first (a longer line
-    /// is taken whole), read into `buffer` (emptied first); `None` at the end of the log.
+    /// is taken whole, unless it is too long to read: then it is cut, see
+    /// [`Chunk::cut`]), read into `buffer` (emptied first); `None` at the end of the log.
     ///
     /// The log is read in blocks and cut after the last newline of a block, not line by
     /// line: the line ends are found by the workers, which look for them anyway.
