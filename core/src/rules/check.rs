@@ -51,6 +51,8 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
         if same_text(&step.tool, tool) {
             let satisfied = match same {
                 None => required_seen,
+                // No earlier call could be compared: nothing to look up in this one.
+                Some(_) if required_args.is_empty() => false,
                 // Args written exactly as those of an earlier comparable call compare
                 // equal whatever is compared: no key needs to be looked up.
                 Some(_)
