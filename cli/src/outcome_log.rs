@@ -5,7 +5,7 @@
 //! skipped, and so is a line longer than [`MAX_LINE_BYTES`], which is not even held: a
 //! file without newlines (a binary, `/dev/zero`) would otherwise fill the memory.
 
-use proctor_core::outcome::{Extra, NotAnObject, Outcome, OutcomeSeed, kind_of};
+use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeSeed, kind_of};
 use proctor_ledger::time::TIME_KEYS;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -313,6 +313,8 @@ impl OutcomeLog {
 #[derive(Debug)]
 pub struct LineKeys {
     keys: Vec<String>,
+    /// Made once for the log rather than once a line.
+    filter: KeyFilter,
     custom_task_key: bool,
 }
 
@@ -322,13 +324,14 @@ impl LineKeys {
             Some(key) => vec![key],
             None => vec!["task", "task_id"],
         };
-        let keys = task_keys
+        let keys: Vec<String> = task_keys
             .into_iter()
             .chain(["attempt", "run"])
             .chain(TIME_KEYS)
             .map(str::to_owned)
             .collect();
         LineKeys {
+            filter: KeyFilter::of(&keys),
             keys,
             custom_task_key: task_key.is_some(),
         }
@@ -346,7 +349,9 @@ fn read_line<'l>(
     buffer: &mut LineBuffer,
 ) -> Result<LineHead<'l>, String> {
     let LineBuffer { outcome, extras } = buffer;
-    let read = match OutcomeSeed::new(&keys.keys).read_str_into(text, outcome, extras) {
+    let read = match OutcomeSeed::with_filter(&keys.keys, keys.filter)
+        .read_str_into(text, outcome, extras)
+    {
         Ok(Ok(read)) => read,
         Ok(Err(NotAnObject(kind))) => return Err(format!("expected a JSON object, found {kind}")),
         Err(e) => return Err(format!("invalid JSON: {e}")),

@@ -14,7 +14,7 @@ mod source;
 mod steps;
 mod usage;
 
-pub use read::{Extra, NotAnObject, OutcomeSeed, ReadOutcome};
+pub use read::{Extra, KeyFilter, NotAnObject, OutcomeSeed, ReadOutcome};
 pub use source::TrajectorySource;
 
 use crate::compact_json::CompactJson;

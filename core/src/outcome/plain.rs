@@ -14,7 +14,7 @@
 //! refused and explained exactly as before, only faster when it is plain. A key given twice
 //! keeps its last value, as in the general reader.
 
-use super::read::{Extra, Field, RawFields, ReadOutcome, extra_bits, field_of};
+use super::read::{Extra, Field, KeyFilter, RawFields, ReadOutcome, extra_bits, field_of};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
 use super::{CompactString, Outcome, OutcomeError, Step};
@@ -38,10 +38,14 @@ const MAX_DIGITS: usize = 18;
 
 /// Reads `text` as an outcome with the values of `extra_keys`, or `None` when the line
 /// is not plain (see the module docs).
-pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<ReadOutcome> {
+pub(super) fn read_plain<S: AsRef<str>>(
+    text: &str,
+    extra_keys: &[S],
+    filter: KeyFilter,
+) -> Option<ReadOutcome> {
     let mut outcome = Outcome::default();
     let mut spans = Vec::new();
-    let read = read_plain_into(text, extra_keys, &mut outcome, &mut spans)?;
+    let read = read_plain_into(text, extra_keys, filter, &mut outcome, &mut spans)?;
     let extras = spans
         .iter()
         .map(|extra| match extra {
@@ -60,6 +64,7 @@ pub(super) fn read_plain<S: AsRef<str>>(text: &str, extra_keys: &[S]) -> Option<
 pub(super) fn read_plain_into<S: AsRef<str>>(
     text: &str,
     extra_keys: &[S],
+    filter: KeyFilter,
     outcome: &mut Outcome,
     extras: &mut Vec<Option<Extra>>,
 ) -> Option<Result<(), OutcomeError>> {
@@ -82,7 +87,7 @@ pub(super) fn read_plain_into<S: AsRef<str>>(
             let key = scanner.string()?;
             scanner.expect(b':')?;
             let field = field_of(&key);
-            let extra_bits = extra_bits(extra_keys, &key);
+            let extra_bits = extra_bits(extra_keys, filter, &key);
             if extra_bits == 0 {
                 scanner.field(field, &mut fields, steps)?;
             } else {
@@ -556,7 +561,8 @@ mod tests {
     }
 
     fn plain(text: &str, extras: &[&str]) -> Option<String> {
-        read_plain(text, extras).map(|read| format!("{:?} {:?}", read.outcome, read.extras))
+        read_plain(text, extras, KeyFilter::of(extras))
+            .map(|read| format!("{:?} {:?}", read.outcome, read.extras))
     }
 
     #[test]

@@ -29,6 +29,36 @@ use std::ops::Range;
 #[derive(Debug, Clone, Copy)]
 pub struct OutcomeSeed<'k, S> {
     extra_keys: &'k [S],
+    filter: KeyFilter,
+}
+
+/// A set of keys as 64 bits, one for each key's length and first byte: a key whose bit is
+/// not set is none of them. Most keys of a line are outcome fields, not the extra keys
+/// asked for, and are turned away by one test instead of a comparison with each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyFilter(u64);
+
+impl KeyFilter {
+    /// The filter that lets every one of `keys` through.
+    #[must_use]
+    pub fn of<S: AsRef<str>>(keys: &[S]) -> Self {
+        KeyFilter(
+            keys.iter()
+                .fold(0, |bits, key| bits | Self::bit(key.as_ref())),
+        )
+    }
+
+    #[inline]
+    fn bit(key: &str) -> u64 {
+        let first = key.as_bytes().first().copied().unwrap_or(0);
+        1 << (key.len().wrapping_mul(31).wrapping_add(usize::from(first)) % 64)
+    }
+
+    /// False when `key` is none of the filter's keys; true when it may be one.
+    #[inline]
+    fn may_hold(self, key: &str) -> bool {
+        self.0 & Self::bit(key) != 0
+    }
 }
 
 /// An outcome as read, with the caller's extra fields.
@@ -86,17 +116,24 @@ impl<'k, S: AsRef<str>> OutcomeSeed<'k, S> {
     /// A reader that also returns the values of `extra_keys` (at most 64). A key may be
     /// an outcome field too (`--task-key status`); it is then read as both.
     pub fn new(extra_keys: &'k [S]) -> Self {
+        Self::with_filter(extra_keys, KeyFilter::of(extra_keys))
+    }
+
+    /// [`OutcomeSeed::new`] with the filter of `extra_keys` made once, by
+    /// [`KeyFilter::of`] on the same keys, for a caller that reads many lines.
+    pub fn with_filter(extra_keys: &'k [S], filter: KeyFilter) -> Self {
         assert!(
             extra_keys.len() <= MAX_EXTRA_KEYS,
             "at most {MAX_EXTRA_KEYS} extra keys"
         );
-        OutcomeSeed { extra_keys }
+        debug_assert_eq!(filter, KeyFilter::of(extra_keys), "a filter of other keys");
+        OutcomeSeed { extra_keys, filter }
     }
 
     /// Reads one JSON document (a log line). Trailing text after the value is an error,
     /// as it is for `serde_json::from_str`.
     pub fn read_str(self, text: &str) -> serde_json::Result<Result<ReadOutcome, NotAnObject>> {
-        if let Some(read) = read_plain(text, self.extra_keys) {
+        if let Some(read) = read_plain(text, self.extra_keys, self.filter) {
             return Ok(Ok(read));
         }
         let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -115,7 +152,7 @@ impl<'k, S: AsRef<str>> OutcomeSeed<'k, S> {
         outcome: &mut Outcome,
         extras: &mut Vec<Option<Extra>>,
     ) -> serde_json::Result<Result<Result<(), OutcomeError>, NotAnObject>> {
-        if let Some(read) = read_plain_into(text, self.extra_keys, outcome, extras) {
+        if let Some(read) = read_plain_into(text, self.extra_keys, self.filter, outcome, extras) {
             return Ok(Ok(read));
         }
         let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -149,7 +186,7 @@ impl<'de, S: AsRef<str>> Visitor<'de> for OutcomeSeed<'_, S> {
         let mut extras = vec![None; self.extra_keys.len()];
         // A repeated key keeps its last value, as a parsed JSON object would.
         while let Some((field, bits)) = map.next_key_seed(KeySeed(|key: &str| {
-            (field_of(key), extra_bits(self.extra_keys, key))
+            (field_of(key), extra_bits(self.extra_keys, self.filter, key))
         }))? {
             if bits == 0 {
                 match field {
@@ -232,8 +269,12 @@ pub(super) struct RawFields {
     pub error: Option<Value>,
 }
 
-/// The extra keys that `key` is, as bits.
-pub(super) fn extra_bits<S: AsRef<str>>(extra_keys: &[S], key: &str) -> u64 {
+/// The extra keys that `key` is, as bits; `filter` is theirs.
+#[inline]
+pub(super) fn extra_bits<S: AsRef<str>>(extra_keys: &[S], filter: KeyFilter, key: &str) -> u64 {
+    if !filter.may_hold(key) {
+        return 0;
+    }
     extra_keys
         .iter()
         .enumerate()
@@ -317,6 +358,32 @@ mod tests {
     use super::*;
     use crate::outcome::{AgentError, Status, Step};
     use serde_json::json;
+
+    #[test]
+    fn a_key_filter_lets_its_own_keys_through_and_turns_most_others_away() {
+        let keys = [
+            "order",
+            "attempt",
+            "run",
+            "timestamp",
+            "recorded_at",
+            "started_at",
+        ];
+        let filter = KeyFilter::of(&keys);
+        for key in keys {
+            assert!(filter.may_hold(key), "{key}");
+        }
+        let others = ["trajectory", "status", "answer", "usage", "steps", "error"];
+        assert!(others.iter().filter(|key| filter.may_hold(key)).count() <= 1);
+        // A key that shares a bit with one asked for is still compared, not taken for it.
+        let twin = (b'a'..=b'z')
+            .map(|first| format!("{}rder", first as char))
+            .chain((0..64).map(|n| format!("o{}", "x".repeat(n))))
+            .find(|key| key != "order" && filter.may_hold(key))
+            .expect("64 bits hold a collision among 90 keys");
+        assert_eq!(extra_bits(&keys, filter, &twin), 0);
+        assert_eq!(extra_bits(&keys, filter, "run"), 0b100);
+    }
 
     /// Reads a line the fast way, with no extra keys.
     fn read(text: &str) -> Result<Outcome, OutcomeError> {
