@@ -174,6 +174,21 @@ impl Outcome {
     /// trajectory read as [`RawTrajectory::InPlace`] is already in `self.trajectory`.
     /// On an error the outcome holds a mix of old and new values and must be read again.
     fn fill(&mut self, fields: &mut RawFields) -> Result<(), OutcomeError> {
+        if !fields.values_read {
+            // Most logged lines give a trajectory and nothing else kept as a value: there
+            // is no value to check, and no empty slot is moved out.
+            self.status = None;
+            self.answer = None;
+            self.fill_trajectory(fields.trajectory.take())?;
+            self.tool_calls = self.trajectory.len() as u64;
+            self.steps = self.tool_calls;
+            self.tools_used = None;
+            self.fill_usage(fields.usage.take())?;
+            self.error = None;
+            self.trajectory_source = TrajectorySource::Reported;
+            self.uncaptured_args.clear();
+            return Ok(());
+        }
         self.status = match fields.status.take() {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(Status::parse(&s).ok_or_else(|| {
@@ -197,17 +212,7 @@ impl Outcome {
             // Numbers and booleans are answers too ("5", "true"); keep their JSON text.
             Some(other) => Some(other.to_string()),
         };
-        match fields.trajectory.take() {
-            None | Some(RawTrajectory::Null) => self.trajectory.clear(),
-            Some(RawTrajectory::InPlace) => {}
-            Some(RawTrajectory::Steps(steps)) => self.trajectory = steps?,
-            Some(RawTrajectory::NotAList(kind)) => {
-                return Err(OutcomeError::new(
-                    "trajectory",
-                    format!("expected a list of steps, found {kind}"),
-                ));
-            }
-        }
+        self.fill_trajectory(fields.trajectory.take())?;
         let trajectory = &self.trajectory;
         self.tool_calls = match fields.tool_calls.take() {
             None | Some(Value::Null) => trajectory.len() as u64,
@@ -238,17 +243,7 @@ impl Outcome {
                 ));
             }
         };
-        self.usage.clear();
-        match fields.usage.take() {
-            None => {}
-            Some(RawUsage::Objects(items)) => self.usage.extend(items),
-            Some(RawUsage::Other(kind)) => {
-                return Err(OutcomeError::new(
-                    "usage",
-                    format!("expected a usage object or a list of them, found {kind}"),
-                ));
-            }
-        }
+        self.fill_usage(fields.usage.take())?;
         self.error = match fields.error.take() {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(AgentError {
@@ -279,6 +274,38 @@ impl Outcome {
         };
         self.trajectory_source = TrajectorySource::Reported;
         self.uncaptured_args.clear();
+        Ok(())
+    }
+
+    /// The trajectory as read; a list read in place is in `self.trajectory` already.
+    fn fill_trajectory(&mut self, read: Option<RawTrajectory>) -> Result<(), OutcomeError> {
+        match read {
+            None | Some(RawTrajectory::Null) => self.trajectory.clear(),
+            Some(RawTrajectory::InPlace) => {}
+            Some(RawTrajectory::Steps(steps)) => self.trajectory = steps?,
+            Some(RawTrajectory::NotAList(kind)) => {
+                return Err(OutcomeError::new(
+                    "trajectory",
+                    format!("expected a list of steps, found {kind}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The usage objects as read, in place of the last line's.
+    fn fill_usage(&mut self, read: Option<RawUsage>) -> Result<(), OutcomeError> {
+        self.usage.clear();
+        match read {
+            None => {}
+            Some(RawUsage::Objects(items)) => self.usage.extend(items),
+            Some(RawUsage::Other(kind)) => {
+                return Err(OutcomeError::new(
+                    "usage",
+                    format!("expected a usage object or a list of them, found {kind}"),
+                ));
+            }
+        }
         Ok(())
     }
 

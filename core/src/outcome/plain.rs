@@ -161,7 +161,9 @@ impl<'t> Scanner<'t> {
         steps.clear();
         if !self.next_is(b']') {
             loop {
-                steps.push(self.step()?);
+                if !self.compact_pair_step(steps) {
+                    steps.push(self.step()?);
+                }
                 if !self.next_is(b',') {
                     self.expect(b']')?;
                     break;
@@ -173,9 +175,6 @@ impl<'t> Scanner<'t> {
 
     /// One step: an object with a string `tool`, or a pair `[tool, arg]`.
     fn step(&mut self) -> Option<Step> {
-        if let Some(step) = self.compact_pair_step() {
-            return Some(step);
-        }
         if self.next_is(b'[') {
             let tool = CompactString::from(self.string()?);
             self.expect(b',')?;
@@ -242,9 +241,13 @@ impl<'t> Scanner<'t> {
         self.skip_whitespace();
         let start = self.at;
         match *self.text.as_bytes().get(self.at)? {
-            b'"' => {
-                self.string()?;
-            }
+            // A string without escapes (a task id) needs no `Cow` of its text.
+            b'"' => match plain_string(self.text.as_bytes(), self.at) {
+                Some(inner) => self.at += inner.len() + 2,
+                None => {
+                    self.string()?;
+                }
+            },
             b'{' => {
                 self.at += 1;
                 let mut keys: [&str; CHECKED_KEYS] = [""; CHECKED_KEYS];
@@ -306,82 +309,51 @@ impl<'t> Scanner<'t> {
     }
 
     /// A pair step as a program writes it, `["refund",{"order_id":"A1"}]`: a tool name
-    /// without escapes and arguments that [`Scanner::flat_compact_object`] reads, with no
-    /// whitespace. `None`, with nothing read, for any other step.
-    fn compact_pair_step(&mut self) -> Option<Step> {
+    /// without escapes and arguments that [`flat_compact_object_end`] reads, with no
+    /// whitespace. Pushed onto `steps` where it is kept; false, with nothing read, for any
+    /// other step.
+    fn compact_pair_step(&mut self, steps: &mut Vec<Step>) -> bool {
         let bytes = self.text.as_bytes();
         let start = self.at;
-        if bytes.get(start) != Some(&b'[') {
-            return None;
+        if bytes.get(start..start + 2) != Some(b"[\"") {
+            return false;
         }
-        let name = plain_string(bytes, start + 1)?.len();
-        let comma = start + name + 3;
-        if bytes.get(comma) != Some(&b',') {
-            return None;
+        let Some(name_end) = string_stop(bytes, start + 2) else {
+            return false;
+        };
+        // The name's closing quote, then the arguments' opening brace.
+        if bytes.get(name_end..name_end + 3) != Some(b"\",{") {
+            return false;
         }
-        self.at = comma + 1;
-        let step = self.flat_compact_object().and_then(|args| {
-            (bytes.get(self.at) == Some(&b']')).then(|| Step {
-                tool: CompactString::from(&self.text[start + 2..start + 2 + name]),
-                args: CompactJson::from_compact_text(args),
-                error: None,
-                result: None,
-            })
+        let args_start = name_end + 2;
+        let Some(args_end) = flat_compact_object_end(bytes, args_start) else {
+            return false;
+        };
+        if bytes.get(args_end) != Some(&b']') {
+            return false;
+        }
+        steps.push(Step {
+            tool: CompactString::from(&self.text[start + 2..name_end]),
+            args: CompactJson::from_compact_text(&self.text[args_start..args_end]),
+            error: None,
+            result: None,
         });
-        match step {
-            Some(_) => self.at += 1,
-            None => self.at = start,
-        }
-        step
+        self.at = args_end + 1;
+        true
     }
 
     /// The text of an object that is compact already and flat, as most call arguments are
-    /// (`{"order_id":"A1","amount":5}`): string keys and values without escapes, integers
-    /// of at most [`MAX_DIGITS`] digits other than `-0`, literals, at most [`CHECKED_KEYS`]
-    /// keys, none repeated, and no whitespace. Read in one pass without the general
-    /// walk's recursion. `None`, with nothing read, for anything else: [`Scanner::value`]
-    /// then reads it and says whether it is compact.
+    /// (`{"order_id":"A1","amount":5}`), read by [`flat_compact_object_end`]; `None`,
+    /// with nothing read, for anything else: [`Scanner::value`] then reads it and says
+    /// whether it is compact.
     fn flat_compact_object(&mut self) -> Option<&'t str> {
-        let bytes = self.text.as_bytes();
         let start = self.at;
-        if bytes.get(start) != Some(&b'{') {
+        if self.text.as_bytes().get(start) != Some(&b'{') {
             return None;
         }
-        let mut at = start + 1;
-        if bytes.get(at) == Some(&b'}') {
-            self.at = at + 1;
-            return Some(&self.text[start..self.at]);
-        }
-        let mut keys: [&[u8]; CHECKED_KEYS] = [&[]; CHECKED_KEYS];
-        let mut count = 0;
-        loop {
-            let key = plain_string(bytes, at)?;
-            if count == CHECKED_KEYS || keys[..count].contains(&key) {
-                return None;
-            }
-            keys[count] = key;
-            count += 1;
-            at += key.len() + 2;
-            if bytes.get(at) != Some(&b':') {
-                return None;
-            }
-            at += 1;
-            at = match *bytes.get(at)? {
-                b'"' => at + plain_string(bytes, at)?.len() + 2,
-                b't' if bytes[at..].starts_with(b"true") => at + 4,
-                b'f' if bytes[at..].starts_with(b"false") => at + 5,
-                b'n' if bytes[at..].starts_with(b"null") => at + 4,
-                _ => compact_integer_end(bytes, at)?,
-            };
-            match bytes.get(at) {
-                Some(b',') => at += 1,
-                Some(b'}') => {
-                    self.at = at + 1;
-                    return Some(&self.text[start..self.at]);
-                }
-                _ => return None,
-            }
-        }
+        let end = flat_compact_object_end(self.text.as_bytes(), start)?;
+        self.at = end;
+        Some(&self.text[start..end])
     }
 
     /// A string: its text between the quotes when it has no escapes, else the string they
@@ -500,6 +472,70 @@ fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
     (bytes[end] == b'"').then(|| &bytes[at + 1..end])
 }
 
+/// One past the closing brace of the object whose `{` is at `start`, when it is compact
+/// already and flat: string keys and values without escapes, integers of at most
+/// [`MAX_DIGITS`] digits other than `-0`, literals, at most [`CHECKED_KEYS`] keys and no
+/// whitespace. Read in one pass without the general walk's recursion.
+///
+/// Keys are not compared with each other: each sets a bit (from its length and end
+/// bytes), and a key whose bit is set already, repeated or not, gives `None`. The general
+/// walk then compares keys exactly, so the result is the same and only slower for the
+/// rare object with two keys of the same bit.
+fn flat_compact_object_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut at = start + 1;
+    if *bytes.get(at)? == b'}' {
+        return Some(at + 1);
+    }
+    let mut seen = 0u64;
+    let mut count = 0;
+    loop {
+        if *bytes.get(at)? != b'"' {
+            return None;
+        }
+        let key_end = string_stop(bytes, at + 1)?;
+        if bytes.get(key_end..key_end + 2)? != b"\":" {
+            return None;
+        }
+        let bit = key_bit(&bytes[at + 1..key_end]);
+        if seen & bit != 0 || count == CHECKED_KEYS {
+            return None;
+        }
+        seen |= bit;
+        count += 1;
+        at = key_end + 2;
+        at = match *bytes.get(at)? {
+            b'"' => {
+                let end = string_stop(bytes, at + 1)?;
+                if bytes[end] != b'"' {
+                    return None;
+                }
+                end + 1
+            }
+            b't' if bytes[at..].starts_with(b"true") => at + 4,
+            b'f' if bytes[at..].starts_with(b"false") => at + 5,
+            b'n' if bytes[at..].starts_with(b"null") => at + 4,
+            _ => compact_integer_end(bytes, at)?,
+        };
+        match bytes.get(at) {
+            Some(b',') => at += 1,
+            Some(b'}') => return Some(at + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// A key's bit among 64, from its length and its first and last bytes: equal keys have
+/// the same bit.
+#[inline]
+fn key_bit(key: &[u8]) -> u64 {
+    let ends = match key {
+        [] => 0,
+        [first, .., last] => usize::from(*first) ^ (usize::from(*last) << 2),
+        [only] => usize::from(*only),
+    };
+    1 << (key.len().wrapping_mul(31).wrapping_add(ends) % 64)
+}
+
 /// Where the integer that starts at `at` ends, when it is written as serde_json writes
 /// it: at most [`MAX_DIGITS`] digits, no leading zero, not `-0`, and no fraction or
 /// exponent after it.
@@ -566,6 +602,22 @@ mod tests {
     }
 
     #[test]
+    fn keys_of_the_same_bit_are_compared_exactly_before_arguments_are_kept_as_written() {
+        assert_eq!(key_bit(b"order_id"), key_bit(b"id"));
+        let line = r#"{"trajectory":[["refund",{"order_id":"A1","id":"A1"}],["refund",{"id":"A1","id":"A2"}]]}"#;
+        let read = read_plain(line, &[] as &[&str], KeyFilter::of(&[] as &[&str]))
+            .expect("plain")
+            .outcome
+            .expect("an outcome");
+        assert_eq!(
+            read.trajectory[0].args.as_str(),
+            r#"{"order_id":"A1","id":"A1"}"#
+        );
+        // A repeated key keeps its last value, at its first place.
+        assert_eq!(read.trajectory[1].args.as_str(), r#"{"id":"A2"}"#);
+    }
+
+    #[test]
     fn a_program_s_line_is_read_here_as_the_general_reader_reads_it() {
         for line in [
             r#"{"task":"refund_A21","attempt":0,"ts":"2026-03-01T00:00:00Z","status":"gave_up","trajectory":[{"tool":"lookup_order","args":{"order_id":"A21"}},["lookup_order",{"order_id":"A21"}]],"usage":{"provider":"anthropic","model":"claude-sonnet-4-6","input_tokens":8713,"output_tokens":239},"steps":4}"#,
@@ -580,6 +632,8 @@ mod tests {
             r#"{"task":"t","trajectory":[["a",{"k":-5,"b":true,"c":null,"d":"xé","e":0,"f":false}],["b",{}],["c",{"a":-0}],["d",{"a":1,"a":2}]]}"#,
             r#"{"task":"t","trajectory":[["a",{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}],["b",{"a":1.5}],["c",{"a":"\n"}],["d",{"a":[1]}]]}"#,
             r#"{"task":"t","trajectory":[{"tool":"a","args":{"order_id":"A1","n":123456789012345678}},{"tool":"b","args":{"a":{"b":1}}}]}"#,
+            // Two different keys of the same bit: left to the general walk, kept as written.
+            r#"{"task":"t","trajectory":[["refund",{"order_id":"A1","id":"A1"}],["refund",{"id":"A1","id":"A2"}]]}"#,
             // As deep as this reader goes.
             &format!(r#"{{"usage":{}{}}}"#, "[".repeat(32), "]".repeat(32)),
         ] {

@@ -267,6 +267,9 @@ pub(super) struct RawFields {
     pub usage: Option<RawUsage>,
     pub steps: Option<Value>,
     pub error: Option<Value>,
+    /// Whether any slot of [`RawFields::value_slot`] was handed out: without one, the
+    /// outcome has no value to check.
+    pub values_read: bool,
 }
 
 /// The extra keys that `key` is, as bits; `filter` is theirs.
@@ -314,6 +317,7 @@ impl RawFields {
     /// Where a field read as a plain value goes. The trajectory has its own reader and
     /// other keys are not kept, so they have no slot.
     pub(super) fn value_slot(&mut self, field: Field) -> &mut Option<Value> {
+        self.values_read = true;
         match field {
             Field::Status => &mut self.status,
             Field::Answer => &mut self.answer,
