@@ -14,7 +14,7 @@
 //! refused and explained exactly as before, only faster when it is plain. A key given twice
 //! keeps its last value, as in the general reader.
 
-use super::read::{Extra, Field, KeyFilter, RawFields, ReadOutcome, extra_bits, field_of};
+use super::read::{Extra, Field, KeyFilter, RawFields, ReadOutcome, extra_bits, field_of, key_bit};
 use super::steps::RawTrajectory;
 use super::usage::RawUsage;
 use super::{CompactString, Outcome, OutcomeError, Step};
@@ -477,10 +477,10 @@ fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
 /// [`MAX_DIGITS`] digits other than `-0`, literals, at most [`CHECKED_KEYS`] keys and no
 /// whitespace. Read in one pass without the general walk's recursion.
 ///
-/// Keys are not compared with each other: each sets a bit (from its length and end
-/// bytes), and a key whose bit is set already, repeated or not, gives `None`. The general
-/// walk then compares keys exactly, so the result is the same and only slower for the
-/// rare object with two keys of the same bit.
+/// Keys are not compared with each other: each sets its [`key_bit`], and a key whose bit
+/// is set already, repeated or not, gives `None`. The general walk then compares keys
+/// exactly, so the result is the same and only slower for the rare object with two keys
+/// of the same bit.
 fn flat_compact_object_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut at = start + 1;
     if *bytes.get(at)? == b'}' {
@@ -522,18 +522,6 @@ fn flat_compact_object_end(bytes: &[u8], start: usize) -> Option<usize> {
             _ => return None,
         }
     }
-}
-
-/// A key's bit among 64, from its length and its first and last bytes: equal keys have
-/// the same bit.
-#[inline]
-fn key_bit(key: &[u8]) -> u64 {
-    let ends = match key {
-        [] => 0,
-        [first, .., last] => usize::from(*first) ^ (usize::from(*last) << 2),
-        [only] => usize::from(*only),
-    };
-    1 << (key.len().wrapping_mul(31).wrapping_add(ends) % 64)
 }
 
 /// Where the integer that starts at `at` ends, when it is written as serde_json writes

@@ -32,8 +32,8 @@ pub struct OutcomeSeed<'k, S> {
     filter: KeyFilter,
 }
 
-/// A set of keys as 64 bits, one for each key's length and first byte: a key whose bit is
-/// not set is none of them. Most keys of a line are outcome fields, not the extra keys
+/// A set of keys as 64 bits, one for each key ([`key_bit`]): a key whose bit is not set
+/// is none of them. Most keys of a line are outcome fields, not the extra keys
 /// asked for, and are turned away by one test instead of a comparison with each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyFilter(u64);
@@ -44,21 +44,27 @@ impl KeyFilter {
     pub fn of<S: AsRef<str>>(keys: &[S]) -> Self {
         KeyFilter(
             keys.iter()
-                .fold(0, |bits, key| bits | Self::bit(key.as_ref())),
+                .fold(0, |bits, key| bits | key_bit(key.as_ref().as_bytes())),
         )
-    }
-
-    #[inline]
-    fn bit(key: &str) -> u64 {
-        let first = key.as_bytes().first().copied().unwrap_or(0);
-        1 << (key.len().wrapping_mul(31).wrapping_add(usize::from(first)) % 64)
     }
 
     /// False when `key` is none of the filter's keys; true when it may be one.
     #[inline]
     fn may_hold(self, key: &str) -> bool {
-        self.0 & Self::bit(key) != 0
+        self.0 & key_bit(key.as_bytes()) != 0
     }
+}
+
+/// A key's bit among 64, from its length and its first and last bytes: equal keys have the
+/// same bit, and most different keys of a line or an object do not.
+#[inline]
+pub(super) fn key_bit(key: &[u8]) -> u64 {
+    let ends = match key {
+        [] => 0,
+        [first, .., last] => usize::from(*first) ^ (usize::from(*last) << 2),
+        [only] => usize::from(*only),
+    };
+    1 << (key.len().wrapping_mul(31).wrapping_add(ends) % 64)
 }
 
 /// An outcome as read, with the caller's extra fields.
