@@ -46,3 +46,35 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// True when `proctor run --isolate auto` would use namespaces here: bubblewrap (the one
+/// `PROCTOR_BWRAP` names, else `bwrap` on PATH) can make them. CI runs the suite twice,
+/// once with `PROCTOR_BWRAP` naming a missing program, so every containment test runs in
+/// both modes; each says on stderr which one it checks.
+pub fn namespaces() -> bool {
+    let program = std::env::var_os("PROCTOR_BWRAP").unwrap_or_else(|| "bwrap".into());
+    let ok = std::process::Command::new(&program)
+        .args([
+            "--unshare-user",
+            "--unshare-pid",
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "true",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    match ok {
+        true => eprintln!("NOTE: checking namespaces (bubblewrap)"),
+        false => eprintln!(
+            "NOTE: no namespaces here ({} missing or refused): checking the fallback",
+            program.to_string_lossy()
+        ),
+    }
+    ok
+}

@@ -3,7 +3,7 @@
 //! contained. Where this machine cannot make namespaces, each test says so on stderr
 //! and checks the fallback (a warning naming what is missing) instead.
 
-use crate::common::{Output, proctor, root, run, write};
+use crate::common::{Output, namespaces, proctor, root, run, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,29 +24,6 @@ fn results(path: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-/// True when bubblewrap can make namespaces here (as `--isolate auto` would find).
-fn namespaces() -> bool {
-    let ok = std::process::Command::new("bwrap")
-        .args([
-            "--unshare-user",
-            "--unshare-pid",
-            "--ro-bind",
-            "/",
-            "/",
-            "--proc",
-            "/proc",
-            "true",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!(
-            "NOTE: no namespaces on this machine (bwrap missing or refused): checking the fallback"
-        );
-    }
-    ok
 }
 
 fn by_label<'a>(lines: &'a [Value], label: &str) -> Vec<&'a Value> {
