@@ -50,7 +50,8 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 /// True when `proctor run --isolate auto` would use namespaces here: bubblewrap (the one
 /// `PROCTOR_BWRAP` names, else `bwrap` on PATH) can make them. CI runs the suite twice,
 /// once with `PROCTOR_BWRAP` naming a missing program, so every containment test runs in
-/// both modes; each says on stderr which one it checks.
+/// both modes; each says on stderr which one it checks. `PROCTOR_REQUIRE_NAMESPACES`
+/// (set by CI's first pass) turns missing namespaces into a failure.
 pub fn namespaces() -> bool {
     let program = std::env::var_os("PROCTOR_BWRAP").unwrap_or_else(|| "bwrap".into());
     let ok = std::process::Command::new(&program)
@@ -69,6 +70,11 @@ pub fn namespaces() -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
+    assert!(
+        ok || std::env::var_os("PROCTOR_REQUIRE_NAMESPACES").is_none(),
+        "PROCTOR_REQUIRE_NAMESPACES is set, but {} cannot make namespaces here",
+        program.to_string_lossy()
+    );
     match ok {
         true => eprintln!("NOTE: checking namespaces (bubblewrap)"),
         false => eprintln!(

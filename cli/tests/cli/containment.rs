@@ -579,11 +579,12 @@ fn oversized_and_deep_end_states_fail_naming_the_limit() {
 /// start: the second attempt cannot read the first one's line.
 #[test]
 fn the_results_file_is_out_of_sight() {
-    if !namespaces() {
-        return;
-    }
-    // Outside /tmp, which agents never see anyway.
-    let dir = tempfile::tempdir_in(root().join("target")).unwrap();
+    namespaces();
+    // Outside /tmp, which namespaced agents never see anyway; the checkout's `target/`
+    // may not exist when CARGO_TARGET_DIR points elsewhere.
+    let parent = root().join("target");
+    std::fs::create_dir_all(&parent).unwrap();
+    let dir = tempfile::tempdir_in(parent).unwrap();
     let out = dir.path().join("r.jsonl");
     let output = run(proctor()
         .args([
