@@ -51,6 +51,7 @@ pub async fn call(
         cwd: caller.sandbox,
         stdin_line,
         timeout,
+        disk: None,
     };
     let ran = match process::run(launch, never).await {
         Ok(ran) => ran,

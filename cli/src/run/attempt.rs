@@ -214,6 +214,7 @@ pub async fn run_agent(
         cwd: &folders.sandbox,
         stdin_line,
         timeout,
+        disk: prepared.disk.as_ref(),
     };
     let ran = process::run(launch, cancel).await;
     // The attempt's processes are gone: its cgroups, sockets and token can go too.

@@ -5,6 +5,7 @@
 use super::outcome_file::{OutcomeFile, read_outcome_file};
 use super::process::{AgentRun, Exit, Stopped};
 use super::stdout_outcome::{Printed, read_stdout};
+use proctor_core::agent_file::human_size;
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use serde_json::Value;
 use std::path::Path;
@@ -26,6 +27,16 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
         outcome.error = None;
         return outcome;
     }
+    if let Some(Stopped::OverDisk(limit)) = run.stopped {
+        // Stopped from outside: whatever it reported is cut short.
+        return failure(
+            "disk limit",
+            format!(
+                "the attempt wrote more than the --max-disk limit of {}",
+                human_size(limit)
+            ),
+        );
+    }
     match reported {
         Some(Ok(outcome)) => outcome,
         Some(Err(detail)) => failure("invalid output", detail),
@@ -40,6 +51,11 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
                 Printed::Object(_) => unreachable!("an object is a reported outcome"),
             },
             Exit::Code(code) => failure(&format!("exit status {code}"), stderr_tail(run)),
+            // Only `--max-disk` sets RLIMIT_FSIZE for agents.
+            Exit::Signal(signal) if signal == nix::sys::signal::Signal::SIGXFSZ as i32 => failure(
+                "disk limit",
+                "a file reached the --max-disk limit (signal SIGXFSZ)".to_owned(),
+            ),
             Exit::Signal(signal) => failure(&format!("signal {signal}"), stderr_tail(run)),
         },
     }

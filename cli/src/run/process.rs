@@ -4,6 +4,7 @@
 //! After the agent exits, whatever is left of its group is killed too, so no
 //! grandchild outlives its attempt.
 
+use super::isolation::disk::DiskQuota;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use std::os::unix::process::ExitStatusExt;
@@ -42,6 +43,8 @@ pub enum Exit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
     TimedOut,
+    /// The attempt's folders held more than `--max-disk` (this many bytes).
+    OverDisk(u64),
     /// proctor itself was interrupted; the attempt must not be recorded.
     Cancelled,
 }
@@ -64,6 +67,8 @@ pub struct Launch<'a> {
     pub cwd: &'a Path,
     pub stdin_line: String,
     pub timeout: Duration,
+    /// `--max-disk`: folders watched while the agent runs.
+    pub disk: Option<&'a DiskQuota>,
 }
 
 /// Starts the agent and waits for it, the timeout, or cancellation.
@@ -120,9 +125,18 @@ pub async fn run(
             stopped = Some(Stopped::Cancelled);
             terminate(&mut child, group).await?
         }
+        Some(bytes) = over_disk(launch.disk) => {
+            stopped = Some(Stopped::OverDisk(bytes));
+            terminate(&mut child, group).await?
+        }
     };
     // Whatever the agent left running in its group goes too.
     signal_group(group, Signal::SIGKILL);
+    if let (None, Some(quota)) = (stopped, launch.disk)
+        && quota.over().await
+    {
+        stopped = Some(Stopped::OverDisk(quota.bytes));
+    }
     feeder.abort();
     // One deadline for both streams: an escaped process holding both costs DRAIN once.
     let deadline = tokio::time::Instant::now() + DRAIN;
@@ -147,6 +161,14 @@ pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
     if cancel.wait_for(|c| *c).await.is_err() {
         std::future::pending::<()>().await;
     }
+}
+
+/// Resolves with the limit once the watched folders hold more than it; `None` at once
+/// without a quota (that branch of the select is then disabled).
+async fn over_disk(quota: Option<&DiskQuota>) -> Option<u64> {
+    let quota = quota?;
+    quota.exceeded().await;
+    Some(quota.bytes)
 }
 
 /// SIGTERM to the group, a grace period, then SIGKILL.

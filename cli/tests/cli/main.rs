@@ -5,6 +5,7 @@ mod chromium;
 mod common;
 mod compare;
 mod containment;
+mod disk_limit;
 mod docs;
 mod first_hour;
 mod grade;

@@ -27,6 +27,11 @@ pub struct ContainmentArgs {
     /// Processes per attempt.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_procs: Option<u64>,
+    /// Disk per attempt, e.g. 1G: HOME, TMPDIR and /tmp are tmpfs mounts of this size
+    /// in namespaces; the sandbox (and, in the fallback, every writable folder) is
+    /// watched, and each file is capped at this size.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_disk: Option<u64>,
 }
 
 impl ContainmentArgs {
@@ -38,6 +43,7 @@ impl ContainmentArgs {
             limits: Requested {
                 memory: self.max_memory,
                 procs: self.max_procs,
+                disk: self.max_disk,
             },
         }
     }

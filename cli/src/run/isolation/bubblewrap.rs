@@ -21,6 +21,11 @@ pub struct View<'a> {
     pub forwarding: &'a [&'a Path],
     /// Writable, at the same path as on the host.
     pub writable: &'a [&'a Path],
+    /// With a size (`--max-disk`): `HOME` and `TMPDIR` as fresh tmpfs mounts of that
+    /// size at the same path, and `/tmp` of that size too; without one, `scratch` is
+    /// bound writable like `writable`.
+    pub scratch: &'a [&'a Path],
+    pub scratch_size: Option<u64>,
     pub working_dir: &'a Path,
     pub network: bool,
 }
@@ -49,12 +54,11 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         "/dev",
         "--proc",
         "/proc",
-        "--tmpfs",
-        "/tmp",
     ]
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
+    tmpfs(&mut args, Path::new("/tmp"), view.scratch_size);
     if !view.network {
         args.push("--unshare-net".to_owned());
     }
@@ -98,6 +102,12 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
     for path in view.writable {
         push(&mut args, "--bind", path, path);
     }
+    for path in view.scratch {
+        match view.scratch_size {
+            Some(size) => tmpfs(&mut args, path, Some(size)),
+            None => push(&mut args, "--bind", path, path),
+        }
+    }
     args.push("--chdir".to_owned());
     args.push(view.working_dir.to_string_lossy().into_owned());
     args.push("--".to_owned());
@@ -115,6 +125,16 @@ fn hide(args: &mut Vec<String>, hidden: &[PathBuf]) {
             Err(_) => {}
         }
     }
+}
+
+/// A fresh tmpfs at `path`, of at most `size` bytes when given.
+fn tmpfs(args: &mut Vec<String>, path: &Path, size: Option<u64>) {
+    if let Some(size) = size {
+        args.push("--size".to_owned());
+        args.push(size.to_string());
+    }
+    args.push("--tmpfs".to_owned());
+    args.push(path.to_string_lossy().into_owned());
 }
 
 fn push(args: &mut Vec<String>, option: &str, source: &Path, target: &Path) {
@@ -154,6 +174,8 @@ mod tests {
             visible: &visible,
             forwarding: &[],
             writable: &[&sandbox],
+            scratch: &[],
+            scratch_size: None,
             working_dir: &sandbox,
             network: false,
         });
@@ -197,6 +219,8 @@ mod tests {
             visible: &visible,
             forwarding: &[],
             writable: &[&sandbox],
+            scratch: &[],
+            scratch_size: None,
             working_dir: &sandbox,
             network: true,
         });

@@ -25,6 +25,8 @@ pub struct Entry {
     pub memory: Option<u64>,
     /// `RLIMIT_NPROC`, where no cgroup could be made.
     pub procs: Option<u64>,
+    /// `RLIMIT_FSIZE` in bytes (`--max-disk`): no file the agent writes grows past it.
+    pub file_size: Option<u64>,
     /// Run `PROGRAM ARGS...` as bubblewrap's `--args` (they start with bwrap's own).
     pub bwrap: Option<PathBuf>,
     /// No namespaces: landlock, a subreaper that kills what the agent leaves
@@ -37,6 +39,7 @@ impl Entry {
         self.cgroups.is_empty()
             && self.memory.is_none()
             && self.procs.is_none()
+            && self.file_size.is_none()
             && self.bwrap.is_none()
             && !self.fallback
     }
@@ -54,6 +57,7 @@ impl Entry {
             && self.cgroups.is_empty()
             && self.memory.is_none()
             && self.procs.is_none()
+            && self.file_size.is_none()
         {
             // Nothing to do before bubblewrap: start it directly, an exec less per
             // attempt. Its arguments are then on the command line of the namespace's
@@ -74,6 +78,9 @@ impl Entry {
         }
         if let Some(procs) = self.procs {
             words.extend(["--rlimit-nproc".to_owned(), procs.to_string()]);
+        }
+        if let Some(bytes) = self.file_size {
+            words.extend(["--rlimit-fsize".to_owned(), bytes.to_string()]);
         }
         if let Some(bwrap) = &self.bwrap {
             words.extend(["--bwrap".to_owned(), bwrap.to_string_lossy().into_owned()]);
@@ -105,6 +112,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
             "--cgroup" => entry.cgroups.push(PathBuf::from(value()?)),
             "--rlimit-as" => entry.memory = Some(value()?.parse()?),
             "--rlimit-nproc" => entry.procs = Some(value()?.parse()?),
+            "--rlimit-fsize" => entry.file_size = Some(value()?.parse()?),
             "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
             "--fallback" => entry.fallback = true,
             "--" => break words.cloned().collect(),
@@ -121,6 +129,9 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     }
     if let Some(procs) = entry.procs {
         setrlimit(Resource::RLIMIT_NPROC, procs, procs).context("RLIMIT_NPROC")?;
+    }
+    if let Some(bytes) = entry.file_size {
+        setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).context("RLIMIT_FSIZE")?;
     }
     let Some((program, rest)) = command.split_first() else {
         bail!("{ENTRY_COMMAND}: no command after --");

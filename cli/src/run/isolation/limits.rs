@@ -17,9 +17,13 @@ pub struct Requested {
     /// Bytes.
     pub memory: Option<u64>,
     pub procs: Option<u64>,
+    /// Bytes (see `disk`): enforced by tmpfs sizes, `RLIMIT_FSIZE` and a watcher,
+    /// never by a cgroup.
+    pub disk: Option<u64>,
 }
 
 impl Requested {
+    /// True when a limit needs a cgroup (or, without one, resource limits).
     pub fn any(&self) -> bool {
         self.memory.is_some() || self.procs.is_some()
     }
@@ -66,7 +70,15 @@ impl Limits {
 
     /// One line saying which limits apply and how, for the start of a run.
     pub fn describe(&self) -> Option<String> {
-        let mechanism = self.mechanism.as_ref()?;
+        let disk = self.requested.disk.map(|bytes| {
+            format!(
+                "disk {} per attempt (tmpfs HOME, TMPDIR and /tmp in namespaces; the sandbox watched, each file capped)",
+                human_size(bytes)
+            )
+        });
+        let Some(mechanism) = self.mechanism.as_ref() else {
+            return disk.map(|disk| format!("limits: {disk}"));
+        };
         let mut what = Vec::new();
         if let Some(bytes) = self.requested.memory {
             what.push(format!("memory {}", human_size(bytes)));
@@ -81,8 +93,9 @@ impl Limits {
                 "resource limits per process (no cgroup could be made: the memory limit is per process, the process limit per user)"
             }
         };
+        let disk = disk.map(|disk| format!("; {disk}")).unwrap_or_default();
         Some(format!(
-            "limits per attempt: {} through {how}",
+            "limits per attempt: {} through {how}{disk}",
             what.join(", ")
         ))
     }
@@ -90,6 +103,7 @@ impl Limits {
     /// Makes the attempt's groups; the returned value joins them before exec and
     /// removes them when dropped.
     pub fn for_attempt(&self, entry: &mut Entry) -> io::Result<Option<AttemptGroups>> {
+        entry.file_size = self.requested.disk;
         let Some(mechanism) = &self.mechanism else {
             return Ok(None);
         };

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod bubblewrap;
+pub mod disk;
 pub mod entry;
 pub mod fallback;
 pub mod forwarder;
@@ -18,6 +19,7 @@ use super::agent::AgentSpec;
 use super::sandbox::AttemptFolders;
 use anyhow::bail;
 use clap::ValueEnum;
+use disk::DiskQuota;
 use relay::Relays;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -81,6 +83,8 @@ pub struct Prepared {
     /// The sockets into a `network: none` namespace, closed when dropped (after the
     /// attempt).
     pub relays: Option<Relays>,
+    /// `--max-disk`: the host folders to watch while the agent runs.
+    pub disk: Option<DiskQuota>,
 }
 
 /// The program bubblewrap is run as: `PROCTOR_BWRAP` when set, else `bwrap` on PATH.
@@ -104,6 +108,8 @@ fn probe(bwrap: Option<&Path>) -> Result<(), String> {
         visible: &[],
         forwarding: &[],
         writable: &[],
+        scratch: &[],
+        scratch_size: None,
         working_dir: Path::new("/"),
         network: false,
     });
@@ -214,12 +220,18 @@ impl Isolation {
     ) -> std::io::Result<Prepared> {
         let mut entry = Entry::default();
         let groups = self.limits.for_attempt(&mut entry)?;
-        let writable = [
-            folders.sandbox.as_path(),
-            folders.home.as_path(),
-            folders.tmp.as_path(),
-            folders.outcome_dir.as_path(),
-        ];
+        let sandbox = folders.sandbox.as_path();
+        let outcome_dir = folders.outcome_dir.as_path();
+        // HOME and TMPDIR: in namespaces, tmpfs mounts of the disk limit's size when there
+        // is one.
+        let scratch = [folders.home.as_path(), folders.tmp.as_path()];
+        let writable = [sandbox, scratch[0], scratch[1], outcome_dir];
+        let quota = |folders: &[&Path]| {
+            self.limits.requested.disk.map(|bytes| DiskQuota {
+                folders: folders.iter().map(|p| p.to_path_buf()).collect(),
+                bytes,
+            })
+        };
         let Some(bwrap) = &self.bwrap else {
             let mut env = Vec::new();
             if self.fallback {
@@ -239,6 +251,7 @@ impl Isolation {
                 env,
                 groups,
                 relays: None,
+                disk: quota(&[sandbox, scratch[0], scratch[1]]),
             });
         };
         let network = self.network == NetworkMode::Host && !loopback_only;
@@ -263,7 +276,9 @@ impl Isolation {
             hidden: &self.hidden,
             visible: &self.visible[agent_index],
             forwarding: &shown,
-            writable: &writable,
+            writable: &[sandbox, outcome_dir],
+            scratch: &scratch,
+            scratch_size: self.limits.requested.disk,
             working_dir: &folders.sandbox,
             network,
         });
@@ -289,6 +304,7 @@ impl Isolation {
             env: Vec::new(),
             groups,
             relays,
+            disk: quota(&[sandbox]),
         })
     }
 }
