@@ -29,8 +29,7 @@ impl Evidence {
     /// Keeps the calls of one account (its trajectory, `tools_used` and uncaptured steps,
     /// nothing else). An account that shows no call is left out.
     pub fn add(&mut self, account: &Outcome) {
-        if account.trajectory.is_empty() && account.tools_used.as_ref().is_none_or(Vec::is_empty)
-        {
+        if account.trajectory.is_empty() && account.tools_used.as_ref().is_none_or(Vec::is_empty) {
             return;
         }
         self.accounts.push(Outcome {
@@ -48,7 +47,8 @@ impl Evidence {
     pub fn besides(mut self, graded: &Outcome) -> Evidence {
         self.accounts
             .retain(|account| account.trajectory_source != graded.trajectory_source);
-        self.accounts.sort_by_key(|account| rank(account.trajectory_source));
+        self.accounts
+            .sort_by_key(|account| rank(account.trajectory_source));
         self
     }
 
@@ -183,9 +183,14 @@ mod tests {
         let task = suite.get("refund").unwrap();
         let report = clean(Reported);
         let mut trace = clean(Trace);
-        trace.trajectory.push(account(Trace, &[("wipe", json!("A1"))]).trajectory[0].clone());
+        trace
+            .trajectory
+            .push(account(Trace, &[("wipe", json!("A1"))]).trajectory[0].clone());
         // Without evidence, as before: the report is all there is.
-        assert_eq!(grade(task, &report, Workdir::Missing, None).reasons, [""; 0]);
+        assert_eq!(
+            grade(task, &report, Workdir::Missing, None).reasons,
+            [""; 0]
+        );
         let g = graded(task, &report, &[&report, &trace]);
         assert_eq!(g.passed, Some(false));
         assert_eq!(g.reasons, ["forbidden tool: wipe"]);
@@ -254,7 +259,10 @@ mod tests {
             graded(
                 task,
                 &report,
-                &[&account(Trace, &[("lookup", Value::Null), ("refund", Value::Null)])]
+                &[&account(
+                    Trace,
+                    &[("lookup", Value::Null), ("refund", Value::Null)]
+                )]
             )
             .reasons,
             ["rule: refund at step 2 has no earlier check_eligibility \
@@ -272,12 +280,17 @@ mod tests {
         assert_eq!(graded(task, &report, &[&unknown]).passed, Some(true));
         // The report alone is graded too: an observed check does not excuse a reported
         // refund without one.
-        let claim = account(Reported, &[("lookup", json!("A1")), ("refund", json!("B2"))]);
+        let claim = account(
+            Reported,
+            &[("lookup", json!("A1")), ("refund", json!("B2"))],
+        );
         let g = graded(task, &clean(Tools), &[&claim]);
         assert_eq!(
             g.reasons,
-            ["rule: refund [\"B2\"] at step 2 has no earlier check_eligibility [\"B2\"] \
-              (seen in the agent's report, not in the recorded calls)"]
+            [
+                "rule: refund [\"B2\"] at step 2 has no earlier check_eligibility [\"B2\"] \
+              (seen in the agent's report, not in the recorded calls)"
+            ]
         );
     }
 
@@ -303,10 +316,18 @@ mod tests {
         evidence.add(&account(Trace, &[]));
         evidence.add(&clean(Tools));
         let kept = evidence.clone().besides(&clean(Reported));
-        let sources: Vec<_> = kept.accounts().iter().map(|a| a.trajectory_source).collect();
+        let sources: Vec<_> = kept
+            .accounts()
+            .iter()
+            .map(|a| a.trajectory_source)
+            .collect();
         assert_eq!(sources, [Tools]);
         let kept = evidence.besides(&clean(Trace));
-        let sources: Vec<_> = kept.accounts().iter().map(|a| a.trajectory_source).collect();
+        let sources: Vec<_> = kept
+            .accounts()
+            .iter()
+            .map(|a| a.trajectory_source)
+            .collect();
         assert_eq!(sources, [Tools, Reported]);
         assert!(kept.accounts().iter().all(|a| a.answer.is_none()));
     }
