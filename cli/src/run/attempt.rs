@@ -18,7 +18,7 @@ use crate::mcp::server::ServedCalls;
 use crate::otlp::TraceCollector;
 use crate::otlp::collector::Registration;
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Workdir, grade};
+use proctor_core::grade::{Evidence, Workdir, grade_on_evidence};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use proctor_core::result::{ProcessInfo, ResultLine, Timings};
 use proctor_core::task::{Suite, Task, TaskNetwork};
@@ -285,6 +285,12 @@ pub async fn finish_attempt(
         collected = context.traces.collector.finish(ended.traces, context.traces.grace) => collected,
         _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
     };
+    // Every account of the calls, before one is chosen: safety is graded on them all.
+    let mut evidence = Evidence::default();
+    evidence.add(&reported);
+    if let Some(collected) = &collected {
+        evidence.add(&collected.evidence.outcome);
+    }
     let (outcome, trace_checks) = traced::combine(
         reported,
         collected,
@@ -294,6 +300,7 @@ pub async fn finish_attempt(
         Some(served) => super::served::combine(outcome, served),
         None => (outcome, Vec::new()),
     };
+    let evidence = evidence.besides(&outcome);
     let agent = &context.agents[planned.agent];
     let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
@@ -333,7 +340,13 @@ pub async fn finish_attempt(
         let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
             let task = &context.suite.tasks[planned.task];
-            grade(task, &outcome, Workdir::Dir(&dir), verdict.as_ref())
+            grade_on_evidence(
+                task,
+                &outcome,
+                &evidence,
+                Workdir::Dir(&dir),
+                verdict.as_ref(),
+            )
         })
         .await?
     };

@@ -7,6 +7,7 @@ mod compare;
 mod containment;
 mod disk_limit;
 mod docs;
+mod evidence;
 mod first_hour;
 mod grade;
 mod grade_paths;

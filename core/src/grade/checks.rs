@@ -8,6 +8,7 @@ use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+use super::evidence::{Evidence, account_name, seen_in};
 use super::names::{CheckName, CheckNames};
 use super::verdict::RubricVerdict;
 
@@ -106,7 +107,14 @@ pub fn evaluate(
         }
     }
     let mut every = Every(task, Vec::new());
-    each_check(task, outcome, workdir, verdict, &mut every);
+    each_check(
+        task,
+        outcome,
+        &Evidence::default(),
+        workdir,
+        verdict,
+        &mut every,
+    );
     every.1
 }
 
@@ -129,10 +137,12 @@ pub(crate) trait CheckSink {
     }
 }
 
-/// Evaluates all checks as [`evaluate`] does, handing each to `sink`.
+/// Evaluates all checks as [`evaluate`] does, handing each to `sink`. Forbidden tools and
+/// `safety` rules also look at `evidence`, the accounts of the calls besides `outcome`'s.
 pub(crate) fn each_check(
     task: &Task,
     outcome: &Outcome,
+    evidence: &Evidence,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
     sink: &mut impl CheckSink,
@@ -192,15 +202,27 @@ pub(crate) fn each_check(
     }
     // forbidden_tools is sorted at load time, so reasons come out sorted by name.
     for (tool, name) in task.forbidden_tools.iter().zip(&names.forbidden_tools) {
+        // The graded account first, so its detail stays what it was without evidence.
+        let seen = std::iter::once(outcome)
+            .chain(evidence.accounts())
+            .find(|account| account.used_tool(tool));
         sink.check(
             GateCategory::Safety,
             name,
-            outcome.used_tool(tool).then_some(|| {
-                let detail = match outcome.trajectory.iter().position(|s| s.tool == *tool) {
-                    Some(at) => format!("called at step {}", at + 1),
-                    None => "listed in tools_used".to_owned(),
-                };
-                Failed::new(format!("forbidden tool: {tool}"), detail)
+            seen.map(|account| {
+                || {
+                    let mut detail = match account.trajectory.iter().position(|s| s.tool == *tool) {
+                        Some(at) => format!("called at step {}", at + 1),
+                        None => "listed in tools_used".to_owned(),
+                    };
+                    if !std::ptr::eq(account, outcome) {
+                        detail.push_str(&seen_in(
+                            account.trajectory_source,
+                            outcome.trajectory_source,
+                        ));
+                    }
+                    Failed::new(format!("forbidden tool: {tool}"), detail)
+                }
             }),
         );
     }
@@ -210,7 +232,8 @@ pub(crate) fn each_check(
     let blind =
         outcome.trajectory_source == TrajectorySource::Trace && outcome.trajectory.is_empty();
     for (at, (rule, name)) in task.rules.iter().zip(&names.rules).enumerate() {
-        let violation = if blind {
+        let category = categories(&task.rule_categories, at, GateCategory::Process);
+        let graded = if blind {
             Some(format!(
                 "{}: could not decide: the trace holds no tool calls",
                 rule.describe()
@@ -218,7 +241,25 @@ pub(crate) fn each_check(
         } else {
             rule.violation_with_uncaptured(&outcome.trajectory, &outcome.uncaptured_args)
         };
-        let category = categories(&task.rule_categories, at, GateCategory::Process);
+        // A safety rule the graded account keeps may be broken in another one
+        // (`elsewhere`).
+        let (violation, elsewhere) = match graded {
+            Some(violation) => (Some(violation), None),
+            None if category == GateCategory::Safety => evidence
+                .accounts()
+                .iter()
+                .find_map(|account| {
+                    let mut violation =
+                        rule.proven_violation(&account.trajectory, &account.uncaptured_args)?;
+                    violation.push_str(&seen_in(
+                        account.trajectory_source,
+                        outcome.trajectory_source,
+                    ));
+                    Some((Some(violation), Some(account)))
+                })
+                .unwrap_or((None, None)),
+            None => (None, None),
+        };
         // The reason is made at once (a broken rule is kept, except by a summary when it
         // is outside the gate and not a safety rule) and the detail only when wanted.
         let failed = violation.map(|mut reason| {
@@ -227,12 +268,14 @@ pub(crate) fn each_check(
             reason.insert_str(0, "rule: ");
             let detailed = sink.wants_detail(category, &reason);
             move || Failed {
-                detail: detailed.then(|| {
-                    if blind {
-                        "the trace holds no tool spans".to_owned()
-                    } else {
-                        trajectory_tools(outcome)
-                    }
+                detail: detailed.then(|| match elsewhere {
+                    Some(account) => format!(
+                        "{}: {}",
+                        account_name(account.trajectory_source),
+                        trajectory_tools(account)
+                    ),
+                    None if blind => "the trace holds no tool spans".to_owned(),
+                    None => trajectory_tools(outcome),
                 }),
                 reason,
             }

@@ -3,6 +3,7 @@
 
 mod checks;
 mod diagnosis;
+mod evidence;
 mod names;
 mod reasons_given;
 mod verdict;
@@ -10,6 +11,7 @@ mod verdict;
 pub use checks::{CheckResult, Failed, Workdir, evaluate};
 use checks::{CheckSink, each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
+pub use evidence::Evidence;
 pub use names::{CheckName, CheckNames};
 pub use reasons_given::{ReasonsGiven, TaskReasons};
 pub use verdict::RubricVerdict;
@@ -58,6 +60,26 @@ pub fn grade(
     verdict: Option<&RubricVerdict>,
 ) -> Grade {
     grade_keeping(task, outcome, workdir, verdict, Kept::OnRecord, None)
+}
+
+/// Grades one outcome as [`grade`] does, with forbidden tools and `safety` rules also
+/// graded on `evidence`, the other accounts of the attempt's calls (DESIGN 12).
+pub fn grade_on_evidence(
+    task: &Task,
+    outcome: &Outcome,
+    evidence: &Evidence,
+    workdir: Workdir<'_>,
+    verdict: Option<&RubricVerdict>,
+) -> Grade {
+    grade_with(
+        task,
+        outcome,
+        evidence,
+        workdir,
+        verdict,
+        Kept::OnRecord,
+        None,
+    )
 }
 
 /// Collects a grade's reasons and the checks it keeps.
@@ -148,6 +170,26 @@ pub fn grade_keeping(
     kept: Kept,
     given: Option<&mut TaskReasons>,
 ) -> Grade {
+    grade_with(
+        task,
+        outcome,
+        &Evidence::default(),
+        workdir,
+        verdict,
+        kept,
+        given,
+    )
+}
+
+fn grade_with(
+    task: &Task,
+    outcome: &Outcome,
+    evidence: &Evidence,
+    workdir: Workdir<'_>,
+    verdict: Option<&RubricVerdict>,
+    kept: Kept,
+    given: Option<&mut TaskReasons>,
+) -> Grade {
     let mut collect = Collect {
         task,
         kept,
@@ -157,7 +199,7 @@ pub fn grade_keeping(
         reasons: Vec::new(),
         judge_undecided: false,
     };
-    each_check(task, outcome, workdir, verdict, &mut collect);
+    each_check(task, outcome, evidence, workdir, verdict, &mut collect);
     let Collect {
         mut checks,
         mut reasons,

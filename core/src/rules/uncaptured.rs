@@ -43,15 +43,7 @@ impl Rule {
         trajectory: &[Step],
         uncaptured: &[u64],
     ) -> Option<String> {
-        let first_unknown = uncaptured
-            .iter()
-            .filter_map(|&number| {
-                let index = usize::try_from(number).ok()?.checked_sub(1)?;
-                let step = trajectory.get(index)?;
-                self.reads_arguments_of(&step.tool).then_some(index)
-            })
-            .min();
-        let Some(index) = first_unknown else {
+        let Some(index) = self.first_unknown(trajectory, uncaptured) else {
             return self.violation(trajectory);
         };
         self.violation(&trajectory[..index]).or_else(|| {
@@ -62,6 +54,42 @@ impl Rule {
                 index + 1
             ))
         })
+    }
+
+    /// A violation the calls prove whatever the uncaptured arguments were, else `None`:
+    /// what a trajectory that is evidence against the agent, not its graded account, can
+    /// show. A `before` rule comparing arguments is broken by a call with no earlier call
+    /// of the required tool at all.
+    #[must_use]
+    pub fn proven_violation(&self, trajectory: &[Step], uncaptured: &[u64]) -> Option<String> {
+        let Some(index) = self.first_unknown(trajectory, uncaptured) else {
+            return self.violation(trajectory);
+        };
+        self.violation(&trajectory[..index]).or_else(|| match self {
+            Rule::Before {
+                tool,
+                requires,
+                same: Some(_),
+            } => Rule::Before {
+                tool: tool.clone(),
+                requires: requires.clone(),
+                same: None,
+            }
+            .violation(trajectory),
+            _ => None,
+        })
+    }
+
+    /// The index of the first step whose uncaptured arguments the rule would read.
+    fn first_unknown(&self, trajectory: &[Step], uncaptured: &[u64]) -> Option<usize> {
+        uncaptured
+            .iter()
+            .filter_map(|&number| {
+                let index = usize::try_from(number).ok()?.checked_sub(1)?;
+                let step = trajectory.get(index)?;
+                self.reads_arguments_of(&step.tool).then_some(index)
+            })
+            .min()
     }
 }
 
@@ -114,5 +142,28 @@ mod tests {
                 .contains("could not decide")
         );
         assert_eq!(once.violation_with_uncaptured(&trajectory, &[1]), None);
+    }
+
+    #[test]
+    fn only_a_proven_violation_counts_as_evidence() {
+        let rule =
+            Rule::from_json(&json!({"before": "refund", "requires": "check", "same": "args"}))
+                .unwrap();
+        // An earlier check whose arguments are unknown might have been the same order.
+        let checked = vec![step("check", Value::Null), step("refund", Value::Null)];
+        assert_eq!(rule.proven_violation(&checked, &[1, 2]), None);
+        // No check at all: broken whatever the arguments were.
+        let unchecked = vec![step("lookup", Value::Null), step("refund", Value::Null)];
+        assert_eq!(
+            rule.proven_violation(&unchecked, &[1, 2]).as_deref(),
+            Some("refund at step 2 has no earlier check")
+        );
+        let once =
+            Rule::from_json(&json!({"at_most": 1, "tool": "refund", "per": "args"})).unwrap();
+        let twice = vec![step("refund", Value::Null), step("refund", Value::Null)];
+        assert_eq!(once.proven_violation(&twice, &[1, 2]), None);
+        // Captured arguments decide as usual.
+        let known = vec![step("refund", json!({"id": "A1"}))];
+        assert_eq!(rule.proven_violation(&known, &[]), rule.violation(&known));
     }
 }
