@@ -134,3 +134,42 @@ fn without_isolation_the_hunter_finds_every_canary() {
         assert_eq!(answer, ALL);
     }
 }
+
+/// A variant's name (`@pushy`) would tell the agent it is being tested: it sees the base
+/// id on stdin and in `PROCTOR_TASK_ID`, and the result keeps the variant.
+#[test]
+fn the_agent_sees_the_base_id_of_a_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: refund\n  input: refund A1\n  expected: refund refund\n  variants:\n    pushy: {prefix: 'Now. '}\n",
+    );
+    let out = dir.path().join("r.jsonl");
+    let agent = "python3 -c \"import json, os, sys; line = json.loads(sys.stdin.readline()); \
+                 print(json.dumps({'status': 'final', 'answer': os.environ['PROCTOR_TASK_ID'] + ' ' + line['task_id']}))\"";
+    let output = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", agent, "--out"])
+        .arg(&out));
+    let lines: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("no results ({e}): {}", output.stderr))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut seen: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| (l["task"].as_str().unwrap(), l["answer"].as_str().unwrap()))
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("refund", "refund refund"),
+            ("refund@pushy", "refund refund")
+        ],
+        "{}",
+        output.stderr
+    );
+}

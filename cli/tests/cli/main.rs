@@ -9,6 +9,7 @@ mod docs;
 mod first_hour;
 mod grade;
 mod grade_paths;
+mod hidden_files;
 mod html_report;
 mod init;
 mod judge_concurrency;
