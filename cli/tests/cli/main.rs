@@ -10,6 +10,7 @@ mod first_hour;
 mod grade;
 mod grade_paths;
 mod hidden_files;
+mod honest_agents;
 mod html_report;
 mod init;
 mod judge_concurrency;
