@@ -138,8 +138,12 @@ fn a_shell_agent_waits_for_its_background_jobs() {
         .arg(&out)
         .timeout(Duration::from_secs(90)));
     assert_eq!(output.code, 0, "{}", output.stderr);
-    let lines = outcomes(&out);
-    assert_eq!(lines[0].2, true, "{lines:?}: {}", output.stderr);
+    assert_eq!(
+        outcomes(&out),
+        [("jobs".to_owned(), 0, true, "one two".to_owned())],
+        "{}",
+        output.stderr
+    );
 }
 
 /// An agent started with a virtualenv's interpreter through a symlink to the
