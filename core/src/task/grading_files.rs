@@ -48,3 +48,48 @@ impl Task {
         files
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::task::Suite;
+
+    #[test]
+    fn every_file_named_for_grading_is_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["expected.txt", "check.py", "tool.py"] {
+            std::fs::write(root.join(name), "x").unwrap();
+        }
+        std::fs::write(root.join("schema.json"), "{}").unwrap();
+        std::fs::create_dir(root.join("seeds")).unwrap();
+        let tasks = root.join("tasks.yaml");
+        std::fs::write(
+            &tasks,
+            "- id: t\n  input: go\n  files_dir: seeds\n  verify:\n\
+             \x20   - {file_equals: a.txt, from: expected.txt}\n\
+             \x20   - {json_schema: a.json, schema_file: schema.json}\n\
+             \x20   - {command: \"python3 check.py .\"}\n\
+             \x20 tools:\n    - name: refund\n      script: python3 tool.py\n",
+        )
+        .unwrap();
+        let suite = Suite::load(&tasks).unwrap();
+        let mut files: Vec<String> = suite.tasks[0]
+            .grading_files()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        // `.` in the command names the task's folder, never hidden as a script.
+        assert_eq!(
+            files,
+            [
+                "check.py",
+                "expected.txt",
+                "schema.json",
+                "seeds",
+                "tasks.yaml",
+                "tool.py"
+            ]
+        );
+    }
+}

@@ -343,4 +343,19 @@ mod tests {
         assert!(!granted.iter().any(|g| g == Path::new("/")));
         assert!(!granted.contains(&root.join("link")), "{granted:?}");
     }
+
+    #[test]
+    fn shown_folders_holding_hidden_files_stay_listable() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let agent = root.join("agent");
+        let plain = root.join("plain");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(&plain).unwrap();
+        std::fs::write(agent.join("tasks.yaml"), "x").unwrap();
+        let hidden = [agent.join("tasks.yaml"), root.join("results.jsonl")];
+        let listed = listable(&hidden, &[agent.clone(), plain.clone()]);
+        // `plain` holds nothing hidden: it is readable whole already.
+        assert_eq!(listed, [agent]);
+    }
 }
