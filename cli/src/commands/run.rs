@@ -27,7 +27,7 @@ use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinSet;
@@ -113,7 +113,8 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<()> {
+pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
+    absolute_paths(&mut args)?;
     // Everything that can be wrong with the input is found before any agent starts.
     let suite = crate::commands::load_tasks(&args.tasks)?;
     let mut agents = match &args.agents {
@@ -174,6 +175,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         std::fs::create_dir_all(keep)
             .map_err(|e| anyhow::anyhow!("{}: cannot create --keep folder: {e}", keep.display()))?;
     }
+    // The sandboxes under it are shown at their resolved paths, where it is hidden.
+    if let Some(keep) = args.keep.as_mut()
+        && let Ok(resolved) = keep.canonicalize()
+    {
+        *keep = resolved;
+    }
     let hidden = hidden_from_agents(&args, &suite, control.path());
     let isolation = Isolation::set_up(&args.containment.options(), &agents, hidden)?;
     if !isolation.namespaces()
@@ -198,31 +205,84 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
 }
 
-/// What no agent may see (DESIGN 11): the task files and the files they name,
-/// the judge's recordings and template, results, the ledger, kept sandboxes, and
-/// proctor's private folder of this run.
-fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &std::path::Path) -> Vec<PathBuf> {
+/// Makes every path option absolute, once, before anything uses it: agents run in
+/// other working directories (their sandboxes), and bubblewrap and landlock take
+/// absolute paths only. `--tasks` stays as typed, for the titles that name it.
+fn absolute_paths(args: &mut RunArgs) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let paths = [
+        &mut args.keep,
+        &mut args.out,
+        &mut args.agents,
+        &mut args.cost.ledger,
+        &mut args.judge.cassette,
+        &mut args.judge.judge_template,
+        &mut args.summary.html,
+    ];
+    for path in paths.into_iter().flatten() {
+        *path = cwd.join(&*path);
+    }
+    for path in &mut args.containment.isolate_allow {
+        *path = cwd.join(&*path);
+    }
+    Ok(())
+}
+
+/// What no agent may see (DESIGN 11): the task files and every file they name for
+/// grading, the agents file (other agents' `env`), the judge's recordings and
+/// template, results, the ledger, kept sandboxes, proctor's private folder of this
+/// run, and earlier results and reports: every `*.jsonl` and `*.html` beside a task
+/// file or in the folder of `--out` or `--html`.
+fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &Path) -> Vec<PathBuf> {
     let mut hidden = vec![args.tasks.clone(), control.to_owned()];
     for task in &suite.tasks {
-        hidden.push(task.source.clone());
-        hidden.extend(task.files_dir.clone());
-        for tool in &task.tools {
-            hidden.extend(tool.script_files().iter().cloned());
-        }
+        hidden.extend(task.grading_files());
     }
+    hidden.extend(args.agents.clone());
     hidden.extend(args.out.clone());
     hidden.extend(args.keep.clone());
     hidden.extend(args.cost.ledger.clone());
     hidden.extend(args.judge.cassette.clone());
     hidden.extend(args.judge.judge_template.clone());
+    hidden.extend(args.summary.html.clone());
+    let mut hidden: Vec<PathBuf> = hidden.iter().filter_map(|p| absolute(p)).collect();
+    let mut folders: Vec<PathBuf> = suite
+        .tasks
+        .iter()
+        .filter_map(|t| absolute(&t.source)?.parent().map(Path::to_owned))
+        .chain(
+            [&args.out, &args.summary.html]
+                .into_iter()
+                .flatten()
+                .filter_map(|p| absolute(p)?.parent().map(Path::to_owned)),
+        )
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for folder in folders {
+        hidden.extend(earlier_results(&folder));
+    }
     hidden
-        .into_iter()
-        .filter_map(|path| absolute(&path))
+}
+
+/// The result files and HTML reports lying in `folder` (not below it).
+fn earlier_results(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == "jsonl" || x == "html" || x == "htm")
+        })
+        .filter_map(|p| p.canonicalize().ok())
         .collect()
 }
 
 /// `path` made absolute with its links resolved, also for a file not written yet.
-fn absolute(path: &std::path::Path) -> Option<PathBuf> {
+fn absolute(path: &Path) -> Option<PathBuf> {
     if let Ok(path) = path.canonicalize() {
         return Some(path);
     }

@@ -196,8 +196,9 @@ pub async fn run_agent(
     let prepared = context
         .isolation
         .prepare(planned.agent, agent, &folders, loopback_only)?;
+    // The base id: a variant's name (`@pushy`) would tell the agent it is being tested.
     let stdin_line = serde_json::json!({
-        "task_id": task.id,
+        "task_id": task.base_id(),
         "attempt": planned.attempt,
         "input": task.input,
         "seed": seed,
@@ -407,7 +408,7 @@ fn environment(
     }
     env.set("HOME", folders.home.to_string_lossy());
     env.set("TMPDIR", folders.tmp.to_string_lossy());
-    env.set("PROCTOR_TASK_ID", task.id.clone());
+    env.set("PROCTOR_TASK_ID", task.base_id());
     env.set("PROCTOR_ATTEMPT", attempt.to_string());
     env.set("PROCTOR_SEED", seed.to_string());
     env.set("PROCTOR_INPUT", task.input.clone());

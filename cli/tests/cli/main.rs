@@ -11,6 +11,8 @@ mod evidence;
 mod first_hour;
 mod grade;
 mod grade_paths;
+mod hidden_files;
+mod honest_agents;
 mod html_report;
 mod init;
 mod judge_concurrency;

@@ -2,6 +2,7 @@
 
 mod error;
 mod gate;
+mod grading_files;
 mod load;
 mod locate;
 mod model;

@@ -7,8 +7,8 @@
 
 use anyhow::Context;
 use landlock::{
-    ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, Scope, path_beneath_rules,
+    ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
 };
 use nix::sys::signal::{SigSet, Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
@@ -102,6 +102,22 @@ pub fn readable(hidden: &[PathBuf], visible: &[PathBuf]) -> Vec<PathBuf> {
     granted
 }
 
+/// Folders listable under landlock although hidden paths lie inside them: the
+/// shown folders (the agent's own, its interpreter's, `--isolate-allow`), so that a
+/// program can list its own folder (Python imports a module beside its script so).
+/// Landlock grants listing to a whole tree: the names below such a folder can be
+/// listed, the hidden files' contents still not read.
+pub fn listable(hidden: &[PathBuf], visible: &[PathBuf]) -> Vec<PathBuf> {
+    let mut listed: Vec<PathBuf> = visible
+        .iter()
+        .filter(|v| v.is_dir() && hidden.iter().any(|h| h.starts_with(v) && h != *v))
+        .cloned()
+        .collect();
+    listed.sort();
+    listed.dedup();
+    listed
+}
+
 /// Grants `path` whole, or, where a hidden path lies inside it, its children
 /// one by one around the hidden ones.
 fn grant_around(path: &Path, hidden: &[PathBuf], granted: &mut Vec<PathBuf>) {
@@ -140,6 +156,10 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
                 .into_iter()
                 .filter(|p| p.exists()),
             read,
+        ))?
+        .add_rules(path_beneath_rules(
+            listable(&view.hidden, &view.visible),
+            BitFlags::from(AccessFs::ReadDir),
         ))?
         .add_rules(path_beneath_rules(writable, all))?
         .restrict_self()
@@ -322,5 +342,20 @@ mod tests {
         }
         assert!(!granted.iter().any(|g| g == Path::new("/")));
         assert!(!granted.contains(&root.join("link")), "{granted:?}");
+    }
+
+    #[test]
+    fn shown_folders_holding_hidden_files_stay_listable() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let agent = root.join("agent");
+        let plain = root.join("plain");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(&plain).unwrap();
+        std::fs::write(agent.join("tasks.yaml"), "x").unwrap();
+        let hidden = [agent.join("tasks.yaml"), root.join("results.jsonl")];
+        let listed = listable(&hidden, &[agent.clone(), plain.clone()]);
+        // `plain` holds nothing hidden: it is readable whole already.
+        assert_eq!(listed, [agent]);
     }
 }
