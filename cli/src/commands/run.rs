@@ -439,6 +439,11 @@ async fn execute(
             "proctor: {unattributed} spans or log records sent to the OTLP receiver matched no attempt and were not used"
         );
     }
+    if let (refused @ 1.., Some(reason)) = receiver.collector.refused() {
+        eprintln!(
+            "proctor: {refused} requests to the OTLP receiver were refused (HTTP 413), the first: {reason}"
+        );
+    }
     if let Some(writer) = writer {
         writer.finish()?;
     }

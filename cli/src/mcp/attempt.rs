@@ -1,9 +1,14 @@
 //! One attempt's served tools: every call is numbered, checked (known tool, within the
 //! step cap, arguments valid for the schema), possibly given a fault, answered by its
 //! backend and recorded, whatever happened.
+//!
+//! A call runs in a task of its own, not in its request's: a client that hangs up does not
+//! stop it, and it is recorded when it ends. When the attempt is closed, calls still
+//! running are stopped and recorded as cut off ([`super::record::CUT_OFF`]), and later
+//! ones are refused before anything runs, so every call that ran is in the record.
 
 use super::faults;
-use super::record::{MAX_RECORDED_CALLS, RecordedCall, Recorder};
+use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
 use super::service::{Reply, ToolReply, ToolService};
 use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
@@ -12,8 +17,10 @@ use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Instant;
+use tokio::sync::Notify;
 
 /// A task's tools with their schemas compiled, made once per run and shared by its
 /// attempts.
@@ -60,6 +67,45 @@ pub struct AttemptTools {
     pub recorder: Recorder,
     /// The faults that fired, with the step they fired on.
     pub fired: Mutex<Vec<FaultFired>>,
+    /// Itself, for the tasks its calls run in.
+    me: Weak<AttemptTools>,
+    flight: Mutex<Flight>,
+    /// Requests of this attempt being read or answered.
+    requests: AtomicUsize,
+    /// Woken when `requests` falls.
+    quiet: Notify,
+    /// Requests refused for their size: how many, and the largest size seen.
+    pub oversized: AtomicU64,
+    pub oversized_bytes: AtomicU64,
+}
+
+/// The calls running now, and whether new ones are still served.
+#[derive(Debug, Default)]
+struct Flight {
+    closed: bool,
+    calls: HashMap<usize, Running>,
+}
+
+/// A call running in its own task: enough to record it if it is cut off.
+#[derive(Debug)]
+struct Running {
+    tool: String,
+    args: Value,
+    started_at: jiff::Timestamp,
+    clock: Instant,
+    task: tokio::task::AbortHandle,
+}
+
+/// A request of an attempt, from its head until its answer: [`AttemptTools::settled`]
+/// waits for none to be left.
+#[derive(Debug)]
+pub struct Request(Arc<AttemptTools>);
+
+impl Drop for Request {
+    fn drop(&mut self) {
+        self.0.requests.fetch_sub(1, Ordering::SeqCst);
+        self.0.quiet.notify_waiters();
+    }
 }
 
 impl AttemptTools {
@@ -69,8 +115,8 @@ impl AttemptTools {
         attempt: u64,
         sandbox: PathBuf,
         faults: FaultPlan,
-    ) -> AttemptTools {
-        AttemptTools {
+    ) -> Arc<AttemptTools> {
+        Arc::new_cyclic(|me| AttemptTools {
             tools,
             task_id: task.id.clone(),
             attempt,
@@ -80,6 +126,66 @@ impl AttemptTools {
             calls_per_tool: Mutex::default(),
             recorder: Recorder::default(),
             fired: Mutex::default(),
+            me: me.clone(),
+            flight: Mutex::default(),
+            requests: AtomicUsize::new(0),
+            quiet: Notify::new(),
+            oversized: AtomicU64::new(0),
+            oversized_bytes: AtomicU64::new(0),
+        })
+    }
+
+    fn flight(&self) -> MutexGuard<'_, Flight> {
+        self.flight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts a request of this attempt from its head on.
+    pub fn request(self: &Arc<Self>) -> Request {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        Request(self.clone())
+    }
+
+    /// Waits until no request of this attempt is being read or answered, or `deadline`.
+    pub async fn settled(&self, deadline: tokio::time::Instant) {
+        loop {
+            let quiet = self.quiet.notified();
+            tokio::pin!(quiet);
+            quiet.as_mut().enable();
+            if self.requests.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, quiet).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Serves no more calls, and stops the ones still running, recording them as cut off.
+    pub fn close(&self) {
+        let mut flight = self.flight();
+        flight.closed = true;
+        for (step, running) in flight.calls.drain() {
+            running.task.abort();
+            self.recorder.push(
+                step,
+                RecordedCall {
+                    tool: running.tool,
+                    args: running.args,
+                    result: None,
+                    error: Some(CUT_OFF.to_owned()),
+                    fault: None,
+                    started_at: running.started_at,
+                    duration: running.clock.elapsed(),
+                },
+            );
+        }
+    }
+
+    /// Records call `step` as it ended, unless it was cut off (and recorded) first.
+    fn ended(&self, step: usize, call: RecordedCall) {
+        let mut flight = self.flight();
+        if flight.calls.remove(&step).is_some() {
+            self.recorder.push(step, call);
         }
     }
 
@@ -87,11 +193,48 @@ impl AttemptTools {
         let started_at = jiff::Timestamp::now();
         let clock = Instant::now();
         let args = args.unwrap_or_else(|| json!({}));
-        let Some(step) = self.recorder.next_step() else {
-            return tool_error(format!(
-                "over {MAX_RECORDED_CALLS} calls in this attempt; no more calls are served"
-            ));
+        let Some(me) = self.me.upgrade() else {
+            return tool_error(ENDED.to_owned());
         };
+        let task = {
+            let mut flight = self.flight();
+            if flight.closed {
+                return tool_error(ENDED.to_owned());
+            }
+            let Some(step) = self.recorder.next_step() else {
+                return tool_error(format!(
+                    "over {MAX_RECORDED_CALLS} calls in this attempt; no more calls are served"
+                ));
+            };
+            let (tool, kept) = (name.to_owned(), args.clone());
+            // Started under the lock, so that it cannot end before it is listed.
+            let task =
+                tokio::spawn(async move { me.run(step, &tool, args, started_at, clock).await });
+            flight.calls.insert(
+                step,
+                Running {
+                    tool: name.to_owned(),
+                    args: kept,
+                    started_at,
+                    clock,
+                    task: task.abort_handle(),
+                },
+            );
+            task
+        };
+        task.await
+            .unwrap_or_else(|_| tool_error(CUT_OFF.to_owned()))
+    }
+
+    /// Call number `step`, answered and recorded.
+    async fn run(
+        &self,
+        step: usize,
+        name: &str,
+        args: Value,
+        started_at: jiff::Timestamp,
+        clock: Instant,
+    ) -> ToolReply {
         let (reply, fault) = self.decide(step, name, &args).await;
         let (result, error) = match &reply {
             ToolReply::Result {
@@ -118,7 +261,7 @@ impl AttemptTools {
             } => (None, Some(text.clone())),
             ToolReply::Refused(message) => (None, Some(message.clone())),
         };
-        self.recorder.push(
+        self.ended(
             step,
             RecordedCall {
                 tool: name.to_owned(),
@@ -227,6 +370,9 @@ impl ToolService for AttemptTools {
         Box::pin(self.answer(name, args))
     }
 }
+
+/// The answer to a call that arrives after its attempt ended: nothing runs.
+const ENDED: &str = "the attempt has ended; no more calls are served";
 
 fn tool_error(message: String) -> ToolReply {
     ToolReply::Result {

@@ -12,6 +12,14 @@ use std::time::Duration;
 /// Calls recorded per attempt at most; later calls are answered with a tool error and
 /// counted, so an agent in a loop cannot exhaust proctor's memory.
 pub const MAX_RECORDED_CALLS: usize = 10_000;
+/// Bytes of arguments and results kept per attempt (as compact JSON); past them a call is
+/// still recorded, by its tool name, without its arguments and result (counted as trimmed).
+/// This bounds the result line: its trajectory holds at most this much of them.
+pub const MAX_RECORDED_BYTES: usize = 16 << 20;
+/// The error of a call that the agent's exit cut off (DESIGN 13): the agent exited before
+/// it was answered and it did not finish within [`super::server::CUT_OFF_WAIT`], so its
+/// handler was stopped. It is a step like any other: rules and forbidden tools see it.
+pub const CUT_OFF: &str = "cut off: the agent exited before this call was answered";
 
 /// One call as proctor saw it.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,12 +36,33 @@ pub struct RecordedCall {
     pub duration: Duration,
 }
 
+/// The bytes a value takes as compact JSON, counted without writing it.
+pub fn json_bytes(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// One attempt's calls, numbered as they start and kept in that order.
 #[derive(Debug, Default)]
 pub struct Recorder {
     started: AtomicUsize,
     calls: Mutex<Vec<(usize, RecordedCall)>>,
     dropped: AtomicU64,
+    /// Bytes of arguments and results kept so far.
+    bytes: AtomicUsize,
+    /// Calls kept without their arguments and result, over [`MAX_RECORDED_BYTES`].
+    trimmed: AtomicU64,
 }
 
 impl Recorder {
@@ -48,12 +77,40 @@ impl Recorder {
         Some(step)
     }
 
-    /// Records call number `step` once it has been answered.
-    pub fn push(&self, step: usize, call: RecordedCall) {
+    /// Records call number `step` once it has been answered (or cut off); past
+    /// [`MAX_RECORDED_BYTES`] without its arguments and result.
+    pub fn push(&self, step: usize, mut call: RecordedCall) {
+        let size = json_bytes(&call.args)
+            + call.result.as_ref().map_or(0, json_bytes)
+            + call.error.as_ref().map_or(0, String::len);
+        let kept = self
+            .bytes
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |bytes| {
+                (bytes + size <= MAX_RECORDED_BYTES).then_some(bytes + size)
+            })
+            .is_ok();
+        if !kept {
+            self.trimmed.fetch_add(1, Ordering::Relaxed);
+            call.args = Value::Object(serde_json::Map::new());
+            call.result = None;
+            let why = format!(
+                "arguments and result not kept: over the {} MiB of recorded calls per attempt",
+                MAX_RECORDED_BYTES >> 20
+            );
+            call.error = Some(match call.error {
+                Some(error) if error.len() <= 1024 => format!("{error}; {why}"),
+                _ => why,
+            });
+        }
         self.calls
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((step, call));
+    }
+
+    /// Calls kept without their arguments and result so far.
+    pub fn trimmed(&self) -> u64 {
+        self.trimmed.load(Ordering::Relaxed)
     }
 
     /// Everything recorded, in the order the calls started, and how many calls were over

@@ -5,23 +5,27 @@
 
 use super::attempt::AttemptTools;
 use super::record::RecordedCall;
-use super::rmcp_adapter::{McpHttp, McpResponse};
+use super::rmcp_adapter::{MAX_REQUEST_BYTES, McpHttp, McpResponse};
+use crate::otlp::listener::{Listener, mib, read_body};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
+use std::time::Duration;
+use tokio::sync::Semaphore;
 
 /// The path the tools are served at.
 pub const MCP_PATH: &str = "/mcp";
+/// How long after the agent exits the calls it started may still finish; calls running
+/// past it are stopped and recorded as cut off.
+pub const CUT_OFF_WAIT: Duration = Duration::from_secs(5);
+/// Request bodies held in memory at once, over all attempts; more wait their turn.
+pub const MAX_BODIES_IN_MEMORY: usize = 32 << 20;
+/// JSON values one request may hold: parsed, each takes far more memory than its bytes.
+pub const MAX_REQUEST_VALUES: usize = 100_000;
 
 type Attempts = Mutex<HashMap<String, (McpHttp, Arc<AttemptTools>)>>;
 
@@ -31,7 +35,7 @@ pub struct ToolServer {
     pub address: SocketAddr,
     attempts: Arc<Attempts>,
     unauthorized: Arc<AtomicU64>,
-    accepting: JoinHandle<()>,
+    listener: Listener,
 }
 
 /// An attempt's place in the server, until [`ToolServer::finish`].
@@ -49,40 +53,38 @@ pub struct ServedCalls {
     pub dropped: u64,
     /// The faults that fired, in the order they fired: the result line's `faults_fired`.
     pub fired: Vec<proctor_core::faults::FaultFired>,
+    /// Why the attempt went over a limit of the tool server, if it did.
+    pub over_limits: Vec<String>,
 }
 
 impl ToolServer {
     /// Listens on a random loopback port, on the current tokio runtime.
     pub async fn start() -> std::io::Result<ToolServer> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-        let address = listener.local_addr()?;
         let attempts: Arc<Attempts> = Arc::default();
         let unauthorized = Arc::new(AtomicU64::new(0));
+        let memory = Arc::new(Semaphore::new(MAX_BODIES_IN_MEMORY));
         let (shared, refused) = (attempts.clone(), unauthorized.clone());
-        let accepting = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                let (attempts, refused) = (shared.clone(), refused.clone());
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| {
-                        let (attempts, refused) = (attempts.clone(), refused.clone());
-                        async move { Ok::<_, Infallible>(respond(&attempts, &refused, request).await) }
-                    });
-                    // A client that hangs up mid-request only ends its own connection.
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
+        let listener = Listener::start(move |request: Request<hyper::body::Incoming>| {
+            // Which attempt, decided as the head is read: a barrier after the agent's exit
+            // then knows the request is on its way.
+            let routed = route(&shared, &refused, &request);
+            let memory = memory.clone();
+            async move {
+                match routed {
+                    Ok((http, tools)) => {
+                        let _request = tools.request();
+                        serve(http, &tools, request, &memory).await
+                    }
+                    Err(response) => *response,
+                }
             }
-        });
+        })
+        .await?;
         Ok(ToolServer {
-            address,
+            address: listener.address,
             attempts,
             unauthorized,
-            accepting,
+            listener,
         })
     }
 
@@ -92,10 +94,9 @@ impl ToolServer {
     }
 
     /// Serves `tools` under a fresh token until [`ToolServer::finish`].
-    pub fn register(&self, tools: AttemptTools) -> Served {
+    pub fn register(&self, tools: Arc<AttemptTools>) -> Served {
         let random = crate::otlp::collector::random_bytes::<32>();
         let token = proctor_core::trace::hex_id(&random);
-        let tools = Arc::new(tools);
         let http = McpHttp::new(tools.clone());
         self.attempts
             .lock()
@@ -104,19 +105,49 @@ impl ToolServer {
         Served { token, tools }
     }
 
-    /// Stops serving the attempt (its token is refused from now on) and gives its calls.
-    pub fn finish(&self, served: Served) -> ServedCalls {
+    /// After the agent exited (at `exited`): waits until every request it sent has been
+    /// read and every call it started has ended, at most until [`CUT_OFF_WAIT`] after its
+    /// exit; then stops serving the attempt (its token is refused from now on), records the
+    /// calls still running as cut off, and gives its calls.
+    pub async fn finish(&self, served: Served, exited: tokio::time::Instant) -> ServedCalls {
+        let deadline = exited + CUT_OFF_WAIT;
+        let within = deadline.saturating_duration_since(tokio::time::Instant::now());
+        self.listener.settle(within).await;
+        served.tools.settled(deadline).await;
         self.attempts
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&served.token);
+        served.tools.close();
         let (calls, dropped) = served.tools.recorder.take();
         let fired =
             std::mem::take(&mut *served.tools.fired.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut over_limits = Vec::new();
+        let oversized = served.tools.oversized.load(Ordering::Relaxed);
+        if oversized > 0 {
+            let largest = served.tools.oversized_bytes.load(Ordering::Relaxed);
+            let size = if largest > 0 {
+                mib(largest)
+            } else {
+                "of unknown size".to_owned()
+            };
+            over_limits.push(format!(
+                "tools: {oversized} requests refused over the limits per request ({} MiB, {MAX_REQUEST_VALUES} JSON values), the largest {size}",
+                MAX_REQUEST_BYTES >> 20
+            ));
+        }
+        let trimmed = served.tools.recorder.trimmed();
+        if trimmed > 0 {
+            over_limits.push(format!(
+                "tools: {trimmed} calls recorded without their arguments and results, over the {} MiB of recorded calls per attempt",
+                super::record::MAX_RECORDED_BYTES >> 20
+            ));
+        }
         ServedCalls {
             calls,
             dropped,
             fired,
+            over_limits,
         }
     }
 
@@ -126,22 +157,17 @@ impl ToolServer {
     }
 }
 
-impl Drop for ToolServer {
-    fn drop(&mut self) {
-        self.accepting.abort();
-    }
-}
-
-async fn respond(
+/// The attempt a request is for, by its token; a reply when it is for none.
+fn route(
     attempts: &Attempts,
     unauthorized: &AtomicU64,
-    request: Request<hyper::body::Incoming>,
-) -> McpResponse {
+    request: &Request<hyper::body::Incoming>,
+) -> Result<(McpHttp, Arc<AttemptTools>), Box<McpResponse>> {
     if request.uri().path() != MCP_PATH {
-        return reply(
+        return Err(Box::new(reply(
             StatusCode::NOT_FOUND,
             format!("no MCP endpoint here; use {MCP_PATH}"),
-        );
+        )));
     }
     let token = request
         .headers()
@@ -154,9 +180,9 @@ async fn respond(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(token)
-            .map(|(http, _)| http.clone())
+            .cloned()
     });
-    let Some(http) = found else {
+    let Some(found) = found else {
         unauthorized.fetch_add(1, Ordering::Relaxed);
         let mut response = reply(
             StatusCode::UNAUTHORIZED,
@@ -167,9 +193,67 @@ async fn respond(
             hyper::header::WWW_AUTHENTICATE,
             hyper::header::HeaderValue::from_static("Bearer"),
         );
-        return response;
+        return Err(Box::new(response));
     };
-    http.serve(request).await
+    Ok(found)
+}
+
+/// Reads the body (within [`MAX_REQUEST_BYTES`], and [`MAX_BODIES_IN_MEMORY`] over all
+/// requests) and answers; a body over the limit is refused and counted on the attempt.
+async fn serve(
+    http: McpHttp,
+    tools: &AttemptTools,
+    request: Request<hyper::body::Incoming>,
+    memory: &Semaphore,
+) -> McpResponse {
+    let declared = request
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let too_large = |size: Option<u64>| {
+        tools.oversized.fetch_add(1, Ordering::Relaxed);
+        let size = size.unwrap_or(0);
+        tools.oversized_bytes.fetch_max(size, Ordering::Relaxed);
+        reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "tools: request over the {} MiB limit; send smaller arguments",
+                MAX_REQUEST_BYTES >> 20
+            ),
+        )
+    };
+    if let Some(size) = declared.filter(|size| *size > MAX_REQUEST_BYTES as u64) {
+        return too_large(Some(size));
+    }
+    let claim = declared
+        .map_or(MAX_REQUEST_BYTES, |size| size as usize)
+        .max(1);
+    let Ok(_memory) = memory.acquire_many(claim as u32).await else {
+        return reply(StatusCode::SERVICE_UNAVAILABLE, "shutting down".to_owned());
+    };
+    let (parts, body) = request.into_parts();
+    let body = match read_body(body, MAX_REQUEST_BYTES).await {
+        Ok(body) => body,
+        Err(None) => return too_large(None),
+        Err(Some(error)) => {
+            return reply(
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the body: {error}"),
+            );
+        }
+    };
+    if crate::otlp::bounds::json_values(&body).map_or(true, |n| n > MAX_REQUEST_VALUES) {
+        tools.oversized.fetch_add(1, Ordering::Relaxed);
+        return reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "tools: request holds over {MAX_REQUEST_VALUES} JSON values or nests too deep; send smaller arguments"
+            ),
+        );
+    }
+    http.serve(Request::from_parts(parts, Full::new(body)))
+        .await
 }
 
 fn reply(status: StatusCode, text: String) -> McpResponse {

@@ -6,7 +6,7 @@
 //! that key among its resource attributes (SDKs copy them all from the environment), else by
 //! its trace id. Spans that match no running attempt are counted and dropped, never guessed.
 
-use proctor_core::trace::{LogRecord, Span, Telemetry, TraceEvidence, evidence};
+use proctor_core::trace::{Attributes, LogRecord, Span, Telemetry, TraceEvidence, evidence};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Read;
@@ -17,6 +17,12 @@ use tokio::sync::Notify;
 /// Spans and log records kept per attempt; more are dropped (and counted), so a flooding
 /// agent cannot exhaust proctor's memory.
 pub const MAX_ITEMS_PER_ATTEMPT: usize = 100_000;
+/// Bytes of spans and log records kept per attempt (their text and values, plus a fixed
+/// cost per item); more are dropped and counted.
+pub const MAX_BYTES_PER_ATTEMPT: usize = 32 << 20;
+/// The fixed cost counted per span, record, attribute or value: what it takes in memory
+/// beyond its text.
+const ITEM_COST: usize = 64;
 
 const TASK_ATTR: &str = "proctor.task_id";
 const ATTEMPT_ATTR: &str = "proctor.attempt";
@@ -40,7 +46,35 @@ struct AttemptTraces {
     logs: Vec<LogRecord>,
     root_seen: bool,
     dropped: u64,
+    /// What is kept, as [`weight`] counts it.
+    bytes: usize,
+    /// The last resource counted: a batch's spans share one.
+    last_resource: usize,
     arrived: Arc<Notify>,
+}
+
+impl AttemptTraces {
+    /// Whether an item of `weight` bytes (with its resource) may be kept; counts it if so.
+    fn admit(&mut self, weight: usize, resource: &Arc<Attributes>) -> bool {
+        let resource_at = Arc::as_ptr(resource) as usize;
+        let resource_weight = if resource_at == self.last_resource {
+            0
+        } else {
+            attributes_weight(resource)
+        };
+        if self.spans.len() + self.logs.len() >= MAX_ITEMS_PER_ATTEMPT {
+            self.dropped += 1;
+            return false;
+        }
+        let total = self.bytes + weight + resource_weight;
+        if total > MAX_BYTES_PER_ATTEMPT {
+            self.dropped += 1;
+            return false;
+        }
+        self.bytes = total;
+        self.last_resource = resource_at;
+        true
+    }
 }
 
 #[derive(Debug, Default)]
@@ -48,6 +82,8 @@ struct State {
     attempts: HashMap<u64, AttemptTraces>,
     next_id: u64,
     unattributed: u64,
+    /// Requests refused whole (over a limit): how many, and the first reason.
+    refused: (u64, Option<String>),
 }
 
 /// Collects spans for the attempts of one run.
@@ -130,9 +166,8 @@ impl TraceCollector {
                 .parent_span_id
                 .as_deref()
                 .is_none_or(|parent| parent == traces.parent_span_id);
-            if traces.spans.len() + traces.logs.len() >= MAX_ITEMS_PER_ATTEMPT {
-                traces.dropped += 1;
-            } else {
+            let kept = traces.admit(span_weight(&span), &span.resource);
+            if kept {
                 traces.spans.push(span);
             }
             if root && !traces.root_seen {
@@ -148,9 +183,7 @@ impl TraceCollector {
             };
             accepted.attributed += 1;
             let traces = state.attempts.get_mut(&id).expect("owner is registered");
-            if traces.spans.len() + traces.logs.len() >= MAX_ITEMS_PER_ATTEMPT {
-                traces.dropped += 1;
-            } else {
+            if traces.admit(log_weight(&log), &log.resource) {
                 traces.logs.push(log);
             }
         }
@@ -199,6 +232,18 @@ impl TraceCollector {
         self.lock().attempts.get(&id).is_some_and(|t| t.root_seen)
     }
 
+    /// Notes a request refused whole for being over a limit.
+    pub fn refuse(&self, reason: String) {
+        let mut state = self.lock();
+        state.refused.0 += 1;
+        state.refused.1.get_or_insert(reason);
+    }
+
+    /// Requests refused whole so far, and the first one's reason.
+    pub fn refused(&self) -> (u64, Option<String>) {
+        self.lock().refused.clone()
+    }
+
     /// Spans and records that matched no running attempt, so far.
     pub fn unattributed(&self) -> u64 {
         self.lock().unattributed
@@ -211,8 +256,55 @@ pub struct Collected {
     pub evidence: TraceEvidence,
     /// False when the grace period ended before the root span arrived.
     pub rooted: bool,
-    /// Spans and records dropped over [`MAX_ITEMS_PER_ATTEMPT`].
+    /// Spans and records dropped over [`MAX_ITEMS_PER_ATTEMPT`] or [`MAX_BYTES_PER_ATTEMPT`].
     pub dropped: u64,
+}
+
+/// What a span takes, as the per-attempt budget counts it.
+fn span_weight(span: &Span) -> usize {
+    let events: usize = span
+        .events
+        .iter()
+        .map(|e| ITEM_COST + e.name.len() + attributes_weight(&e.attributes))
+        .sum();
+    ITEM_COST * 4
+        + span.trace_id.len()
+        + span.span_id.len()
+        + span.parent_span_id.as_ref().map_or(0, String::len)
+        + span.name.len()
+        + span.status.message.len()
+        + attributes_weight(&span.attributes)
+        + events
+}
+
+fn log_weight(log: &LogRecord) -> usize {
+    ITEM_COST * 4
+        + log.trace_id.as_ref().map_or(0, String::len)
+        + log.span_id.as_ref().map_or(0, String::len)
+        + log.event_name.len()
+        + attributes_weight(&log.attributes)
+        + log.body.as_ref().map_or(0, value_weight)
+}
+
+fn attributes_weight(attributes: &Attributes) -> usize {
+    attributes
+        .0
+        .iter()
+        .map(|(key, value)| ITEM_COST + key.len() + value_weight(value))
+        .sum()
+}
+
+fn value_weight(value: &Value) -> usize {
+    ITEM_COST
+        + match value {
+            Value::String(text) => text.len(),
+            Value::Array(items) => items.iter().map(value_weight).sum(),
+            Value::Object(members) => members
+                .iter()
+                .map(|(key, value)| key.len() + value_weight(value))
+                .sum(),
+            _ => 0,
+        }
 }
 
 /// The running attempt a span or record belongs to: by the attempt key in its resource
@@ -269,7 +361,6 @@ pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proctor_core::trace::Attributes;
     use serde_json::json;
 
     fn env<'a>(registration: &'a Registration, name: &str) -> &'a str {

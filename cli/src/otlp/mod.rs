@@ -6,9 +6,14 @@
 //! - [`collector`]: which attempt a span belongs to, the per-attempt environment, and the
 //!   wait for late exports after the agent exits.
 //! - [`server`]: the HTTP server on 127.0.0.1, on the run's tokio runtime.
+//! - [`bounds`]: how much one request may hold, checked before it is decoded.
+//! - [`listener`]: the loopback listener (shared with the tool server), bounded in
+//!   connections and idle time.
 
+pub mod bounds;
 pub mod collector;
 pub mod decode;
+pub mod listener;
 pub mod server;
 
 pub use collector::TraceCollector;

@@ -1,75 +1,52 @@
 //! The OTLP/HTTP server: `POST /v1/traces` and `POST /v1/logs` on 127.0.0.1, protobuf or
-//! JSON, bodies up to [`MAX_BODY_BYTES`]. A body that cannot be read gets a 400 with the
-//! reason and the run goes on.
+//! JSON, bodies up to [`MAX_BODY_BYTES`] holding what [`super::bounds`] allows. A body that
+//! cannot be read gets a 400 with the reason, one over a limit a 413, and the run goes on.
 
+use super::bounds::check;
 use super::collector::TraceCollector;
 use super::decode::{Encoding, Signal, decode};
+use super::listener::{Listener, mib, read_body};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 
-/// The largest request body read (exporters batch at most a few MiB).
-pub const MAX_BODY_BYTES: usize = 16 << 20;
+/// The largest request body read (exporters batch at most a few MiB). Compressed bodies
+/// are refused, so this bounds the decoded size too.
+pub const MAX_BODY_BYTES: usize = 8 << 20;
 
 /// A running receiver; it stops when dropped.
 #[derive(Debug)]
 pub struct Receiver {
     pub address: SocketAddr,
     pub collector: Arc<TraceCollector>,
-    accepting: JoinHandle<()>,
+    /// Held for its life: it stops when dropped.
+    _listener: Listener,
 }
 
 impl Receiver {
     /// Listens on a random loopback port, on the current tokio runtime.
     pub async fn start() -> std::io::Result<Receiver> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-        let address = listener.local_addr()?;
         let collector = Arc::new(TraceCollector::default());
         let shared = collector.clone();
-        let accepting = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let collector = shared.clone();
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| {
-                        let collector = collector.clone();
-                        async move { Ok::<_, Infallible>(respond(&collector, request).await) }
-                    });
-                    // A client that hangs up mid-request only ends its own connection.
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        let listener = Listener::start(move |request| {
+            let collector = shared.clone();
+            async move { respond(&collector, request).await }
+        })
+        .await?;
         Ok(Receiver {
-            address,
+            address: listener.address,
             collector,
-            accepting,
+            _listener: listener,
         })
     }
 
     /// The base URL agents export to (`OTEL_EXPORTER_OTLP_ENDPOINT`).
     pub fn endpoint(&self) -> String {
         format!("http://{}", self.address)
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.accepting.abort();
     }
 }
 
@@ -121,31 +98,46 @@ async fn respond(collector: &TraceCollector, request: Request<Incoming>) -> Resp
             ),
         );
     }
-    let body = match Limited::new(request.into_body(), MAX_BODY_BYTES)
-        .collect()
-        .await
-    {
-        Ok(body) => body.to_bytes(),
-        Err(error) => {
-            return if error
-                .downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some()
-            {
-                reply(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "body over {} MiB; export smaller batches",
-                        MAX_BODY_BYTES >> 20
-                    ),
-                )
-            } else {
-                reply(
-                    StatusCode::BAD_REQUEST,
-                    format!("cannot read the body: {error}"),
-                )
-            };
+    let declared = request
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let too_large = |size: Option<u64>| {
+        let reason = match size {
+            Some(size) => format!(
+                "trace: {} request is over the {} MiB limit",
+                mib(size),
+                MAX_BODY_BYTES >> 20
+            ),
+            None => format!(
+                "trace: request is over the {} MiB limit",
+                MAX_BODY_BYTES >> 20
+            ),
+        };
+        collector.refuse(reason.clone());
+        reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("{reason}; export smaller batches"),
+        )
+    };
+    if let Some(size) = declared.filter(|size| *size > MAX_BODY_BYTES as u64) {
+        return too_large(Some(size));
+    }
+    let body = match read_body(request.into_body(), MAX_BODY_BYTES).await {
+        Ok(body) => body,
+        Err(None) => return too_large(None),
+        Err(Some(error)) => {
+            return reply(
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the body: {error}"),
+            );
         }
     };
+    if let Err(reason) = check(signal, encoding, &body) {
+        collector.refuse(reason.clone());
+        return reply(StatusCode::PAYLOAD_TOO_LARGE, reason);
+    }
     match decode(signal, encoding, &body) {
         Ok(telemetry) => {
             collector.accept(telemetry);

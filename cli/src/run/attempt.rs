@@ -14,7 +14,7 @@ use super::traced;
 use crate::judging::{Judged, judge_run};
 use crate::mcp::ToolServer;
 use crate::mcp::attempt::{AttemptTools, TaskTools};
-use crate::mcp::server::ServedCalls;
+use crate::mcp::server::Served;
 use crate::otlp::TraceCollector;
 use crate::otlp::collector::Registration;
 use crate::usage_cost::Pricer;
@@ -104,8 +104,9 @@ pub struct AgentEnded {
     timeout: Duration,
     /// The attempt's place in the OTLP receiver, where its spans are collected.
     traces: Registration,
-    /// The calls the agent made to its served tools, when the task has `tools:`.
-    served: Option<ServedCalls>,
+    /// The attempt's place in the tool server, when the task has `tools:`, and when its
+    /// agent exited: its calls are taken after the calls it started have ended.
+    served: Option<(Served, tokio::time::Instant)>,
 }
 
 /// How the agent's phase of an attempt ended.
@@ -180,7 +181,7 @@ pub async fn run_agent(
             let written =
                 crate::mcp::client_config::write_config(&folders.sandbox, &url, &served.token);
             if let Err(error) = written {
-                server.finish(served);
+                server.finish(served, tokio::time::Instant::now()).await;
                 anyhow::bail!("cannot write .mcp.json into the sandbox: {error}");
             }
             Some((server, served))
@@ -221,7 +222,7 @@ pub async fn run_agent(
     // The attempt's processes are gone: its cgroups, sockets and token can go too.
     drop(prepared.groups);
     drop(prepared.relays);
-    let served = served.map(|(server, served)| server.finish(served));
+    let served = served.map(|(_, served)| (served, tokio::time::Instant::now()));
     let (outcome, process_info, duration) = match ran {
         Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {
@@ -281,9 +282,20 @@ pub async fn finish_attempt(
     let planned = ended.planned;
     let (folders, reported) = (ended.folders, ended.outcome);
     let task = &context.suite.tasks[planned.task];
-    // Late spans are waited for here, outside the agent's slot.
-    let collected = tokio::select! {
-        collected = context.traces.collector.finish(ended.traces, context.traces.grace) => collected,
+    // Late spans, and the served calls still running, are waited for here, outside the
+    // agent's slot.
+    let served_calls = async {
+        match (ended.served, &context.tools.server) {
+            (Some((served, exited)), Some(server)) => Some(server.finish(served, exited).await),
+            _ => None,
+        }
+    };
+    let traced_spans = context
+        .traces
+        .collector
+        .finish(ended.traces, context.traces.grace);
+    let (collected, served) = tokio::select! {
+        both = async { tokio::join!(traced_spans, served_calls) } => both,
         _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
     };
     // Every account of the calls, before one is chosen: safety is graded on them all.
@@ -297,7 +309,7 @@ pub async fn finish_attempt(
         collected,
         task.trajectory_from_trace || context.traces.trajectory_from_trace,
     );
-    let (outcome, served_checks) = match &ended.served {
+    let (outcome, served_checks) = match &served {
         Some(served) => super::served::combine(outcome, served),
         None => (outcome, Vec::new()),
     };
@@ -352,6 +364,11 @@ pub async fn finish_attempt(
         .await?
     };
     graded.checks.extend(trace_checks);
+    // A limit of the tool server the agent went over fails the attempt, with its reason.
+    for check in served_checks.iter().filter(|c| c.gating && !c.passed) {
+        graded.passed = Some(false);
+        graded.reasons.extend(check.failure.clone());
+    }
     graded.checks.extend(served_checks);
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
     let priced_at: jiff::Timestamp = ended.started_at;
@@ -368,7 +385,7 @@ pub async fn finish_attempt(
         graded,
     );
     line.variant.clone_from(&task.variant);
-    if let Some(served) = &ended.served {
+    if let Some(served) = &served {
         line.faults_fired.clone_from(&served.fired);
     }
     line.judge = judged.and_then(|j| j.record);
@@ -380,8 +397,7 @@ pub async fn finish_attempt(
     line.timings = Timings {
         started_at: Some(ended.started_at.to_string()),
         duration_ms: Some(ended.duration.as_millis() as u64),
-        tool_calls: ended
-            .served
+        tool_calls: served
             .as_ref()
             .map(|served| crate::mcp::record::timings(&served.calls))
             .unwrap_or_default(),

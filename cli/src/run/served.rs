@@ -14,6 +14,9 @@ use proctor_core::trace::{RECORDED_CALLS, differences_from};
 
 /// The name of the check that compares a report with the recorded calls.
 pub const MATCHES_CALLS: &str = "trajectory matches the recorded calls";
+/// The name of the check that fails when the agent went over a limit of the tool server
+/// (docs/tools.md, "Limits"): a gating one, since what it sent was not served or not kept.
+pub const WITHIN_LIMITS: &str = "served tools within limits";
 
 /// The outcome to grade, with the recorded calls as its trajectory, and the check of
 /// the report against them when the agent reported a trajectory.
@@ -41,6 +44,17 @@ pub fn combine(reported: Outcome, served: &ServedCalls) -> (Outcome, Vec<CheckRe
                 )
             }),
             detail: (!found.is_empty()).then(|| found.join("; ")),
+        });
+    }
+    if !served.over_limits.is_empty() {
+        let reasons = served.over_limits.join("; ");
+        checks.push(CheckResult {
+            category: GateCategory::Budget,
+            check: CheckName::from(WITHIN_LIMITS),
+            passed: false,
+            gating: true,
+            failure: Some(reasons.clone()),
+            detail: Some(reasons),
         });
     }
     outcome.trajectory = recorded.trajectory;
@@ -80,6 +94,7 @@ mod tests {
             ],
             dropped: 0,
             fired: Vec::new(),
+            over_limits: Vec::new(),
         };
         let claim = Outcome::from_json(
             json!({"status": "final", "answer": "done",

@@ -33,9 +33,10 @@ pub fn combine(
     }
     if collected.dropped > 0 {
         gaps.push(format!(
-            "{} spans or records over the limit of {} per attempt were dropped",
+            "{} spans or records over the limit of {} or {} MiB per attempt were dropped",
             collected.dropped,
-            crate::otlp::collector::MAX_ITEMS_PER_ATTEMPT
+            crate::otlp::collector::MAX_ITEMS_PER_ATTEMPT,
+            crate::otlp::collector::MAX_BYTES_PER_ATTEMPT >> 20
         ));
     }
     let complete = (!gaps.is_empty()).then(|| CheckResult {

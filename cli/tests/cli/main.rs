@@ -19,6 +19,7 @@ mod judge_concurrency;
 mod ledger;
 mod run;
 mod scorecards;
+mod served_limits;
 mod tool_faults;
 mod tools;
 mod traces;
