@@ -15,6 +15,7 @@ use crate::run::attempt::{
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
 use crate::run::isolation::args::ContainmentArgs;
+use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
@@ -209,6 +210,8 @@ fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &std::path::Path) 
         for tool in &task.tools {
             hidden.extend(tool.script_files().iter().cloned());
         }
+        // A command check's own files: the agent could copy the check's logic.
+        hidden.extend(task.verify.iter().flat_map(|check| check.files()).cloned());
     }
     hidden.extend(args.out.clone());
     hidden.extend(args.keep.clone());
@@ -284,6 +287,13 @@ async fn execute(
     if let Some(server) = &tools.server {
         isolation.forward(server.address);
     }
+    let isolation = Arc::new(isolation);
+    // Script backends and command checks in flight across the run: two per agent slot.
+    let commands = ContainedCommands::new(
+        isolation.clone(),
+        2 * jobs,
+        judging.control.path().to_owned(),
+    );
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -293,6 +303,7 @@ async fn execute(
         keep: args.keep.clone(),
         control: judging.control,
         isolation,
+        commands,
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod bubblewrap;
+pub mod contained_command;
 pub mod entry;
 pub mod fallback;
 pub mod forwarder;
