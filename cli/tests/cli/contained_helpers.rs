@@ -268,3 +268,36 @@ fn a_script_following_an_agent_planted_symlink_cannot_write_the_host_file() {
     let answer = line["answer"].as_str().unwrap();
     assert!(answer.contains("\"isError\": true"), "{answer}");
 }
+
+#[test]
+fn a_script_backend_gets_the_attempts_process_limit() {
+    let _ = namespaces();
+    let tasks_dir = tempfile::tempdir().unwrap();
+    copy_fixture(
+        &adversary("fork_bomb.py"),
+        &tasks_dir.path().join("fork_bomb.py"),
+    );
+    let tasks = write(
+        tasks_dir.path(),
+        "tasks.yaml",
+        "- id: forks\n  input: x\n  expected: x\n  tools:\n    - name: fork\n      script: python3 fork_bomb.py\n      timeout_s: 60\n",
+    );
+    let out = tasks_dir.path().join("r.jsonl");
+    let agent = format!(
+        "python3 {} call fork '{{}}'",
+        adversary("tool_abuser.py").display()
+    );
+    let ran = run_agent(&tasks, &agent, &out, &["--max-procs", "10"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let line = &results(&out)[0];
+    let reply: Value = serde_json::from_str(line["answer"].as_str().unwrap()).unwrap();
+    let started: u64 = reply["structuredContent"]["answer"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        started < 10,
+        "{started} children started by a script under --max-procs 10"
+    );
+}
