@@ -146,7 +146,8 @@ fn a_command_check_gets_no_secret_writes_nothing_and_leaves_nothing_running() {
 #[test]
 fn a_check_the_agent_planted_in_its_sandbox_never_replaces_the_tasks_own() {
     let _ = namespaces();
-    let tasks_dir = tempfile::tempdir().unwrap();
+    // Outside /tmp, so that only the hiding keeps the real check from the agent.
+    let tasks_dir = host_folder();
     let real = "#!/bin/sh\necho \"the task's check\" >&2\nexit 1\n";
     for name in ["check.sh", "checks/verify.sh"] {
         let path = tasks_dir.path().join(name);
@@ -163,7 +164,14 @@ fn a_check_the_agent_planted_in_its_sandbox_never_replaces_the_tasks_own() {
     );
     let out = tasks_dir.path().join("r.jsonl");
     let agent = format!("sh {}", adversary("check_planter.sh").display());
-    let ran = run_agent(&tasks, &agent, &out, &[]);
+    let real = tasks_dir.path().join("checks/verify.sh");
+    let ran = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .args(["--agent", &agent, "--pass-env", "REAL_CHECK", "--out"])
+        .arg(&out)
+        .env("REAL_CHECK", &real)
+        .timeout(Duration::from_secs(120)));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let line = &results(&out)[0];
     assert_eq!(line["answer"], "planted", "{line}");
