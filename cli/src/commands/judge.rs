@@ -11,6 +11,7 @@ use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::judging::{JudgeArgs, Judged, Seeds, check_globs, judge_failure, judge_run};
 use crate::problems::Problems;
 use crate::results_file::{ResultWriter, for_each_result};
+use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
 use crate::usage_cost::load_pricer;
 use crate::{gate, render};
@@ -111,13 +112,19 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         &to_judge,
         args.judge.judge_jobs as usize,
     ))?;
+    // Command checks run contained, the task files and results out of their sight.
+    let hidden = [&args.tasks, &args.results]
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let commands = ContainedCommands::offline(hidden, 1)?;
     let mut rejudged = 0usize;
     for ((index, task, _, sandbox), judged) in to_judge.iter().zip(judgements) {
         let Some(judged) = judged else { continue };
         let line = &mut lines[*index];
         let outcome = line.outcome();
         let workdir = match sandbox {
-            Some(dir) => Workdir::Dir(dir),
+            Some(dir) => Workdir::Dir(dir, &commands),
             None => Workdir::Missing,
         };
         line.set_grade(grade(task, &outcome, workdir, Some(&judged.verdict)));

@@ -15,6 +15,7 @@ use crate::run::attempt::{
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
 use crate::run::isolation::args::ContainmentArgs;
+use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::plan::{Shard, plan, selected};
 use crate::run::progress::Progress;
 use crate::run::signals;
@@ -237,6 +238,8 @@ fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &Path) -> Vec<Path
     let mut hidden = vec![args.tasks.clone(), control.to_owned()];
     for task in &suite.tasks {
         hidden.extend(task.grading_files());
+        // A command check's own files: the agent could copy the check's logic.
+        hidden.extend(task.verify.iter().flat_map(|check| check.files()).cloned());
     }
     hidden.extend(args.agents.clone());
     hidden.extend(args.out.clone());
@@ -344,6 +347,13 @@ async fn execute(
     if let Some(server) = &tools.server {
         isolation.forward(server.address);
     }
+    let isolation = Arc::new(isolation);
+    // Script backends and command checks in flight across the run: two per agent slot.
+    let commands = ContainedCommands::new(
+        isolation.clone(),
+        2 * jobs,
+        judging.control.path().to_owned(),
+    );
     let context = Arc::new(RunContext {
         keep_by_label: agents.len() > 1,
         suite,
@@ -353,6 +363,7 @@ async fn execute(
         keep: args.keep.clone(),
         control: judging.control,
         isolation,
+        commands,
         judge: judging.judge,
         seeds: judging.seeds,
         pricer: judging.pricer,

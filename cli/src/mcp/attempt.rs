@@ -11,6 +11,7 @@ use super::faults;
 use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
 use super::service::{Reply, ToolReply, ToolService};
+use crate::run::isolation::contained_command::ContainedCommands;
 use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
 use proctor_core::task::Task;
 use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
@@ -59,6 +60,8 @@ pub struct AttemptTools {
     attempt: u64,
     /// The `script` backends' working folder.
     sandbox: PathBuf,
+    /// Runs the `script` backends contained.
+    commands: ContainedCommands,
     step_cap: Option<u64>,
     /// Which calls fail, drawn from the attempt seed.
     faults: FaultPlan,
@@ -115,12 +118,14 @@ impl AttemptTools {
         attempt: u64,
         sandbox: PathBuf,
         faults: FaultPlan,
+        commands: ContainedCommands,
     ) -> Arc<AttemptTools> {
         Arc::new_cyclic(|me| AttemptTools {
             tools,
             task_id: task.id.clone(),
             attempt,
             sandbox,
+            commands,
             step_cap: task.step_cap,
             faults,
             calls_per_tool: Mutex::default(),
@@ -350,6 +355,7 @@ impl AttemptTools {
                     task_id: &self.task_id,
                     attempt: self.attempt,
                     sandbox: &self.sandbox,
+                    commands: &self.commands,
                 };
                 script::call(backend, name, args, &caller).await
             }
@@ -412,6 +418,7 @@ mod tests {
             0,
             dir.path().to_owned(),
             FaultPlan::new(&faults, 7),
+            ContainedCommands::plain(dir.path().to_owned()),
         );
         let args = || Some(json!({"order_id": "A1"}));
         let ok = ToolReply::Result {

@@ -1,12 +1,14 @@
-//! The `script` backend: the task's command run once per call, outside the agent's
-//! isolation, in the attempt's sandbox, with the call as JSON on stdin. Its stdout is the
+//! The `script` backend: the task's command run once per call, contained like the agent
+//! (`ContainedCommands`: same mode and limits, minimal environment, the sandbox writable
+//! as its working folder and nothing else but a private `HOME` and `TMPDIR`, a bounded
+//! number in flight across the run), with the call as JSON on stdin. Its stdout is the
 //! result (JSON, or text when it is not JSON); an exit other than 0, a timeout or an
-//! oversized output is a tool error carrying the end of its stderr. The command runs in
-//! a process group of its own that is killed when it ends or times out.
+//! oversized output is a tool error carrying the end of its stderr. Nothing it starts
+//! outlives it.
 
 use super::service::ToolReply;
-use crate::run::environment::{AgentEnvironment, PassEnv};
-use crate::run::process::{self, Exit, Launch, STDOUT_LIMIT, Stopped};
+use crate::run::isolation::contained_command::{Call, ContainedCommands};
+use crate::run::process::{Exit, STDOUT_LIMIT, Stopped};
 use proctor_core::tools::ScriptBackend;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -21,6 +23,7 @@ pub struct Caller<'a> {
     pub task_id: &'a str,
     pub attempt: u64,
     pub sandbox: &'a Path,
+    pub commands: &'a ContainedCommands,
 }
 
 /// Runs the script for one call.
@@ -37,23 +40,20 @@ pub async fn call(
         "attempt": caller.attempt,
     })
     .to_string();
-    // The harmless host variables only: nothing of proctor's environment (a judge key).
-    let mut env = AgentEnvironment::from_host(std::env::vars_os(), &PassEnv::default());
-    env.set("PROCTOR_TASK_ID", caller.task_id);
-    env.set("PROCTOR_ATTEMPT", caller.attempt.to_string());
-    let timeout = Duration::from_secs_f64(script.timeout_s.min(1e7));
-    // A sender dropped at once: the script is never cancelled, only timed out.
-    let (_, never) = tokio::sync::watch::channel(false);
-    let launch = Launch {
-        program: &script.argv[0],
-        args: &script.argv[1..],
-        env: env.vars(),
-        cwd: caller.sandbox,
+    let env = [
+        ("PROCTOR_TASK_ID".to_owned(), caller.task_id.to_owned()),
+        ("PROCTOR_ATTEMPT".to_owned(), caller.attempt.to_string()),
+    ];
+    let call = Call {
+        argv: &script.argv,
+        files: &script.files,
+        sandbox: caller.sandbox,
+        sandbox_writable: true,
+        env: &env,
         stdin_line,
-        timeout,
-        disk: None,
+        timeout: Duration::from_secs_f64(script.timeout_s.min(1e7)),
     };
-    let ran = match process::run(launch, never).await {
+    let ran = match caller.commands.run(call).await {
         Ok(ran) => ran,
         Err(error) => {
             return failure(format!("script {:?} could not start: {error}", script.line));

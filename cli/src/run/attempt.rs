@@ -6,6 +6,7 @@
 use super::agent::AgentSpec;
 use super::environment::AgentEnvironment;
 use super::isolation::Isolation;
+use super::isolation::contained_command::ContainedCommands;
 use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
@@ -43,7 +44,10 @@ pub struct RunContext {
     /// folders and outcome folder are made in it, outside every sandbox.
     pub control: tempfile::TempDir,
     /// How agents are contained.
-    pub isolation: Isolation,
+    pub isolation: Arc<Isolation>,
+    /// Runs command checks and script backends contained like the agents, a bounded
+    /// number at once.
+    pub commands: ContainedCommands,
     /// The judge, when some task has a rubric and one is configured.
     pub judge: Option<Judge>,
     /// The seed files of each task with a rubric, for the judge's added/modified status.
@@ -172,6 +176,7 @@ pub async fn run_agent(
                 // Drawn from the attempt's seed (a variant's is its base task's), so a
                 // rerun, a resume or a shard fires the same faults.
                 proctor_core::faults::FaultPlan::new(&task.faults, seed),
+                context.commands.clone(),
             );
             let served = server.register(tools);
             let url = server.url();
@@ -357,7 +362,7 @@ pub async fn finish_attempt(
                 task,
                 &outcome,
                 &evidence,
-                Workdir::Dir(&dir),
+                Workdir::Dir(&dir, &context.commands),
                 verdict.as_ref(),
             )
         })

@@ -4,6 +4,7 @@ mod calibrate;
 mod chromium;
 mod common;
 mod compare;
+mod contained_helpers;
 mod containment;
 mod disk_limit;
 mod docs;

@@ -2,13 +2,13 @@
 
 use std::path::Path;
 
-use super::{EndStateCheck, command, files, json};
+use super::{CommandRunner, EndStateCheck, command, files, json};
 
 impl EndStateCheck {
-    /// Runs the check against `dir`. `Ok(())` when it holds; `Err(text)` with the text that
-    /// follows `end state: ` in a failure reason, always starting with the path (or, for a
-    /// command, with `command "LINE"`).
-    pub fn check(&self, dir: &Path) -> Result<(), String> {
+    /// Runs the check against `dir`, a command check through `commands`. `Ok(())` when it
+    /// holds; `Err(text)` with the text that follows `end state: ` in a failure reason,
+    /// always starting with the path (or, for a command, with `command "LINE"`).
+    pub fn check(&self, dir: &Path, commands: &dyn CommandRunner) -> Result<(), String> {
         match self {
             EndStateCheck::FileExists { path } => files::exists(dir, path),
             EndStateCheck::FileAbsent { path } => files::absent(dir, path),
@@ -27,7 +27,28 @@ impl EndStateCheck {
                 run,
                 exit_code,
                 timeout_s,
-            } => command::check(dir, run, *exit_code, *timeout_s),
+                argv,
+                files,
+            } => command::check(
+                dir,
+                &command::Check {
+                    run,
+                    argv,
+                    files,
+                    exit_code: *exit_code,
+                    timeout_s: *timeout_s,
+                },
+                commands,
+            ),
+        }
+    }
+
+    /// The check's own files, beside the task file (a command check's script): grading
+    /// data, hidden from agents like the task file.
+    pub fn files(&self) -> &[std::path::PathBuf] {
+        match self {
+            EndStateCheck::Command { files, .. } => files,
+            _ => &[],
         }
     }
 
@@ -84,7 +105,7 @@ mod tests {
     }
 
     fn run(value: Value, dir: &tempfile::TempDir) -> Result<(), String> {
-        parse(value).check(dir.path())
+        parse(value).check(dir.path(), &super::super::PlainCommands)
     }
 
     #[test]
@@ -164,10 +185,13 @@ mod tests {
             task.path(),
         )
         .unwrap();
-        assert_eq!(equals.check(dir.path()), Ok(()));
+        assert_eq!(
+            equals.check(dir.path(), &super::super::PlainCommands),
+            Ok(())
+        );
         std::fs::write(dir.path().join("summary.txt"), "refunded: O1001\n").unwrap();
         assert_eq!(
-            equals.check(dir.path()),
+            equals.check(dir.path(), &super::super::PlainCommands),
             Err(
                 "summary.txt: differs from expected (first difference at line 2: \
                  expected \"failed: O1002\", found end of file)"
@@ -180,7 +204,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            schema.check(dir.path()),
+            schema.check(dir.path(), &super::super::PlainCommands),
             Err(
                 "catalog.json: does not match schema: \"orders\" is a required property at (root)"
                     .to_owned()
@@ -218,7 +242,7 @@ mod tests {
             path: "/etc/passwd".into(),
         };
         assert_eq!(
-            check.check(dir.path()),
+            check.check(dir.path(), &super::super::PlainCommands),
             Err("/etc/passwd: absolute path \"/etc/passwd\" is not allowed".to_owned())
         );
     }

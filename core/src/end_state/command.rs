@@ -1,26 +1,23 @@
-//! The `command` check: runs a command line in the directory, in its own process group,
-//! with a timeout, and compares its exit code.
+//! The `command` check: runs a command line against the directory, with a timeout, and
+//! compares its exit code. How the process is started is the caller's: proctor passes a
+//! [`CommandRunner`] that contains it like the agent; the words of the line that name
+//! files beside the task file (the check's own script) were made absolute when the task
+//! loaded, so a file the agent planted in its sandbox cannot stand in for them.
 
-use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, PoisonError, mpsc};
-use std::time::{Duration, Instant};
-
-use wait_timeout::ChildExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::text::last_line;
 
-/// How much of the end of stderr is kept (the rest is read and dropped).
-const STDERR_BYTES: usize = 64 * 1024;
+#[cfg(test)]
+mod plain;
+#[cfg(test)]
+pub(crate) use plain::PlainCommands;
+
 /// Longest stderr line shown in a failure text (characters, before `…`).
 const STDERR_LINE_CHARS: usize = 120;
 /// Longest timeout honoured (about 115 days), so that a huge `timeout_s` cannot overflow.
 const MAX_TIMEOUT_S: f64 = 1e7;
-/// How long to wait for stderr to close once the command's process group is gone (a
-/// process that left the group may hold it open).
-const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Splits a command line like a shell would (quotes, backslashes; no expansion).
 pub(crate) fn split(run: &str) -> Result<Vec<String>, String> {
@@ -31,138 +28,130 @@ pub(crate) fn split(run: &str) -> Result<Vec<String>, String> {
     Ok(argv)
 }
 
-/// Runs `run` in `dir` and checks that it exits with `exit_code` within `timeout_s`.
+/// `run` split into words, every relative word (not an option) that names a regular file
+/// in `task_dir` made absolute, and those files. A relative program path (`./check.sh`,
+/// `checks/run`) must name such a file: it is never looked up in the sandbox.
+pub(crate) fn resolve(run: &str, task_dir: &Path) -> Result<(Vec<String>, Vec<PathBuf>), String> {
+    let words = split(run)?;
+    let mut argv = Vec::with_capacity(words.len());
+    let mut files = Vec::new();
+    for (at, word) in words.into_iter().enumerate() {
+        let relative = !Path::new(&word).is_absolute() && !word.starts_with('-');
+        let candidate = task_dir.join(&word);
+        // A bare program name is looked up in PATH, never in a folder.
+        let may_name_a_file = relative && (at > 0 || word.contains('/'));
+        if may_name_a_file && candidate.is_file() {
+            let absolute = candidate
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", candidate.display()))?;
+            argv.push(absolute.to_string_lossy().into_owned());
+            files.push(absolute);
+        } else if at == 0 && may_name_a_file {
+            return Err(format!(
+                "{} does not exist (a relative program is relative to the task file's folder)",
+                candidate.display()
+            ));
+        } else {
+            argv.push(word);
+        }
+    }
+    Ok((argv, files))
+}
+
+/// One command check's process, as a [`CommandRunner`] starts it.
+#[derive(Debug)]
+pub struct CheckCommand<'a> {
+    /// The program and its arguments, the check's own files absolute.
+    pub argv: &'a [String],
+    /// The check's own files (beside the task file), which it must be able to read.
+    pub files: &'a [PathBuf],
+    /// The end state: the working directory.
+    pub dir: &'a Path,
+    pub timeout: Duration,
+}
+
+/// How a command check's process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandEnd {
+    /// It exited with this code; the end of its stderr.
+    Exited { code: i32, stderr: Vec<u8> },
+    /// A signal ended it; the end of its stderr.
+    Killed { signal: i32, stderr: Vec<u8> },
+    /// It was still running at the timeout and was killed.
+    TimedOut,
+}
+
+/// Starts command checks. The caller decides the containment: stdin empty or one empty
+/// line, stdout dropped, and nothing the command started left running afterwards.
+pub trait CommandRunner: std::fmt::Debug + Send + Sync {
+    /// Runs `command` to its end or its timeout; `Err` when it could not start.
+    fn run(&self, command: &CheckCommand<'_>) -> std::io::Result<CommandEnd>;
+}
+
+/// A parsed `command` check, as [`check`] runs it.
+#[derive(Debug)]
+pub(crate) struct Check<'a> {
+    pub run: &'a str,
+    pub argv: &'a [String],
+    pub files: &'a [PathBuf],
+    pub exit_code: i32,
+    pub timeout_s: f64,
+}
+
+/// Runs the check in `dir` through `runner` and checks that it exits with its `exit_code`
+/// within its `timeout_s`.
 ///
 /// Failure texts: `command "LINE": exit code N, expected M (stderr: LAST LINE)`,
 /// `command "LINE": killed by signal N, expected exit code M (stderr: ...)`,
 /// `command "LINE": timed out after Ss`, `command "LINE": could not start: ERROR`.
-pub(crate) fn check(dir: &Path, run: &str, exit_code: i32, timeout_s: f64) -> Result<(), String> {
-    let argv = split(run).map_err(|e| format!("command {run:?}: invalid command line: {e}"))?;
+pub(crate) fn check(
+    dir: &Path,
+    command: &Check<'_>,
+    runner: &dyn CommandRunner,
+) -> Result<(), String> {
+    let Check {
+        run,
+        argv,
+        files,
+        exit_code,
+        timeout_s,
+    } = *command;
+    if argv.is_empty() {
+        return Err(format!(
+            "command {run:?}: invalid command line: empty command line"
+        ));
+    }
     let timeout = Duration::from_secs_f64(if timeout_s > 0.0 {
         timeout_s.min(MAX_TIMEOUT_S)
     } else {
         0.0
     });
-    let finished = execute(dir, &argv, timeout)
+    let ended = runner
+        .run(&CheckCommand {
+            argv,
+            files,
+            dir,
+            timeout,
+        })
         .map_err(|e| format!("command {run:?}: could not start: {e}"))?;
-    let (status, stderr) = match finished {
-        Finished::TimedOut => return Err(format!("command {run:?}: timed out after {timeout_s}s")),
-        Finished::Exited { status, stderr } => (status, stderr),
-    };
-    let mut text = match (status.code(), status.signal()) {
-        (Some(code), _) if code == exit_code => return Ok(()),
-        (Some(code), _) => format!("command {run:?}: exit code {code}, expected {exit_code}"),
-        (None, Some(signal)) => {
-            format!("command {run:?}: killed by signal {signal}, expected exit code {exit_code}")
+    let (mut text, stderr) = match ended {
+        CommandEnd::TimedOut => {
+            return Err(format!("command {run:?}: timed out after {timeout_s}s"));
         }
-        (None, None) => format!("command {run:?}: {status}, expected exit code {exit_code}"),
+        CommandEnd::Exited { code, .. } if code == exit_code => return Ok(()),
+        CommandEnd::Exited { code, stderr } => (
+            format!("command {run:?}: exit code {code}, expected {exit_code}"),
+            stderr,
+        ),
+        CommandEnd::Killed { signal, stderr } => (
+            format!("command {run:?}: killed by signal {signal}, expected exit code {exit_code}"),
+            stderr,
+        ),
     };
     if let Some(line) = last_line(&String::from_utf8_lossy(&stderr), STDERR_LINE_CHARS) {
         text.push_str(&format!(" (stderr: {line})"));
     }
     Err(text)
-}
-
-/// How a command ended.
-#[derive(Debug)]
-enum Finished {
-    /// It exited (or was killed by a signal) before the timeout; the end of its stderr.
-    Exited { status: ExitStatus, stderr: Vec<u8> },
-    /// It was still running at the timeout; its process group was killed.
-    TimedOut,
-}
-
-/// Spawns `argv` in `dir` (stdin empty, stdout dropped, stderr captured) in a new process
-/// group and waits up to `timeout`. Whatever happens, the group is killed afterwards and the
-/// child is reaped, so neither a stray process nor a zombie remains.
-fn execute(dir: &Path, argv: &[String], timeout: Duration) -> std::io::Result<Finished> {
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
-    let stderr = child.stderr.take().map(TailCapture::start);
-    let waited = child.wait_timeout(timeout);
-    // The group id is the child's pid (process_group(0)). Kill the group before reaping the
-    // child when it is still running, so the id cannot have been reused.
-    kill_group(&child);
-    let finished = match waited {
-        Ok(Some(status)) => Ok(Some(status)),
-        Ok(None) => {
-            // Fallback in case `kill` could not run; then reap.
-            let _ = child.kill();
-            child.wait().map(|_| None)
-        }
-        Err(e) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            Err(e)
-        }
-    };
-    let stderr = stderr.map(TailCapture::finish).unwrap_or_default();
-    Ok(match finished? {
-        Some(status) => Finished::Exited { status, stderr },
-        None => Finished::TimedOut,
-    })
-}
-
-/// Sends SIGKILL to the child's whole process group (through `kill(1)`: no libc and no
-/// unsafe code here). Errors are ignored: the group may already be empty.
-fn kill_group(child: &Child) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{}", child.id())])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-}
-
-/// Reads a stream to its end on a thread, keeping only its last [`STDERR_BYTES`] bytes.
-#[derive(Debug)]
-struct TailCapture {
-    kept: Arc<Mutex<Vec<u8>>>,
-    done: mpsc::Receiver<()>,
-}
-
-impl TailCapture {
-    fn start(mut reader: impl Read + Send + 'static) -> TailCapture {
-        let kept = Arc::new(Mutex::new(Vec::new()));
-        let (done_tx, done) = mpsc::channel::<()>();
-        let shared = Arc::clone(&kept);
-        std::thread::spawn(move || {
-            let _done = done_tx; // dropped, and so signalled, when the stream ends
-            let mut chunk = [0_u8; 8192];
-            loop {
-                match reader.read(&mut chunk) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        let mut kept = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                        kept.extend_from_slice(&chunk[..n]);
-                        if kept.len() > 2 * STDERR_BYTES {
-                            let cut = kept.len() - STDERR_BYTES;
-                            kept.drain(..cut);
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
-                }
-            }
-        });
-        TailCapture { kept, done }
-    }
-
-    /// What was kept, once the stream ended or [`DRAIN_GRACE`] passed.
-    fn finish(self) -> Vec<u8> {
-        let deadline = Instant::now() + DRAIN_GRACE;
-        let _ = self
-            .done
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
-        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        kept[kept.len().saturating_sub(STDERR_BYTES)..].to_vec()
-    }
 }
 
 #[cfg(test)]
@@ -171,6 +160,35 @@ mod tests {
 
     fn sandbox() -> tempfile::TempDir {
         tempfile::tempdir().unwrap()
+    }
+
+    /// The check of `run`, its own files resolved beside a task file in `task_dir`.
+    fn check_in(
+        dir: &Path,
+        task_dir: &Path,
+        run: &str,
+        exit_code: i32,
+        timeout_s: f64,
+    ) -> Result<(), String> {
+        let (argv, files) = resolve(run, task_dir).unwrap_or_default();
+        let command = Check {
+            run,
+            argv: &argv,
+            files: &files,
+            exit_code,
+            timeout_s,
+        };
+        super::check(dir, &command, &PlainCommands)
+    }
+
+    fn check(dir: &Path, run: &str, exit_code: i32, timeout_s: f64) -> Result<(), String> {
+        check_in(
+            dir,
+            Path::new("/nonexistent-task-dir"),
+            run,
+            exit_code,
+            timeout_s,
+        )
     }
 
     #[test]
@@ -182,15 +200,59 @@ mod tests {
     }
 
     #[test]
-    fn runs_in_the_directory() {
+    fn runs_in_the_directory_with_its_own_files_beside_the_task_file() {
         let dir = sandbox();
-        std::fs::write(dir.path().join("check.sh"), "test -f marker\n").unwrap();
+        let task = sandbox();
+        std::fs::write(task.path().join("check.sh"), "test -f marker\n").unwrap();
+        // The agent's own check.sh is never the one that runs.
+        std::fs::write(dir.path().join("check.sh"), "exit 0\n").unwrap();
+        for run in ["sh check.sh", "./check.sh"] {
+            if run == "./check.sh" {
+                let script = task.path().join("check.sh");
+                std::fs::write(&script, "#!/bin/sh\ntest -f marker\n").unwrap();
+                let mut mode = std::fs::metadata(&script).unwrap().permissions();
+                std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+                std::fs::set_permissions(&script, mode).unwrap();
+            }
+            let _ = std::fs::remove_file(dir.path().join("marker"));
+            assert_eq!(
+                check_in(dir.path(), task.path(), run, 0, 30.0),
+                Err(format!("command {run:?}: exit code 1, expected 0"))
+            );
+            std::fs::write(dir.path().join("marker"), "").unwrap();
+            assert_eq!(check_in(dir.path(), task.path(), run, 0, 30.0), Ok(()));
+        }
+    }
+
+    #[test]
+    fn resolves_the_checks_own_files_against_the_task_folder() {
+        let task = sandbox();
+        std::fs::create_dir(task.path().join("checks")).unwrap();
+        std::fs::write(task.path().join("checks/verify.py"), "").unwrap();
+        let folder = task.path().canonicalize().unwrap();
+        let verify = folder.join("checks/verify.py");
         assert_eq!(
-            check(dir.path(), "sh check.sh", 0, 30.0),
-            Err("command \"sh check.sh\": exit code 1, expected 0".to_owned())
+            resolve("python3 checks/verify.py report.json -v", task.path()),
+            Ok((
+                vec![
+                    "python3".to_owned(),
+                    verify.display().to_string(),
+                    "report.json".to_owned(),
+                    "-v".to_owned()
+                ],
+                vec![verify.clone()]
+            ))
         );
-        std::fs::write(dir.path().join("marker"), "").unwrap();
-        assert_eq!(check(dir.path(), "sh check.sh", 0, 30.0), Ok(()));
+        // A bare program name is looked up in PATH; a relative program must exist.
+        std::fs::write(task.path().join("true"), "").unwrap();
+        assert_eq!(resolve("true", task.path()).unwrap().0, ["true"]);
+        let missing = resolve("./check.sh", task.path()).unwrap_err();
+        assert!(
+            missing.ends_with(
+                "check.sh does not exist (a relative program is relative to the task file's folder)"
+            ),
+            "{missing}"
+        );
     }
 
     #[test]

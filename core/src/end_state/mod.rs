@@ -33,8 +33,10 @@
 //! - `json_schema` asserts `format` (e.g. `date`, `email`) and never fetches a remote `$ref`.
 //!   A root-level schema error is reported `at (root)`.
 //! - `command` is split like a shell (no shell unless the line asks for one, e.g.
-//!   `sh -c '...'`) and runs with the directory as working directory, stdin empty, in its own
-//!   process group. The key `run` is accepted as an alias for `command`, both as
+//!   `sh -c '...'`) and runs with the directory as working directory, stdin empty, through
+//!   the caller's [`CommandRunner`] (proctor's contains it like the agent). A word naming a
+//!   file beside the task file (`checks/verify.py`, `./check.sh`) is that file, made
+//!   absolute when the task loads; a relative program that is not there is refused. The key `run` is accepted as an alias for `command`, both as
 //!   `{run: LINE, ...}` and as `{command: {run: LINE, exit_code: N, timeout_s: S}}`. On timeout
 //!   the whole group is killed; after a normal exit anything the command left running in its
 //!   group is killed too, so no process outlives a check. At most 64 KiB of stdout (the start)
@@ -51,7 +53,10 @@ mod path;
 mod serialize;
 mod text;
 
+#[cfg(test)]
+pub(crate) use command::PlainCommands;
 pub(crate) use command::split as split_command_line;
+pub use command::{CheckCommand, CommandEnd, CommandRunner};
 pub use error::EndStateError;
 pub(crate) use json::compile_schema;
 pub use json::same_json;
@@ -94,10 +99,14 @@ pub enum EndStateCheck {
         schema: serde_json::Value,
         schema_file: Option<String>,
     },
-    /// `{command: LINE, exit_code: N, timeout_s: S}` (defaults 0 and 30 s).
+    /// `{command: LINE, exit_code: N, timeout_s: S}` (defaults 0 and 30 s). `argv` is the
+    /// line split into words, those naming a file beside the task file made absolute;
+    /// `files` are those files (the check's own, read from the task's folder).
     Command {
         run: String,
         exit_code: i32,
         timeout_s: f64,
+        argv: Vec<String>,
+        files: Vec<std::path::PathBuf>,
     },
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::EndStateCheck;
-use super::command::split;
+use super::command::resolve;
 use super::error::EndStateError;
 use super::json::{check_pointer, compile_schema};
 use super::path::check_relative_path;
@@ -95,7 +95,7 @@ impl EndStateCheck {
             "file_equals" => parse_file_equals(&entry, task_dir),
             "json_equals" => parse_json_equals(&entry),
             "json_schema" => parse_json_schema(&entry, task_dir),
-            _ => parse_command(map),
+            _ => parse_command(map, task_dir),
         }
     }
 }
@@ -200,7 +200,10 @@ fn parse_json_schema(entry: &Entry<'_>, task_dir: &Path) -> Result<EndStateCheck
 }
 
 /// `{command: LINE, ...}`, `{run: LINE, ...}` or `{command: {run: LINE, ...}}`.
-fn parse_command(map: &Map<String, Value>) -> Result<EndStateCheck, EndStateError> {
+fn parse_command(
+    map: &Map<String, Value>,
+    task_dir: &Path,
+) -> Result<EndStateCheck, EndStateError> {
     const KIND: &str = "command";
     let outer = Entry { kind: KIND, map };
     if map.contains_key("command") && map.contains_key("run") {
@@ -222,9 +225,10 @@ fn parse_command(map: &Map<String, Value>) -> Result<EndStateCheck, EndStateErro
     };
     entry.allow(&[line_key, "exit_code", "timeout_s"])?;
     let run = entry.required_string(line_key)?.to_owned();
-    if let Err(message) = split(&run) {
-        return Err(EndStateError::BadCommand { run, message });
-    }
+    let (argv, files) = match resolve(&run, task_dir) {
+        Ok(resolved) => resolved,
+        Err(message) => return Err(EndStateError::BadCommand { run, message }),
+    };
     let exit_code = match entry.map.get("exit_code") {
         None => DEFAULT_EXIT_CODE,
         Some(v) => v
@@ -243,6 +247,8 @@ fn parse_command(map: &Map<String, Value>) -> Result<EndStateCheck, EndStateErro
         run,
         exit_code,
         timeout_s,
+        argv,
+        files,
     })
 }
 
@@ -427,7 +433,9 @@ mod tests {
             EndStateCheck::Command {
                 run: "python3 check.py".into(),
                 exit_code: 2,
-                timeout_s: 1.5
+                timeout_s: 1.5,
+                argv: vec!["python3".into(), "check.py".into()],
+                files: vec![]
             }
         );
     }
@@ -447,7 +455,9 @@ mod tests {
             EndStateCheck::Command {
                 run: "true".into(),
                 exit_code: 0,
-                timeout_s: 30.0
+                timeout_s: 30.0,
+                argv: vec!["true".into()],
+                files: vec![]
             }
         );
     }
@@ -458,6 +468,8 @@ mod tests {
             run: "make test".into(),
             exit_code: 1,
             timeout_s: 30.0,
+            argv: vec!["make".into(), "test".into()],
+            files: vec![],
         };
         assert_eq!(
             parse(json!({"run": "make test", "exit_code": 1})).unwrap(),

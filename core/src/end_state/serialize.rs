@@ -53,6 +53,7 @@ impl Serialize for EndStateCheck {
                 run,
                 exit_code,
                 timeout_s,
+                ..
             } => {
                 map.serialize_entry(self.kind(), run)?;
                 map.serialize_entry("exit_code", exit_code)?;

@@ -1,6 +1,6 @@
 //! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
 
-use crate::end_state::EndStateCheck;
+use crate::end_state::{CommandRunner, EndStateCheck};
 use crate::normalise::ExpectedForm;
 use crate::outcome::{Outcome, Status, TrajectorySource};
 use crate::result::json_text::push_decimal;
@@ -74,7 +74,9 @@ pub fn on_record(gating: bool, passed: bool) -> bool {
 /// `--workdir`), in which case they fail rather than pass on missing data.
 #[derive(Debug, Clone, Copy)]
 pub enum Workdir<'a> {
-    Dir(&'a Path),
+    /// The sandbox, and what runs its command checks (proctor's contains them like the
+    /// agent).
+    Dir(&'a Path, &'a dyn CommandRunner),
     Missing,
 }
 
@@ -334,7 +336,7 @@ fn trajectory_tools(outcome: &Outcome) -> String {
 
 fn end_state_failure(check: &EndStateCheck, workdir: Workdir<'_>) -> Option<String> {
     match workdir {
-        Workdir::Dir(dir) => check.check(dir).err(),
+        Workdir::Dir(dir, commands) => check.check(dir, commands).err(),
         Workdir::Missing => Some(format!(
             "{}: no sandbox to check (grade with --workdir)",
             check.describe()

@@ -188,10 +188,20 @@ fn end_state_without_a_workdir_fails_rather_than_passes() {
     assert_eq!(g.passed, Some(false));
     assert!(g.reasons[0].starts_with("end state: "), "{:?}", g.reasons);
     std::fs::write(dir.path().join("out.txt"), "x").unwrap();
-    let g = grade(task, &done, Workdir::Dir(dir.path()), None);
+    let g = grade(
+        task,
+        &done,
+        Workdir::Dir(dir.path(), &crate::end_state::PlainCommands),
+        None,
+    );
     assert_eq!((g.passed, g.reasons), (Some(true), vec![]));
     std::fs::remove_file(dir.path().join("out.txt")).unwrap();
-    let g = grade(task, &done, Workdir::Dir(dir.path()), None);
+    let g = grade(
+        task,
+        &done,
+        Workdir::Dir(dir.path(), &crate::end_state::PlainCommands),
+        None,
+    );
     assert_eq!(g.reasons, vec!["end state: out.txt: missing"]);
 }
 

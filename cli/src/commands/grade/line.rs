@@ -6,6 +6,7 @@ use crate::outcome_log::{
     Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, parse_item, read_item, read_text,
 };
 use crate::usage_cost::Pricer;
+use proctor_core::end_state::CommandRunner;
 use proctor_core::grade::{Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
@@ -21,7 +22,8 @@ pub struct LineGrader<'a> {
     pub pricer: &'a Pricer,
     pub keys: LineKeys,
     pub label: Option<&'a str>,
-    pub workdir: Option<&'a Path>,
+    /// `--workdir`, and what runs command checks there (contained).
+    pub workdir: Option<(&'a Path, &'a dyn CommandRunner)>,
     /// The log's name, for messages.
     pub log_name: String,
     /// The task file's name, for messages.
@@ -217,7 +219,7 @@ impl LineGrader<'_> {
     /// The end state to check for `attempt` of `task`, with `--workdir`.
     pub fn sandbox(&self, task: &Task, attempt: u64) -> Option<std::path::PathBuf> {
         self.workdir
-            .map(|dir| workdir_for(dir, self.label, &task.id, attempt))
+            .map(|(dir, _)| workdir_for(dir, self.label, &task.id, attempt))
     }
 
     /// Grades, prices and serialises a line (when result lines are written), appending it
@@ -270,9 +272,9 @@ impl LineGrader<'_> {
         } = line;
         let mut problems = Vec::new();
         let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt));
-        let workdir = match &sandbox {
-            Some(dir) => Workdir::Dir(dir),
-            None => Workdir::Missing,
+        let workdir = match (&sandbox, self.workdir) {
+            (Some(dir), Some((_, commands))) => Workdir::Dir(dir, commands),
+            _ => Workdir::Missing,
         };
         let verdict = judged.as_ref().map(|j| &j.verdict);
         // A judge's record changes a rubric check's detail on the result line: with one,

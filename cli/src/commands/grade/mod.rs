@@ -11,12 +11,14 @@ use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::commands::ledger::LedgerRows;
 use crate::judging::check_globs;
 use crate::outcome_log::{LineKeys, OutcomeLog};
+use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
 use crate::{gate, render, usage_cost};
 use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
 use parallel::grade_in_parallel;
+use proctor_core::end_state::CommandRunner;
 use proctor_core::task::Suite;
 use sink::Sink;
 use std::path::{Path, PathBuf};
@@ -31,6 +33,14 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let for_ledger = ledger.is_some();
     let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
+    let commands = match &args.workdir {
+        Some(_) => Some(command_checks(&args, &suite)?),
+        None => None,
+    };
+    let workdir = args
+        .workdir
+        .as_deref()
+        .zip(commands.as_ref().map(|c| c as &dyn CommandRunner));
     if let Some(path) = &args.traces {
         let mut sink = Sink::new(results.path.as_deref(), ledger)?;
         sink.summarise(&args.summary, &suite);
@@ -40,7 +50,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             pricer: &pricer,
             keys: LineKeys::new(None),
             label: args.label.as_deref(),
-            workdir: args.workdir.as_deref(),
+            workdir,
             log_name: path.display().to_string(),
             tasks_name: args.tasks.display().to_string(),
             for_ledger,
@@ -68,7 +78,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         pricer: &pricer,
         keys: LineKeys::new(args.task_key.as_deref()),
         label: args.label.as_deref(),
-        workdir: args.workdir.as_deref(),
+        workdir,
         log_name: log.path().display().to_string(),
         tasks_name: args.tasks.display().to_string(),
         for_ledger,
@@ -127,6 +137,40 @@ fn finish(
     )?;
     problems.into_result(what)?;
     gate::check(&args.summary, &summary)
+}
+
+/// What runs the command checks against `--workdir`: contained as `proctor run` contains
+/// agents (DESIGN 11), the task files and the logs out of their sight. Says what
+/// protection is missing, when some task has a command check.
+fn command_checks(args: &GradeArgs, suite: &Suite) -> anyhow::Result<ContainedCommands> {
+    let mut hidden = vec![args.tasks.clone()];
+    for task in &suite.tasks {
+        hidden.push(task.source.clone());
+        hidden.extend(task.files_dir.clone());
+        for tool in &task.tools {
+            hidden.extend(tool.script_files().iter().cloned());
+        }
+        hidden.extend(task.verify.iter().flat_map(|c| c.files()).cloned());
+    }
+    hidden.extend(args.outcomes.clone());
+    hidden.extend(args.traces.clone());
+    hidden.extend(args.out.clone());
+    let hidden = hidden
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let at_once = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let commands = ContainedCommands::offline(hidden, at_once)?;
+    let has_command = suite
+        .tasks
+        .iter()
+        .any(|t| t.verify.iter().any(|c| c.kind() == "command"));
+    if has_command {
+        for note in commands.notes() {
+            eprintln!("proctor: command checks: {note}");
+        }
+    }
+    Ok(commands)
 }
 
 /// The end state of one attempt, in the layouts `run --keep` writes:

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod bubblewrap;
+pub mod contained_command;
 pub mod disk;
 pub mod entry;
 pub mod fallback;
