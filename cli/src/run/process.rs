@@ -3,8 +3,12 @@
 //!
 //! After the agent exits, whatever is left of its group is killed too, so no
 //! grandchild outlives its attempt.
+//!
+//! The containment helper (`isolation::entry`) makes that group itself, as a new
+//! session; anything else gets a process group of its own here.
 
-use nix::sys::signal::{Signal, killpg};
+use super::isolation::entry;
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -82,8 +86,10 @@ pub async fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
+    if !entry::starts_own_session(launch.args) {
+        command.process_group(0);
+    }
     let mut child = command.spawn()?;
     let group = child.id().map(|id| Pid::from_raw(id as i32));
 
@@ -168,7 +174,37 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
     if let Some(group) = group {
         // ESRCH: the group is already gone, which is the point.
         let _ = killpg(group, signal);
+        // The leader too, in case its group is not made yet (the helper's setsid()).
+        let _ = kill(group, signal);
     }
+}
+
+/// Closes every descriptor above stderr that this process inherited: what proctor's
+/// parent left open (a shell's, a CI runner's) must not reach an agent. Call first
+/// thing, before anything of proctor's own is open (proctor's own descriptors are
+/// close-on-exec).
+pub fn close_inherited_descriptors() {
+    for fd in inherited_descriptors() {
+        // Safe on a bare number: nothing in this process owns it yet.
+        let _ = nix::unistd::close(fd);
+    }
+}
+
+/// The descriptors above stderr open now (the listing's own is closed by return).
+pub fn inherited_descriptors() -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return Vec::new();
+    };
+    let listing: Vec<i32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd > 2)
+        .collect();
+    // The last one listed may be the listing's own, now closed.
+    listing
+        .into_iter()
+        .filter(|fd| std::path::Path::new(&format!("/proc/self/fd/{fd}")).exists())
+        .collect()
 }
 
 /// Waits until `deadline` at most for a stream to close, then keeps what was read:

@@ -1,15 +1,18 @@
 //! How an agent's process enters its containment. proctor starts itself as
-//! `proctor __contain ... -- PROGRAM ARGS...`, which joins the attempt's cgroups,
-//! sets resource limits, and replaces itself with the program (or with bubblewrap,
-//! reading its arguments from a descriptor). Doing this in a process of its own keeps
+//! `proctor __contain ... -- PROGRAM ARGS...`, which starts a session of its own (so
+//! the agent has no controlling terminal to push input into, and proctor still
+//! signals the whole attempt as the helper's process group), dies with proctor,
+//! joins the attempt's cgroups, sets resource limits, and replaces itself with the
+//! program (or with bubblewrap, reading its arguments from a descriptor). Doing this in a process of its own keeps
 //! proctor free of code between fork and exec. When bubblewrap has nothing to wait
 //! for (no limits), proctor starts it directly.
 
 use anyhow::{Context, bail};
 use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 use nix::sys::resource::{Resource, setrlimit};
+use nix::sys::signal::Signal;
 use std::io::{Seek, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
@@ -81,6 +84,7 @@ impl Entry {
         if self.fallback {
             words.push("--fallback".to_owned());
         }
+        words.extend(["--parent".to_owned(), std::process::id().to_string()]);
         words.push("--".to_owned());
         words.push(program.to_owned());
         words.extend(args.iter().cloned());
@@ -88,9 +92,18 @@ impl Entry {
     }
 }
 
+/// True when `program args` is the helper, which makes its own session: its
+/// starter must not put it in a process group (a group leader cannot setsid()).
+pub fn starts_own_session(args: &[String]) -> bool {
+    args.first().map(String::as_str) == Some(ENTRY_COMMAND)
+}
+
 /// The helper's main: returns only when it could not become the agent.
 pub fn enter(args: &[String]) -> anyhow::Result<()> {
     let mut entry = Entry::default();
+    let mut parent: Option<i32> = None;
+    let mut init = false;
+    let mut status_fd: Option<i32> = None;
     let mut words = args.iter();
     let command: Vec<String> = loop {
         let Some(word) = words.next() else {
@@ -107,10 +120,33 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
             "--rlimit-nproc" => entry.procs = Some(value()?.parse()?),
             "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
             "--fallback" => entry.fallback = true,
+            "--parent" => parent = Some(value()?.parse()?),
+            super::fallback::INIT_OPTION => init = true,
+            "--status-fd" => status_fd = Some(value()?.parse()?),
             "--" => break words.cloned().collect(),
             other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
         }
     };
+    let Some((program, rest)) = command.split_first() else {
+        bail!("{ENTRY_COMMAND}: no command after --");
+    };
+    let parent = parent.context("--parent is missing")?;
+    let inherited = crate::run::process::inherited_descriptors();
+    if init {
+        let fd = status_fd.context("--status-fd is missing")?;
+        let status = take_descriptor(fd)?;
+        close_all(&inherited);
+        return super::fallback::init(program, rest, parent, status);
+    }
+    // Nothing but stdin, stdout and stderr reaches the agent.
+    close_all(&inherited);
+    // First, while proctor's SIGTERM to this process alone still suffices: a new
+    // session whose group is this process, which proctor signals at the timeout.
+    nix::unistd::setsid().context("setsid")?;
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
+    if nix::unistd::getppid().as_raw() != parent {
+        bail!("proctor is gone");
+    }
     for cgroup in &entry.cgroups {
         // "0" names the writing process; children it starts stay in the group.
         std::fs::write(cgroup, "0")
@@ -122,9 +158,6 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     if let Some(procs) = entry.procs {
         setrlimit(Resource::RLIMIT_NPROC, procs, procs).context("RLIMIT_NPROC")?;
     }
-    let Some((program, rest)) = command.split_first() else {
-        bail!("{ENTRY_COMMAND}: no command after --");
-    };
     if entry.fallback {
         super::fallback::end_as(super::fallback::supervise(program, rest)?);
     }
@@ -147,6 +180,24 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
         None => std::process::Command::new(program).args(rest).exec(),
     };
     Err(error).with_context(|| format!("cannot start {program}"))
+}
+
+/// The descriptor `fd` this process inherited, opened again by its path: a new
+/// descriptor of the same pipe (close-on-exec), owned without unsafe code.
+fn take_descriptor(fd: i32) -> anyhow::Result<OwnedFd> {
+    let path = format!("/proc/self/fd/{fd}");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("{path}: no status descriptor"))?;
+    Ok(OwnedFd::from(file))
+}
+
+/// Closes descriptors by number: called before anything here owns them.
+fn close_all(fds: &[i32]) {
+    for fd in fds {
+        let _ = nix::unistd::close(*fd);
+    }
 }
 
 /// Arguments as bwrap's `--args` reads them: NUL-separated, in an unnamed file.
@@ -184,16 +235,20 @@ mod tests {
             ..Entry::default()
         };
         let (_, args) = limited.command("--unshare-user", &agent).unwrap();
+        let parent = std::process::id().to_string();
         assert_eq!(
-            args[..6],
+            args[..8],
             [
                 ENTRY_COMMAND,
                 "--rlimit-nproc",
                 "8",
                 "--bwrap",
                 "/usr/bin/bwrap",
+                "--parent",
+                &parent,
                 "--"
             ]
         );
+        assert!(starts_own_session(&args));
     }
 }
