@@ -6,6 +6,7 @@ mod common;
 mod compare;
 mod containment;
 mod docs;
+mod escapes;
 mod first_hour;
 mod grade;
 mod grade_paths;
