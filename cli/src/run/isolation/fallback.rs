@@ -25,6 +25,7 @@ use landlock::{
     RulesetStatus, Scope, path_beneath_rules,
 };
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
+use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::signal::{SigSet, Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
@@ -84,15 +85,14 @@ impl Support {
     /// The one-line warning naming every protection that is missing.
     pub fn warning(&self, why: &str) -> String {
         let pid_namespace = pid_namespace_possible();
-        let mut missing = vec![
-            if pid_namespace {
-                "no private /proc: agents see host processes"
-            } else {
-                "no PID namespace: agents see host processes"
-            },
+        let mut missing = Vec::new();
+        if !pid_namespace {
+            missing.push("no PID namespace: agents see host processes");
+        }
+        missing.extend([
             "no network namespace: agents use the host network",
             "no private /tmp or /dev/shm",
-        ];
+        ]);
         if !self.filesystem {
             missing.push(
                 "no landlock: agents can read the task files and your home folder and write wherever you can",
@@ -105,7 +105,7 @@ impl Support {
             kept.push("landlock (read-only file system, hidden paths unreadable)");
         }
         kept.push(if pid_namespace {
-            "a PID namespace per attempt that ends with it"
+            "a PID namespace per attempt that ends with it (and a /proc of its own where the kernel allows)"
         } else {
             "a child subreaper"
         });
@@ -190,8 +190,8 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
 pub fn supervise(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
     let _ = nix::sys::prctl::set_dumpable(false);
     // The next child is PID 1 of a namespace of its own: when it ends, the kernel
-    // kills every process left in it.
-    if unshare(CloneFlags::CLONE_NEWPID).is_ok() {
+    // kills every process left in it. A mount namespace too, for a /proc of its own.
+    if unshare(CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNS).is_ok() {
         return through_init(program, args);
     }
     nix::sys::prctl::set_child_subreaper(true).context("PR_SET_CHILD_SUBREAPER")?;
@@ -265,6 +265,7 @@ pub fn init(program: &str, args: &[String], parent: i32, status: OwnedFd) -> any
         bail!("the helper that started this init is gone");
     }
     let _ = nix::sys::prctl::set_dumpable(false);
+    private_proc();
     confine()?;
     let signals = waited_for();
     let agent = start(program, args, &signals)?;
@@ -276,6 +277,24 @@ pub fn init(program: &str, args: &[String], parent: i32, status: OwnedFd) -> any
     };
     let _ = std::fs::File::from(status).write_all(line.as_bytes());
     std::process::exit(0);
+}
+
+/// Mounts a /proc of the namespace's own (its mounts private first, so nothing
+/// propagates to the host's): the agent sees only its attempt's processes, and its
+/// own PIDs (`$$`) name its own entries. Where the kernel refuses (a /proc with
+/// masked paths, as in some containers), the host's stays.
+fn private_proc() {
+    let none: Option<&str> = None;
+    let private = mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none);
+    if private.is_ok() {
+        let _ = mount(
+            Some("proc"),
+            "/proc",
+            Some("proc"),
+            MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+            none,
+        );
+    }
 }
 
 /// Landlock (when the view is given), then no privileges at all: `no_new_privs`
