@@ -7,7 +7,7 @@
 //! The containment helper (`isolation::entry`) makes that group itself, as a new
 //! session; anything else gets a process group of its own here.
 
-use super::isolation::entry;
+use super::isolation::{entry, fallback};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use std::os::unix::process::ExitStatusExt;
@@ -90,8 +90,13 @@ pub async fn run(
     if !entry::starts_own_session(launch.args) {
         command.process_group(0);
     }
+    let orphans = entry::leaves_orphans(launch.args);
+    if orphans {
+        fallback::adopt_orphans();
+    }
     let mut child = command.spawn()?;
     let group = child.id().map(|id| Pid::from_raw(id as i32));
+    let helper = orphans.then(|| Helper::running(group));
 
     let stdin = child.stdin.take();
     let line = launch.stdin_line;
@@ -129,6 +134,12 @@ pub async fn run(
     };
     // Whatever the agent left running in its group goes too.
     signal_group(group, Signal::SIGKILL);
+    if orphans {
+        // And what a killed helper left, adopted by proctor (of any attempt: a helper
+        // still running keeps its own).
+        drop(helper);
+        fallback::kill_adopted(&Helper::live());
+    }
     feeder.abort();
     // One deadline for both streams: an escaped process holding both costs DRAIN once.
     let deadline = tokio::time::Instant::now() + DRAIN;
@@ -146,6 +157,34 @@ pub async fn run(
         stderr,
         duration: started.elapsed(),
     })
+}
+
+/// The fallback helpers running without a PID namespace: proctor's children in a
+/// session of their own that are not adopted orphans.
+static HELPERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// A running helper's entry in `HELPERS`, removed when dropped.
+struct Helper(Option<i32>);
+
+impl Helper {
+    fn running(group: Option<Pid>) -> Helper {
+        let pid = group.map(Pid::as_raw);
+        if let Some(pid) = pid {
+            HELPERS.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+        }
+        Helper(pid)
+    }
+
+    fn live() -> Vec<i32> {
+        HELPERS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        let mut helpers = HELPERS.lock().unwrap_or_else(|e| e.into_inner());
+        helpers.retain(|pid| Some(*pid) != self.0);
+    }
 }
 
 /// Resolves when the cancel flag turns true (never, if the sender is gone).

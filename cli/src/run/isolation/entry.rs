@@ -98,6 +98,15 @@ pub fn starts_own_session(args: &[String]) -> bool {
     args.first().map(String::as_str) == Some(ENTRY_COMMAND)
 }
 
+/// True when `args` start a fallback helper that will have no PID namespace: proctor
+/// must then adopt and end what a killed helper leaves (`fallback::kill_adopted`).
+pub fn leaves_orphans(args: &[String]) -> bool {
+    static NO_PID_NAMESPACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    starts_own_session(args)
+        && args.iter().any(|a| a == "--fallback")
+        && *NO_PID_NAMESPACE.get_or_init(|| !super::fallback::pid_namespace_possible())
+}
+
 /// The helper's main: returns only when it could not become the agent.
 pub fn enter(args: &[String]) -> anyhow::Result<()> {
     let mut entry = Entry::default();
@@ -143,7 +152,9 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     // First, while proctor's SIGTERM to this process alone still suffices: a new
     // session whose group is this process, which proctor signals at the timeout.
     nix::unistd::setsid().context("setsid")?;
-    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
+    // SIGTERM: bubblewrap dies of it (and its sandbox with it); a fallback helper
+    // without a PID namespace takes it as a stop and kills what the agent started.
+    nix::sys::prctl::set_pdeathsig(Signal::SIGTERM).context("PR_SET_PDEATHSIG")?;
     if nix::unistd::getppid().as_raw() != parent {
         bail!("proctor is gone");
     }

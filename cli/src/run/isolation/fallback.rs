@@ -14,7 +14,11 @@
 //! subreaper because a subreaper only holds while it lives: killed or stopped, its
 //! orphans go to the host's init. Without that privilege the helper stays the child
 //! subreaper it was: when the agent exits, or a second after proctor asks it to
-//! stop, it kills every descendant left; the warning line says which applies.
+//! stop or dies (its PDEATHSIG is SIGTERM then), it kills every descendant left;
+//! proctor is a child subreaper too, so that what a killed or stopped helper leaves
+//! comes back to proctor, which kills it after the attempt (`kill_adopted`). Only a
+//! kill -9 of proctor racing a stopped helper can then leave a process behind. The
+//! warning line says which of the two applies.
 //! (An unprivileged user namespace would allow a PID namespace too, but where one
 //! can be made, bubblewrap normally runs.)
 
@@ -107,7 +111,7 @@ impl Support {
         kept.push(if pid_namespace {
             "a PID namespace per attempt that ends with it (and a /proc of its own where the kernel allows)"
         } else {
-            "a child subreaper"
+            "child subreapers (the helper, and proctor for a killed helper's orphans)"
         });
         kept.push("no capabilities, non-dumpable, a session of their own");
         format!(
@@ -212,6 +216,9 @@ fn through_init(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
     // SIGTERM waits for it, and this helper stays until the init has ended.
     let signals = waited_for();
     signals.thread_block().context("sigprocmask")?;
+    // With SIGTERM blocked, only SIGKILL ends this helper when proctor dies (and the
+    // init, dying with it, the namespace).
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
     let mut init = std::process::Command::new(std::env::current_exe()?)
         .args([
             super::entry::ENTRY_COMMAND,
@@ -368,10 +375,14 @@ fn wait_for(agent: Pid, signals: &SigSet, init: bool) -> anyhow::Result<WaitStat
                     return Ok(status);
                 }
             }
-            Signal::SIGALRM if init => {
+            // The grace is over: the agent and all it started are killed (and reaped,
+            // so its status is no longer there to wait for).
+            Signal::SIGALRM => {
+                if !init {
+                    kill_descendants();
+                }
                 return Ok(WaitStatus::Signaled(agent, Signal::SIGKILL, false));
             }
-            Signal::SIGALRM => kill_descendants(),
             _ => {
                 nix::unistd::alarm::set(TERM_GRACE_SECONDS);
             }
@@ -434,6 +445,52 @@ fn kill_descendants() {
             return;
         }
     }
+}
+
+/// Where helpers run without a PID namespace, proctor is a child subreaper too, so
+/// that what a killed helper leaves comes back to proctor rather than to the host's
+/// init, and `kill_adopted` ends it after the attempt.
+pub fn adopt_orphans() {
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+}
+
+/// Kills and reaps every process proctor adopted, with all it started: a child of
+/// proctor in a session other than proctor's (every other child proctor starts stays
+/// in proctor's session) that is none of the `helpers` still running.
+pub fn kill_adopted(helpers: &[i32]) {
+    let me = std::process::id() as i32;
+    let own = nix::unistd::getsid(None).ok();
+    loop {
+        let adopted: Vec<i32> = children_of(me)
+            .into_iter()
+            .filter(|pid| !helpers.contains(pid))
+            .filter(|pid| nix::unistd::getsid(Some(Pid::from_raw(*pid))).ok() != own)
+            .collect();
+        if adopted.is_empty() {
+            return;
+        }
+        for pid in &adopted {
+            for below in descendants(*pid).into_iter().chain([*pid]) {
+                let _ = kill(Pid::from_raw(below), Signal::SIGKILL);
+            }
+        }
+        // Their children come to proctor in turn: the next round finds them.
+        for pid in &adopted {
+            let _ = waitpid(Pid::from_raw(*pid), None);
+        }
+    }
+}
+
+/// The live children of `parent`, from /proc.
+fn children_of(parent: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .filter(|pid| parent_of(*pid) == Some(parent))
+        .collect()
 }
 
 /// Every live process whose chain of parents leads to `root`, from /proc.
