@@ -37,6 +37,8 @@ fn main() -> ExitCode {
         eprintln!("proctor: {error:#}");
         return ExitCode::from(exit::INFRASTRUCTURE);
     }
+    // Descriptors proctor's parent left open never reach an agent.
+    run::process::close_inherited_descriptors();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -3,9 +3,13 @@
 //!
 //! After the agent exits, whatever is left of its group is killed too, so no
 //! grandchild outlives its attempt.
+//!
+//! The containment helper (`isolation::entry`) makes that group itself, as a new
+//! session; anything else gets a process group of its own here.
 
 use super::isolation::disk::DiskQuota;
-use nix::sys::signal::{Signal, killpg};
+use super::isolation::{entry, fallback};
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -87,10 +91,17 @@ pub async fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
+    if !entry::starts_own_session(launch.args) {
+        command.process_group(0);
+    }
+    let orphans = entry::leaves_orphans(launch.args);
+    if orphans {
+        fallback::adopt_orphans();
+    }
     let mut child = command.spawn()?;
     let group = child.id().map(|id| Pid::from_raw(id as i32));
+    let helper = orphans.then(|| Helper::running(group));
 
     let stdin = child.stdin.take();
     let line = launch.stdin_line;
@@ -132,6 +143,12 @@ pub async fn run(
     };
     // Whatever the agent left running in its group goes too.
     signal_group(group, Signal::SIGKILL);
+    if orphans {
+        // And what a killed helper left, adopted by proctor (of any attempt: a helper
+        // still running keeps its own).
+        drop(helper);
+        fallback::kill_adopted(&Helper::live());
+    }
     if let (None, Some(quota)) = (stopped, launch.disk)
         && quota.over().await
     {
@@ -154,6 +171,34 @@ pub async fn run(
         stderr,
         duration: started.elapsed(),
     })
+}
+
+/// The fallback helpers running without a PID namespace: proctor's children in a
+/// session of their own that are not adopted orphans.
+static HELPERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// A running helper's entry in `HELPERS`, removed when dropped.
+struct Helper(Option<i32>);
+
+impl Helper {
+    fn running(group: Option<Pid>) -> Helper {
+        let pid = group.map(Pid::as_raw);
+        if let Some(pid) = pid {
+            HELPERS.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+        }
+        Helper(pid)
+    }
+
+    fn live() -> Vec<i32> {
+        HELPERS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        let mut helpers = HELPERS.lock().unwrap_or_else(|e| e.into_inner());
+        helpers.retain(|pid| Some(*pid) != self.0);
+    }
 }
 
 /// Resolves when the cancel flag turns true (never, if the sender is gone).
@@ -190,7 +235,37 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
     if let Some(group) = group {
         // ESRCH: the group is already gone, which is the point.
         let _ = killpg(group, signal);
+        // The leader too, in case its group is not made yet (the helper's setsid()).
+        let _ = kill(group, signal);
     }
+}
+
+/// Closes every descriptor above stderr that this process inherited: what proctor's
+/// parent left open (a shell's, a CI runner's) must not reach an agent. Call first
+/// thing, before anything of proctor's own is open (proctor's own descriptors are
+/// close-on-exec).
+pub fn close_inherited_descriptors() {
+    for fd in inherited_descriptors() {
+        // Safe on a bare number: nothing in this process owns it yet.
+        let _ = nix::unistd::close(fd);
+    }
+}
+
+/// The descriptors above stderr open now (the listing's own is closed by return).
+pub fn inherited_descriptors() -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return Vec::new();
+    };
+    let listing: Vec<i32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd > 2)
+        .collect();
+    // The last one listed may be the listing's own, now closed.
+    listing
+        .into_iter()
+        .filter(|fd| std::path::Path::new(&format!("/proc/self/fd/{fd}")).exists())
+        .collect()
 }
 
 /// Waits until `deadline` at most for a stream to close, then keeps what was read:

@@ -8,6 +8,7 @@ mod contained_helpers;
 mod containment;
 mod disk_limit;
 mod docs;
+mod escapes;
 mod evidence;
 mod first_hour;
 mod grade;

@@ -47,6 +47,8 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         "--unshare-uts",
         "--unshare-cgroup-try",
         "--die-with-parent",
+        // No controlling terminal: the agent cannot push input into the user's (TIOCSTI).
+        "--new-session",
         "--ro-bind",
         "/",
         "/",

@@ -1,15 +1,18 @@
 //! How an agent's process enters its containment. proctor starts itself as
-//! `proctor __contain ... -- PROGRAM ARGS...`, which joins the attempt's cgroups,
-//! sets resource limits, and replaces itself with the program (or with bubblewrap,
-//! reading its arguments from a descriptor). Doing this in a process of its own keeps
+//! `proctor __contain ... -- PROGRAM ARGS...`, which starts a session of its own (so
+//! the agent has no controlling terminal to push input into, and proctor still
+//! signals the whole attempt as the helper's process group), dies with proctor,
+//! joins the attempt's cgroups, sets resource limits, and replaces itself with the
+//! program (or with bubblewrap, reading its arguments from a descriptor). Doing this in a process of its own keeps
 //! proctor free of code between fork and exec. When bubblewrap has nothing to wait
 //! for (no limits), proctor starts it directly.
 
 use anyhow::{Context, bail};
 use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 use nix::sys::resource::{Resource, setrlimit};
+use nix::sys::signal::Signal;
 use std::io::{Seek, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
@@ -88,6 +91,7 @@ impl Entry {
         if self.fallback {
             words.push("--fallback".to_owned());
         }
+        words.extend(["--parent".to_owned(), std::process::id().to_string()]);
         words.push("--".to_owned());
         words.push(program.to_owned());
         words.extend(args.iter().cloned());
@@ -95,9 +99,27 @@ impl Entry {
     }
 }
 
+/// True when `program args` is the helper, which makes its own session: its
+/// starter must not put it in a process group (a group leader cannot setsid()).
+pub fn starts_own_session(args: &[String]) -> bool {
+    args.first().map(String::as_str) == Some(ENTRY_COMMAND)
+}
+
+/// True when `args` start a fallback helper that will have no PID namespace: proctor
+/// must then adopt and end what a killed helper leaves (`fallback::kill_adopted`).
+pub fn leaves_orphans(args: &[String]) -> bool {
+    static NO_PID_NAMESPACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    starts_own_session(args)
+        && args.iter().any(|a| a == "--fallback")
+        && *NO_PID_NAMESPACE.get_or_init(|| !super::fallback::pid_namespace_possible())
+}
+
 /// The helper's main: returns only when it could not become the agent.
 pub fn enter(args: &[String]) -> anyhow::Result<()> {
     let mut entry = Entry::default();
+    let mut parent: Option<i32> = None;
+    let mut init = false;
+    let mut status_fd: Option<i32> = None;
     let mut words = args.iter();
     let command: Vec<String> = loop {
         let Some(word) = words.next() else {
@@ -115,10 +137,35 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
             "--rlimit-fsize" => entry.file_size = Some(value()?.parse()?),
             "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
             "--fallback" => entry.fallback = true,
+            "--parent" => parent = Some(value()?.parse()?),
+            super::fallback::INIT_OPTION => init = true,
+            "--status-fd" => status_fd = Some(value()?.parse()?),
             "--" => break words.cloned().collect(),
             other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
         }
     };
+    let Some((program, rest)) = command.split_first() else {
+        bail!("{ENTRY_COMMAND}: no command after --");
+    };
+    let parent = parent.context("--parent is missing")?;
+    let inherited = crate::run::process::inherited_descriptors();
+    if init {
+        let fd = status_fd.context("--status-fd is missing")?;
+        let status = take_descriptor(fd)?;
+        close_all(&inherited);
+        return super::fallback::init(program, rest, parent, status);
+    }
+    // Nothing but stdin, stdout and stderr reaches the agent.
+    close_all(&inherited);
+    // First, while proctor's SIGTERM to this process alone still suffices: a new
+    // session whose group is this process, which proctor signals at the timeout.
+    nix::unistd::setsid().context("setsid")?;
+    // SIGTERM: bubblewrap dies of it (and its sandbox with it); a fallback helper
+    // without a PID namespace takes it as a stop and kills what the agent started.
+    nix::sys::prctl::set_pdeathsig(Signal::SIGTERM).context("PR_SET_PDEATHSIG")?;
+    if nix::unistd::getppid().as_raw() != parent {
+        bail!("proctor is gone");
+    }
     for cgroup in &entry.cgroups {
         // "0" names the writing process; children it starts stay in the group.
         std::fs::write(cgroup, "0")
@@ -133,9 +180,6 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     if let Some(bytes) = entry.file_size {
         setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).context("RLIMIT_FSIZE")?;
     }
-    let Some((program, rest)) = command.split_first() else {
-        bail!("{ENTRY_COMMAND}: no command after --");
-    };
     if entry.fallback {
         super::fallback::end_as(super::fallback::supervise(program, rest)?);
     }
@@ -158,6 +202,24 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
         None => std::process::Command::new(program).args(rest).exec(),
     };
     Err(error).with_context(|| format!("cannot start {program}"))
+}
+
+/// The descriptor `fd` this process inherited, opened again by its path: a new
+/// descriptor of the same pipe (close-on-exec), owned without unsafe code.
+fn take_descriptor(fd: i32) -> anyhow::Result<OwnedFd> {
+    let path = format!("/proc/self/fd/{fd}");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("{path}: no status descriptor"))?;
+    Ok(OwnedFd::from(file))
+}
+
+/// Closes descriptors by number: called before anything here owns them.
+fn close_all(fds: &[i32]) {
+    for fd in fds {
+        let _ = nix::unistd::close(*fd);
+    }
 }
 
 /// Arguments as bwrap's `--args` reads them: NUL-separated, in an unnamed file.
@@ -195,16 +257,20 @@ mod tests {
             ..Entry::default()
         };
         let (_, args) = limited.command("--unshare-user", &agent).unwrap();
+        let parent = std::process::id().to_string();
         assert_eq!(
-            args[..6],
+            args[..8],
             [
                 ENTRY_COMMAND,
                 "--rlimit-nproc",
                 "8",
                 "--bwrap",
                 "/usr/bin/bwrap",
+                "--parent",
+                &parent,
                 "--"
             ]
         );
+        assert!(starts_own_session(&args));
     }
 }

@@ -1,19 +1,43 @@
 //! Containment without namespaces (`--isolate auto` where bubblewrap is missing or
-//! fails): what the kernel still offers an unprivileged process. The `__contain`
-//! helper restricts itself with landlock (inherited by the agent), marks itself a
-//! child subreaper and non-dumpable, starts the agent, and when the agent exits or
-//! is told to stop, kills every descendant left, so that a process which called
-//! setsid() does not outlive its attempt.
+//! fails): what the kernel still offers. The `__contain` helper (a new session, dying
+//! with proctor: `entry`) is non-dumpable and starts the agent confined: landlock,
+//! `no_new_privs`, every capability dropped (a root agent could otherwise read
+//! proctor's and other attempts' environment through `/proc`, or change the host).
+//!
+//! Nothing the agent starts may outlive its attempt, even if the helper is killed or
+//! stopped, or proctor is killed. Where the helper may make a PID namespace (it has
+//! CAP_SYS_ADMIN, as root), it does: it starts itself again (`__contain --init`, an
+//! exec rather than a fork, so no unsafe code) as PID 1 of that namespace, which dies
+//! with the helper (PDEATHSIG, the helper dying with proctor the same way), starts the
+//! agent and reaps; when PID 1 ends, the kernel kills every process of the namespace,
+//! `setsid()` or not, and no walk of `/proc` can miss one. This is chosen over a
+//! subreaper because a subreaper only holds while it lives: killed or stopped, its
+//! orphans go to the host's init. Without that privilege the helper stays the child
+//! subreaper it was: when the agent exits, or a second after proctor asks it to
+//! stop or dies (its PDEATHSIG is SIGTERM then), it kills every descendant left;
+//! proctor is a child subreaper too, so that what a killed or stopped helper leaves
+//! comes back to proctor, which kills it after the attempt (`kill_adopted`). Only a
+//! kill -9 of proctor racing a stopped helper can then leave a process behind. The
+//! warning line says which of the two applies.
+//! (An unprivileged user namespace would allow a PID namespace too, but where one
+//! can be made, bubblewrap normally runs.)
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use caps::{CapSet, Capability};
 use landlock::{
     ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
     RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
 };
+use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
+use nix::mount::{MsFlags, mount};
+use nix::sched::{CloneFlags, unshare};
 use nix::sys::signal::{SigSet, Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 
 /// The variable that carries the view to the helper: the helper's environment is
@@ -64,11 +88,15 @@ impl Support {
 
     /// The one-line warning naming every protection that is missing.
     pub fn warning(&self, why: &str) -> String {
-        let mut missing = vec![
-            "no PID namespace: agents see host processes",
+        let pid_namespace = pid_namespace_possible();
+        let mut missing = Vec::new();
+        if !pid_namespace {
+            missing.push("no PID namespace: agents see host processes");
+        }
+        missing.extend([
             "no network namespace: agents use the host network",
             "no private /tmp or /dev/shm",
-        ];
+        ]);
         if !self.filesystem {
             missing.push(
                 "no landlock: agents can read the task files and your home folder and write wherever you can",
@@ -76,16 +104,28 @@ impl Support {
         } else if !self.signals {
             missing.push("landlock before ABI 6: agents can signal your other processes");
         }
-        let kept = if self.filesystem {
-            "landlock (read-only file system, hidden paths unreadable), a child subreaper, non-dumpable"
+        let mut kept = Vec::new();
+        if self.filesystem {
+            kept.push("landlock (read-only file system, hidden paths unreadable)");
+        }
+        kept.push(if pid_namespace {
+            "a PID namespace per attempt that ends with it (and a /proc of its own where the kernel allows)"
         } else {
-            "a child subreaper, non-dumpable"
-        };
+            "child subreapers (the helper, and proctor for a killed helper's orphans)"
+        });
+        kept.push("no capabilities, non-dumpable, a session of their own");
         format!(
-            "warning: --isolate auto: no namespaces ({why}); agents run with {kept}; missing: {}",
+            "warning: --isolate auto: no namespaces ({why}); agents run with {}; missing: {}",
+            kept.join(", "),
             missing.join("; ")
         )
     }
+}
+
+/// Whether the helper can make a PID namespace (CAP_SYS_ADMIN, as root): then it
+/// does, and nothing the agent starts outlives the namespace's init.
+pub fn pid_namespace_possible() -> bool {
+    caps::has_cap(None, CapSet::Effective, Capability::CAP_SYS_ADMIN).unwrap_or(false)
 }
 
 /// Paths readable under landlock: everything except `hidden`, then `visible`
@@ -144,7 +184,9 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
     let read = AccessFs::from_read(ABI_WANTED);
     let all = AccessFs::from_all(ABI_WANTED);
     let mut writable = view.writable.clone();
-    writable.extend(["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"].map(PathBuf::from));
+    // Not /dev/tty: an agent that could open its user's terminal could push input
+    // into it (TIOCSTI), and it has none of its own (its session is new).
+    writable.extend(["/dev/null", "/dev/zero", "/dev/full"].map(PathBuf::from));
     writable.retain(|p| p.exists());
     let status = Ruleset::default()
         .handle_access(all)?
@@ -167,18 +209,151 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
     Ok(status.ruleset)
 }
 
-/// Runs `program args` contained as described above; returns the agent's exit
-/// status as the helper's own.
+/// Runs `program args` contained as described in the module doc; returns the
+/// agent's exit status as the helper's own.
 pub fn supervise(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
     let _ = nix::sys::prctl::set_dumpable(false);
+    // The next child is PID 1 of a namespace of its own: when it ends, the kernel
+    // kills every process left in it. A mount namespace too, for a /proc of its own.
+    if unshare(CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNS).is_ok() {
+        return through_init(program, args);
+    }
     nix::sys::prctl::set_child_subreaper(true).context("PR_SET_CHILD_SUBREAPER")?;
+    confine()?;
+    let signals = waited_for();
+    let agent = start(program, args, &signals)?;
+    let status = wait_for(agent, &signals, false)?;
+    kill_descendants();
+    Ok(status)
+}
+
+/// Starts `__contain --init` as PID 1 of the new namespace and waits for it; the
+/// agent's status comes back through a pipe, since an init cannot die of a signal.
+fn through_init(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
+    let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).context("pipe")?;
+    fcntl(&write, FcntlArg::F_SETFD(FdFlag::empty())).context("fcntl")?;
+    // Blocked before the init starts, so that it inherits them blocked: the group's
+    // SIGTERM waits for it, and this helper stays until the init has ended.
+    let signals = waited_for();
+    signals.thread_block().context("sigprocmask")?;
+    // With SIGTERM blocked, only SIGKILL ends this helper when proctor dies (and the
+    // init, dying with it, the namespace).
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
+    let mut init = std::process::Command::new(std::env::current_exe()?)
+        .args([
+            super::entry::ENTRY_COMMAND,
+            INIT_OPTION,
+            "--parent",
+            &std::process::id().to_string(),
+            "--status-fd",
+            &write.as_raw_fd().to_string(),
+            "--",
+            program,
+        ])
+        .args(args)
+        .spawn()
+        .context("cannot start the namespace's init")?;
+    drop(write);
+    let ended = init.wait().context("wait")?;
+    let pid = Pid::from_raw(init.id() as i32);
+    let mut said = String::new();
+    let _ = std::fs::File::from(read).read_to_string(&mut said);
+    let mut words = said.split_whitespace();
+    let status = match (words.next(), words.next().and_then(|n| n.parse().ok())) {
+        (Some("exit"), Some(code)) => WaitStatus::Exited(pid, code),
+        (Some("signal"), Some(number)) => match Signal::try_from(number) {
+            Ok(signal) => WaitStatus::Signaled(pid, signal, false),
+            Err(_) => WaitStatus::Exited(pid, 128 + number),
+        },
+        // The init itself was killed (proctor's SIGKILL to the group).
+        _ => match (ended.code(), ended.signal()) {
+            (Some(code), _) => WaitStatus::Exited(pid, code),
+            (None, Some(number)) => WaitStatus::Signaled(
+                pid,
+                Signal::try_from(number).unwrap_or(Signal::SIGKILL),
+                false,
+            ),
+            _ => WaitStatus::Exited(pid, 1),
+        },
+    };
+    Ok(status)
+}
+
+/// The option that makes the helper the init of the attempt's PID namespace.
+pub const INIT_OPTION: &str = "--init";
+
+/// PID 1 of the attempt's namespace: dies with the helper, confines itself, starts
+/// the agent, reaps, and exits when the agent has (taking every process left in the
+/// namespace with it). Writes the agent's status to `status` first.
+pub fn init(program: &str, args: &[String], parent: i32, status: OwnedFd) -> anyhow::Result<()> {
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
+    // The helper may have died before the line above: then nothing must start.
+    if parent_of_self() != Some(parent) {
+        bail!("the helper that started this init is gone");
+    }
+    let _ = nix::sys::prctl::set_dumpable(false);
+    private_proc();
+    confine()?;
+    let signals = waited_for();
+    let agent = start(program, args, &signals)?;
+    let ended = wait_for(agent, &signals, true)?;
+    let line = match ended {
+        WaitStatus::Signaled(_, signal, _) => format!("signal {}", signal as i32),
+        WaitStatus::Exited(_, code) => format!("exit {code}"),
+        _ => "exit 1".to_owned(),
+    };
+    let _ = std::fs::File::from(status).write_all(line.as_bytes());
+    std::process::exit(0);
+}
+
+/// Mounts a /proc of the namespace's own (its mounts private first, so nothing
+/// propagates to the host's): the agent sees only its attempt's processes, and its
+/// own PIDs (`$$`) name its own entries. Where the kernel refuses (a /proc with
+/// masked paths, as in some containers), the host's stays.
+fn private_proc() {
+    let none: Option<&str> = None;
+    let private = mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none);
+    if private.is_ok() {
+        let _ = mount(
+            Some("proc"),
+            "/proc",
+            Some("proc"),
+            MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+            none,
+        );
+    }
+}
+
+/// Landlock (when the view is given), then no privileges at all: `no_new_privs`
+/// and every capability dropped, so a root agent can neither read proctor's or
+/// another attempt's environment (`/proc/PID/environ` of a non-dumpable process
+/// needs CAP_SYS_PTRACE) nor change the host (its name, mounts, network).
+fn confine() -> anyhow::Result<()> {
     if let Some(text) = std::env::var_os(VIEW_VARIABLE) {
         let view: View = serde_json::from_str(&text.to_string_lossy())
             .with_context(|| format!("{VIEW_VARIABLE} is not a view"))?;
         restrict(&view)?;
     }
-    // Signals wait for the loop below; the agent starts with an empty mask (std
-    // resets it in the child).
+    nix::sys::prctl::set_no_new_privs().context("PR_SET_NO_NEW_PRIVS")?;
+    // Emptying the bounding set takes CAP_SETPCAP; without it there is nothing to
+    // drop (an unprivileged user's other sets are empty, and no_new_privs keeps
+    // them so across exec).
+    if caps::has_cap(None, CapSet::Effective, Capability::CAP_SETPCAP).unwrap_or(false) {
+        caps::clear(None, CapSet::Bounding).context("capabilities (bounding set)")?;
+    }
+    for set in [
+        CapSet::Ambient,
+        CapSet::Inheritable,
+        CapSet::Effective,
+        CapSet::Permitted,
+    ] {
+        caps::clear(None, set).with_context(|| format!("capabilities ({set:?})"))?;
+    }
+    Ok(())
+}
+
+/// The signals the helper waits for in its loop (blocked, taken by sigwait).
+fn waited_for() -> SigSet {
     let mut signals = SigSet::empty();
     for signal in [
         Signal::SIGCHLD,
@@ -189,29 +364,56 @@ pub fn supervise(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
     ] {
         signals.add(signal);
     }
-    signals.thread_block().context("sigprocmask")?;
+    signals
+}
+
+/// Starts the agent with no signal blocked (a child inherits the mask, and std
+/// leaves it as it is), then blocks `signals` for the loop. A SIGCHLD that came
+/// in between is found by the first reap.
+fn start(program: &str, args: &[String], signals: &SigSet) -> anyhow::Result<Pid> {
+    SigSet::all().thread_unblock().context("sigprocmask")?;
     let agent = std::process::Command::new(program)
         .args(args)
         .env_remove(VIEW_VARIABLE)
         .spawn()
-        .with_context(|| format!("cannot start {program}"))?;
-    let agent = Pid::from_raw(agent.id() as i32);
-    let status = loop {
+        .with_context(|| format!("cannot start {program}"));
+    signals.thread_block().context("sigprocmask")?;
+    Ok(Pid::from_raw(agent?.id() as i32))
+}
+
+/// Waits for the agent, reaping whatever else ends; SIGTERM (the group got it
+/// too) gives the agent a moment before everything is killed. An init kills by
+/// exiting: the kernel then kills its namespace.
+fn wait_for(agent: Pid, signals: &SigSet, init: bool) -> anyhow::Result<WaitStatus> {
+    if let Some(status) = reap(agent) {
+        return Ok(status);
+    }
+    loop {
         match signals.wait().context("sigwait")? {
             Signal::SIGCHLD => {
                 if let Some(status) = reap(agent) {
-                    break status;
+                    return Ok(status);
                 }
             }
-            Signal::SIGALRM => kill_descendants(),
-            // The group got the signal too; the agent has a moment to stop.
+            // The grace is over: the agent and all it started are killed (and reaped,
+            // so its status is no longer there to wait for).
+            Signal::SIGALRM => {
+                if !init {
+                    kill_descendants();
+                }
+                return Ok(WaitStatus::Signaled(agent, Signal::SIGKILL, false));
+            }
             _ => {
                 nix::unistd::alarm::set(TERM_GRACE_SECONDS);
             }
         }
-    };
-    kill_descendants();
-    Ok(status)
+    }
+}
+
+/// The parent of this process as the host sees it (`/proc` is the host's: the
+/// namespace has no /proc of its own, and getppid() says 0 for a parent outside).
+fn parent_of_self() -> Option<i32> {
+    parent_in(&std::fs::read_to_string("/proc/self/stat").ok()?)
 }
 
 /// Ends the helper as the agent ended: its exit code, or its signal.
@@ -265,6 +467,52 @@ fn kill_descendants() {
     }
 }
 
+/// Where helpers run without a PID namespace, proctor is a child subreaper too, so
+/// that what a killed helper leaves comes back to proctor rather than to the host's
+/// init, and `kill_adopted` ends it after the attempt.
+pub fn adopt_orphans() {
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+}
+
+/// Kills and reaps every process proctor adopted, with all it started: a child of
+/// proctor in a session other than proctor's (every other child proctor starts stays
+/// in proctor's session) that is none of the `helpers` still running.
+pub fn kill_adopted(helpers: &[i32]) {
+    let me = std::process::id() as i32;
+    let own = nix::unistd::getsid(None).ok();
+    loop {
+        let adopted: Vec<i32> = children_of(me)
+            .into_iter()
+            .filter(|pid| !helpers.contains(pid))
+            .filter(|pid| nix::unistd::getsid(Some(Pid::from_raw(*pid))).ok() != own)
+            .collect();
+        if adopted.is_empty() {
+            return;
+        }
+        for pid in &adopted {
+            for below in descendants(*pid).into_iter().chain([*pid]) {
+                let _ = kill(Pid::from_raw(below), Signal::SIGKILL);
+            }
+        }
+        // Their children come to proctor in turn: the next round finds them.
+        for pid in &adopted {
+            let _ = waitpid(Pid::from_raw(*pid), None);
+        }
+    }
+}
+
+/// The live children of `parent`, from /proc.
+fn children_of(parent: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .filter(|pid| parent_of(*pid) == Some(parent))
+        .collect()
+}
+
 /// Every live process whose chain of parents leads to `root`, from /proc.
 fn descendants(root: i32) -> Vec<i32> {
     let mut parents: Vec<(i32, i32)> = Vec::new();
@@ -298,7 +546,10 @@ fn descendants(root: i32) -> Vec<i32> {
 /// The parent in `/proc/PID/stat` (after the command name, which may hold
 /// spaces and parentheses); zombies are left to waitpid.
 fn parent_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parent_in(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+fn parent_in(stat: &str) -> Option<i32> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
     let state = fields.next()?;
