@@ -222,6 +222,7 @@ pub async fn run_agent(
         stdin_line,
         timeout,
         disk: prepared.disk.as_ref(),
+        bubblewrap: prepared.bubblewrap,
     };
     let ran = process::run(launch, cancel).await;
     // The attempt's processes are gone: its cgroups, sockets and token can go too.

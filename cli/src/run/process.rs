@@ -73,6 +73,8 @@ pub struct Launch<'a> {
     pub timeout: Duration,
     /// `--max-disk`: folders watched while the agent runs.
     pub disk: Option<&'a DiskQuota>,
+    /// The program is bubblewrap (directly or through the helper): see [`terminate`].
+    pub bubblewrap: bool,
 }
 
 /// Starts the agent and waits for it, the timeout, or cancellation.
@@ -130,15 +132,15 @@ pub async fn run(
         status = child.wait() => status?,
         _ = tokio::time::sleep(launch.timeout) => {
             stopped = Some(Stopped::TimedOut);
-            terminate(&mut child, group).await?
+            terminate(&mut child, group, launch.bubblewrap).await?
         }
         _ = cancelled(&mut cancel) => {
             stopped = Some(Stopped::Cancelled);
-            terminate(&mut child, group).await?
+            terminate(&mut child, group, launch.bubblewrap).await?
         }
         Some(bytes) = over_disk(launch.disk) => {
             stopped = Some(Stopped::OverDisk(bytes));
-            terminate(&mut child, group).await?
+            terminate(&mut child, group, launch.bubblewrap).await?
         }
     };
     // Whatever the agent left running in its group goes too.
@@ -216,12 +218,23 @@ async fn over_disk(quota: Option<&DiskQuota>) -> Option<u64> {
     Some(quota.bytes)
 }
 
-/// SIGTERM to the group, a grace period, then SIGKILL.
+/// SIGTERM to the group, a grace period, then SIGKILL. Under bubblewrap the agent is in
+/// a session of its own inside the namespace and a SIGTERM would end bubblewrap, and with
+/// it the namespace, at once: the SIGTERM goes to every process below bubblewrap instead
+/// (the namespace's init ignores it), so the agent gets its grace period there too.
 async fn terminate(
     child: &mut tokio::process::Child,
     group: Option<Pid>,
+    bubblewrap: bool,
 ) -> std::io::Result<std::process::ExitStatus> {
-    signal_group(group, Signal::SIGTERM);
+    match (bubblewrap, group) {
+        (true, Some(bwrap)) => {
+            for pid in fallback::descendants(bwrap.as_raw()) {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+            }
+        }
+        _ => signal_group(group, Signal::SIGTERM),
+    }
     match tokio::time::timeout(GRACE, child.wait()).await {
         Ok(status) => status,
         Err(_) => {

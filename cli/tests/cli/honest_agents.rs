@@ -217,3 +217,40 @@ fn the_readme_job_gives_the_same_results() {
     assert!(!results[0].is_empty());
     assert_eq!(results[0], results[1]);
 }
+
+#[test]
+fn at_the_timeout_an_agent_gets_sigterm_and_time_to_save_its_work() {
+    let mode = namespaces();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: slow\n  input: take your time\n  expected: saved\n  timeout_s: 1\n",
+    );
+    let agent = write(
+        dir.path(),
+        "agent.sh",
+        r#"trap 'echo "{\"status\": \"final\", \"answer\": \"saved\"}" > "$PROCTOR_OUTCOME"; exit 0' TERM
+sleep 30 &
+wait
+"#,
+    );
+    let out = dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--tasks"])
+        .arg(&tasks)
+        .arg("--agent")
+        .arg(format!("sh {}", agent.display()))
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let line: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().trim()).unwrap();
+    // What it saved on SIGTERM is kept; the attempt still ran out of time.
+    assert_eq!(line["status"], "timeout", "namespaces {mode}: {line}");
+    assert_eq!(line["answer"], "saved", "namespaces {mode}: {line}");
+    let took = line["timings"]["duration_ms"].as_u64().unwrap();
+    assert!(
+        took < Duration::from_secs(10).as_millis() as u64,
+        "namespaces {mode}: {line}"
+    );
+}

@@ -93,6 +93,7 @@ impl Isolation {
                     groups,
                     relays: None,
                     disk: None,
+                    bubblewrap: true,
                 });
             }
             None if self.fallback => {
@@ -115,6 +116,7 @@ impl Isolation {
             groups,
             relays: None,
             disk: None,
+            bubblewrap: false,
         })
     }
 }
@@ -239,6 +241,7 @@ impl ContainedCommands {
             // The attempt's disk is watched while its agent runs; a command's files are
             // capped by RLIMIT_FSIZE through its entry like the agent's.
             disk: None,
+            bubblewrap: prepared.bubblewrap,
         };
         let ran = process::run(launch, never).await;
         // Its processes are gone: its groups can go too.

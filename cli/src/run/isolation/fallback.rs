@@ -514,7 +514,7 @@ fn children_of(parent: i32) -> Vec<i32> {
 }
 
 /// Every live process whose chain of parents leads to `root`, from /proc.
-fn descendants(root: i32) -> Vec<i32> {
+pub fn descendants(root: i32) -> Vec<i32> {
     let mut parents: Vec<(i32, i32)> = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();

@@ -86,6 +86,9 @@ pub struct Prepared {
     pub relays: Option<Relays>,
     /// `--max-disk`: the host folders to watch while the agent runs.
     pub disk: Option<DiskQuota>,
+    /// It runs under bubblewrap, which a SIGTERM ends at once with everything in its
+    /// namespace: the timeout's SIGTERM goes to the processes inside instead.
+    pub bubblewrap: bool,
 }
 
 /// The program bubblewrap is run as: `PROCTOR_BWRAP` when set, else `bwrap` on PATH.
@@ -253,6 +256,7 @@ impl Isolation {
                 groups,
                 relays: None,
                 disk: quota(&[sandbox, scratch[0], scratch[1]]),
+                bubblewrap: false,
             });
         };
         let network = self.network == NetworkMode::Host && !loopback_only;
@@ -306,6 +310,7 @@ impl Isolation {
             groups,
             relays,
             disk: quota(&[sandbox]),
+            bubblewrap: true,
         })
     }
 }
