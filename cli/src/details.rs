@@ -151,10 +151,25 @@ mod tests {
     }
 
     #[test]
+    fn a_crash_shows_the_end_of_its_detail_where_the_exception_is() {
+        let traceback = format!(
+            "Traceback (most recent call last):\n{}ValueError: the real reason",
+            "  File \"agent.py\", line 9, in <module>\n".repeat(40)
+        );
+        let shown = with_detail("error: exit status 1", Some(&traceback));
+        assert!(
+            shown.starts_with("error: exit status 1 (…")
+                && shown.ends_with("ValueError: the real reason)"),
+            "{shown}"
+        );
+        assert!(shown.chars().count() < 340, "{shown}");
+    }
+
+    #[test]
     fn long_details_are_cut_and_joined_on_one_line() {
         let long = format!("first\n\n{}", "x".repeat(1000));
-        let shown = with_detail("error: exit status 1", Some(&long));
-        assert!(shown.starts_with("error: exit status 1 (first | xxx"));
+        let shown = with_detail("rubric: FAIL", Some(&long));
+        assert!(shown.starts_with("rubric: FAIL (first | xxx"));
         assert!(shown.chars().count() < 340, "{shown}");
         assert_eq!(
             with_detail("end state: a: missing", Some("a: missing")),

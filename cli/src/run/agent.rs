@@ -207,6 +207,24 @@ mod tests {
     }
 
     #[test]
+    fn an_environment_assignment_is_no_name() {
+        let err = from_flags(&["MODEL=x python3 a.py".to_owned()], None).unwrap_err();
+        let message = format!("{err:#}");
+        assert!(
+            message.contains("`MODEL=x` reads as an environment variable"),
+            "{message}"
+        );
+        let err = from_flags(&["fast=no-such-program-xyz a.py".to_owned()], None).unwrap_err();
+        let message = format!("{err:#}");
+        assert!(
+            message.contains("agent `fast`: program `no-such-program-xyz` is not on PATH"),
+            "{message}"
+        );
+        // A space after `=`: no name, the whole text is the command.
+        assert_eq!(split_name("v1= sh"), None);
+    }
+
+    #[test]
     fn flags_resolve_programs_and_names() {
         let agents = from_flags(&["sh -c 'echo hi'".to_owned()], Some("v2")).unwrap();
         assert_eq!(agents[0].name, "v2");

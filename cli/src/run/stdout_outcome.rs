@@ -120,12 +120,38 @@ mod tests {
     }
 
     #[test]
-    fn an_indented_brace_is_not_a_top_level_object() {
-        let printed = read_stdout(b"the answer is\n  {\"answer\": \"x\"}\n");
+    fn one_json_line_with_spaces_around_it_is_an_object() {
+        let printed = read_stdout(b"  {\"status\": \"final\", \"answer\": \"ok\"}  \n");
+        assert_eq!(answer_of(printed).as_deref(), Some("ok"));
+        let printed = read_stdout(b"the answer is\n\t{\"answer\": \"x\"}\n");
+        assert_eq!(answer_of(printed).as_deref(), Some("x"));
+        // The whole of stdout one object, indented and over several lines.
+        let printed = read_stdout(b"  {\n  \"answer\": \"y\"\n  }\n");
+        assert_eq!(answer_of(printed).as_deref(), Some("y"));
+    }
+
+    #[test]
+    fn an_object_inside_a_pretty_printed_one_is_not_top_level() {
+        let text = "{\n  \"status\": \"final\",\n  \"answer\": \"outer\",\n  \"trajectory\": [\n    {\"tool\": \"x\", \"error\": \"boom\", \"answer\": \"inner\"}\n  ]\n}\n";
         assert_eq!(
-            printed,
-            Printed::Plain("the answer is\n  {\"answer\": \"x\"}".to_owned())
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("outer")
         );
+    }
+
+    #[test]
+    fn objects_without_an_outcome_field_are_not_the_outcome() {
+        let text = "{\"status\": \"final\", \"answer\": \"1\"}\n{\"debug\": 1}\n{}\n";
+        assert_eq!(
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("1")
+        );
+        for text in ["{\"debug\": 1}\n", "ok\n{\"debug\": 1}\n", "{}"] {
+            let Printed::Invalid(detail) = read_stdout(text.as_bytes()) else {
+                panic!("{text:?} is not invalid")
+            };
+            assert!(detail.contains("none has an outcome field"), "{detail}");
+        }
     }
 
     #[test]
