@@ -14,7 +14,7 @@ pub mod relay;
 mod visible;
 
 pub use entry::Entry;
-pub use limits::{AttemptGroups, Limits, Requested};
+pub use limits::{AttemptGroups, Limits, MemoryUse, Requested};
 
 use super::agent::AgentSpec;
 use super::sandbox::AttemptFolders;
