@@ -68,27 +68,44 @@ pub fn reasons_with_details(line: &ResultLine) -> Vec<String> {
         .collect()
 }
 
-/// `reason (detail)`, the detail cut to [`SHOWN_DETAIL_LIMIT`] and on one line.
+/// `reason (detail)`, the detail cut to [`SHOWN_DETAIL_LIMIT`] and on one line. A crash's
+/// detail (`error: ...`) is the end of stderr, whose last line says why (a traceback's
+/// exception), so its end is kept; other details keep their start.
 pub fn with_detail(reason: &str, detail: Option<&str>) -> String {
     match detail {
         Some(detail) if !detail.is_empty() && !reason.contains(detail) => {
-            format!("{reason} ({})", one_line(detail))
+            let keep_end = reason.starts_with("error: ");
+            format!("{reason} ({})", one_line(detail, keep_end))
         }
         _ => reason.to_owned(),
     }
 }
 
-/// `detail` on one line, cut at [`SHOWN_DETAIL_LIMIT`] characters.
-fn one_line(detail: &str) -> String {
+/// `detail` on one line, cut to [`SHOWN_DETAIL_LIMIT`] characters at its end (`…` last)
+/// or, with `keep_end`, at its start (`…` first).
+fn one_line(detail: &str, keep_end: bool) -> String {
     let joined = detail
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" | ");
-    match joined.char_indices().nth(SHOWN_DETAIL_LIMIT) {
-        Some((cut, _)) => format!("{}…", &joined[..cut]),
-        None => joined,
+    let chars = joined.chars().count();
+    if chars <= SHOWN_DETAIL_LIMIT {
+        return joined;
+    }
+    if keep_end {
+        let (cut, _) = joined
+            .char_indices()
+            .nth(chars - SHOWN_DETAIL_LIMIT)
+            .unwrap_or((0, ' '));
+        format!("…{}", &joined[cut..])
+    } else {
+        let (cut, _) = joined
+            .char_indices()
+            .nth(SHOWN_DETAIL_LIMIT)
+            .unwrap_or((joined.len(), ' '));
+        format!("{}…", &joined[..cut])
     }
 }
 
@@ -151,10 +168,25 @@ mod tests {
     }
 
     #[test]
+    fn a_crash_shows_the_end_of_its_detail_where_the_exception_is() {
+        let traceback = format!(
+            "Traceback (most recent call last):\n{}ValueError: the real reason",
+            "  File \"agent.py\", line 9, in <module>\n".repeat(40)
+        );
+        let shown = with_detail("error: exit status 1", Some(&traceback));
+        assert!(
+            shown.starts_with("error: exit status 1 (…")
+                && shown.ends_with("ValueError: the real reason)"),
+            "{shown}"
+        );
+        assert!(shown.chars().count() < 340, "{shown}");
+    }
+
+    #[test]
     fn long_details_are_cut_and_joined_on_one_line() {
         let long = format!("first\n\n{}", "x".repeat(1000));
-        let shown = with_detail("error: exit status 1", Some(&long));
-        assert!(shown.starts_with("error: exit status 1 (first | xxx"));
+        let shown = with_detail("rubric: FAIL", Some(&long));
+        assert!(shown.starts_with("rubric: FAIL (first | xxx"));
         assert!(shown.chars().count() < 340, "{shown}");
         assert_eq!(
             with_detail("end state: a: missing", Some("a: missing")),

@@ -38,7 +38,9 @@ pub struct RunArgs {
     /// Task file or folder of task files.
     #[arg(long, value_name = "T")]
     pub tasks: PathBuf,
-    /// The agent command (split like a shell), or NAME=CMD; repeat for several agents.
+    /// The agent command (split like a shell), or NAME=CMD; repeat for several agents. NAME
+    /// is letters, digits, _ - . @ + with no space after the `=`; a NAME in capitals only
+    /// (MODEL=x cmd) reads as an environment variable and is refused: use `env MODEL=x cmd`.
     #[arg(long, value_name = "CMD", required_unless_present = "agents")]
     pub agent: Vec<String>,
     /// A YAML or JSON list of agents: name, command, optional env and cwd.

@@ -1,5 +1,10 @@
 //! Agent commands: `--agent CMD`, `--agent NAME=CMD` (repeatable) or `--agents FILE`.
 //!
+//! `NAME=CMD` names the agent when NAME is a plain name (letters, digits, `_ - . @ +`)
+//! and the command follows the `=` directly; otherwise the whole text is the command. A
+//! NAME written like an environment variable (capitals, digits and `_` only: `MODEL=x
+//! python3 a.py`) is refused: a shell would set a variable there, and `--agent` sets none.
+//!
 //! The agent runs with its sandbox as working directory, so the program and any
 //! argument naming an existing file relative to the agent's `cwd` (default: where
 //! proctor was started) are made absolute first: `--agent "python3 agents/my.py"`
@@ -51,6 +56,14 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
     let mut agents = Vec::new();
     for flag in flags {
         let (name, line) = match split_name(flag) {
+            Some((name, _)) if looks_like_a_variable(name) => {
+                let assignment = flag.split_whitespace().next().unwrap_or(flag);
+                let rest = flag[assignment.len()..].trim_start();
+                bail!(
+                    "--agent {flag:?}: `{assignment}` reads as an environment variable, and --agent sets none: start the command with `env` (--agent \"env {assignment} {rest}\"), or give the variable in an agents file's `env:`; an agent's name needs a lower-case letter (`{}=...`)",
+                    name.to_lowercase()
+                )
+            }
             Some((name, line)) => (Some(name.to_owned()), line),
             None => (None, flag.as_str()),
         };
@@ -61,9 +74,12 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
             None if flags.len() == 1 => label.unwrap_or("agent").to_owned(),
             None => bail!("--agent {flag:?}: with several agents, name each one: --agent NAME=CMD"),
         };
-        agents.push(
-            resolve(name, words, Vec::new(), &cwd).with_context(|| format!("--agent {flag:?}"))?,
-        );
+        let named = split_name(flag).is_some();
+        let context = || match named {
+            true => format!("--agent {flag:?}: agent `{name}`"),
+            false => format!("--agent {flag:?}"),
+        };
+        agents.push(resolve(name.clone(), words, Vec::new(), &cwd).with_context(context)?);
     }
     check_unique(&agents)?;
     Ok(agents)
@@ -114,14 +130,25 @@ pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
     Ok(agents)
 }
 
-/// `NAME=CMD` when the text before `=` is a plain name (no spaces, slashes or quotes).
+/// `NAME=CMD` when the text before `=` is a plain name (no spaces, slashes or quotes) and
+/// the command follows the `=` without a space.
 fn split_name(flag: &str) -> Option<(&str, &str)> {
     let (name, rest) = flag.split_once('=')?;
     let plain = !name.is_empty()
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '@' | '+'));
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '@' | '+'))
+        && !rest.starts_with(char::is_whitespace);
     plain.then_some((name, rest))
+}
+
+/// A shell variable's name in capitals (`MODEL`, `OPENAI_BASE_URL`): in front of a
+/// command, a shell reads `MODEL=x` as an assignment.
+fn looks_like_a_variable(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 fn check_unique(agents: &[AgentSpec]) -> anyhow::Result<()> {
@@ -150,18 +177,18 @@ fn resolve(
     let program = if program.contains('/') {
         let path = cwd.join(&program);
         if !path.is_file() {
-            bail!("agent program {} does not exist", path.display());
+            bail!("program {} does not exist", path.display());
         }
         if !is_executable(&path) {
             bail!(
-                "agent program {} is not executable (chmod +x, or name its interpreter)",
+                "program {} is not executable (chmod +x, or name its interpreter)",
                 path.display()
             );
         }
         path.to_string_lossy().into_owned()
     } else {
         find_in_path(&program)
-            .ok_or_else(|| anyhow::anyhow!("agent program `{program}` is not on PATH"))?;
+            .ok_or_else(|| anyhow::anyhow!("program `{program}` is not on PATH"))?;
         program
     };
     let args = words
@@ -204,6 +231,27 @@ mod tests {
         assert_eq!(split_name("v1=python3 a.py"), Some(("v1", "python3 a.py")));
         assert_eq!(split_name("python3 a.py --x=1"), None);
         assert_eq!(split_name("./agent --mode=fast"), None);
+    }
+
+    #[test]
+    fn an_environment_assignment_is_no_name() {
+        let err = from_flags(&["MODEL=x python3 a.py".to_owned()], None).unwrap_err();
+        let message = format!("{err:#}");
+        assert!(
+            message.contains("`MODEL=x` reads as an environment variable"),
+            "{message}"
+        );
+        let err = from_flags(&["fast=no-such-program-xyz a.py".to_owned()], None).unwrap_err();
+        let message = format!("{err:#}");
+        assert!(
+            message.contains("agent `fast`: program `no-such-program-xyz` is not on PATH"),
+            "{message}"
+        );
+        // A space after `=`: no name, the whole text is the command.
+        assert_eq!(split_name("v1= sh"), None);
+        assert!(looks_like_a_variable("OPENAI_BASE_URL") && looks_like_a_variable("_X1"));
+        assert!(!looks_like_a_variable("v1") && !looks_like_a_variable("Gpt4"));
+        assert!(!looks_like_a_variable("GPT-4") && !looks_like_a_variable("1A"));
     }
 
     #[test]

@@ -225,6 +225,8 @@ pub async fn run_agent(
         bubblewrap: prepared.bubblewrap,
     };
     let ran = process::run(launch, cancel).await;
+    // Read before the groups go: whether the memory limit killed a process.
+    let memory = prepared.groups.as_ref().and_then(|g| g.memory_use());
     // The attempt's processes are gone: its cgroups, sockets and token can go too.
     drop(prepared.groups);
     drop(prepared.relays);
@@ -232,7 +234,7 @@ pub async fn run_agent(
     let (outcome, process_info, duration) = match ran {
         Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
         Ok(run) => {
-            let outcome = resolve(&run, &outcome_path);
+            let outcome = resolve(&run, &outcome_path, memory);
             let _ = std::fs::remove_file(&outcome_path);
             let stderr = String::from_utf8_lossy(&run.stderr.bytes);
             let tail: Vec<&str> = stderr.lines().rev().take(5).collect();

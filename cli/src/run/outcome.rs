@@ -2,6 +2,7 @@
 //! `PROCTOR_OUTCOME` file if written, else the last complete top-level JSON object in
 //! stdout, else (exit 0) the trimmed stdout as a final answer.
 
+use super::isolation::MemoryUse;
 use super::outcome_file::{OutcomeFile, read_outcome_file};
 use super::process::{AgentRun, Exit, Stopped};
 use super::stdout_outcome::{Printed, read_stdout};
@@ -13,8 +14,9 @@ use std::path::Path;
 /// Most stderr kept as the detail of a crash.
 const STDERR_DETAIL_LIMIT: usize = 2 << 10;
 
-/// The outcome of one finished (not cancelled) run.
-pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
+/// The outcome of one finished (not cancelled) run; `memory` is what its `--max-memory`
+/// limit saw, if it had one.
+pub fn resolve(run: &AgentRun, outcome_file: &Path, memory: Option<MemoryUse>) -> Outcome {
     let file = read_outcome_file(outcome_file);
     let reported = reported_outcome(run, &file);
     if run.stopped == Some(Stopped::TimedOut) {
@@ -33,6 +35,23 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
             "disk limit",
             format!(
                 "the attempt wrote more than the --max-disk limit of {}",
+                human_size(limit)
+            ),
+        );
+    }
+    if let Some(MemoryUse {
+        limit,
+        killed: Some(true),
+    }) = memory
+        && run.exit != Exit::Code(0)
+        && !matches!(reported, Some(Ok(_)))
+    {
+        // The kernel killed a process of the attempt at the limit, and the agent failed
+        // without an outcome: that is why, whatever its exit says.
+        return failure(
+            "memory limit",
+            format!(
+                "killed by the kernel at the --max-memory limit of {}",
                 human_size(limit)
             ),
         );
@@ -56,8 +75,41 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
                 "disk limit",
                 "a file reached the --max-disk limit (signal SIGXFSZ)".to_owned(),
             ),
-            Exit::Signal(signal) => failure(&format!("signal {signal}"), stderr_tail(run)),
+            Exit::Signal(signal) => failure(
+                &format!("signal {signal}"),
+                with_memory_hint(stderr_tail(run), signal, memory),
+            ),
         },
+    }
+}
+
+/// A crash's detail, with a word on the memory limit when the signal is one that running
+/// out of memory sends and nothing could count whether it did (resource limits).
+fn with_memory_hint(detail: String, signal: i32, memory: Option<MemoryUse>) -> String {
+    use nix::sys::signal::Signal;
+    let Some(MemoryUse {
+        limit,
+        killed: None,
+    }) = memory
+    else {
+        return detail;
+    };
+    let memory_signals = [
+        Signal::SIGKILL,
+        Signal::SIGSEGV,
+        Signal::SIGABRT,
+        Signal::SIGBUS,
+    ];
+    if !memory_signals.iter().any(|s| *s as i32 == signal) {
+        return detail;
+    }
+    let hint = format!(
+        "the --max-memory limit of {} may have been hit (resource limits cannot tell)",
+        human_size(limit)
+    );
+    match detail.is_empty() {
+        true => hint,
+        false => format!("{detail}\n{hint}"),
     }
 }
 
@@ -140,6 +192,10 @@ mod tests {
             },
             duration: Duration::ZERO,
         }
+    }
+
+    fn resolve(run: &AgentRun, outcome_file: &Path) -> Outcome {
+        super::resolve(run, outcome_file, None)
     }
 
     fn kind(outcome: &Outcome) -> Option<&str> {
@@ -257,6 +313,49 @@ mod tests {
             missing,
         );
         assert_eq!(kind(&o), Some("FileNotFoundError"));
+    }
+
+    #[test]
+    fn a_kill_at_the_memory_limit_is_named() {
+        let missing = Path::new("/nonexistent/outcome.json");
+        let killed = |exit, killed| {
+            let memory = Some(MemoryUse {
+                limit: 64 << 20,
+                killed,
+            });
+            super::resolve(&run(exit, b"", None), missing, memory)
+        };
+        // Counted by a cgroup: the agent itself, or bwrap's exit code for it.
+        for exit in [Exit::Signal(9), Exit::Code(137)] {
+            let o = killed(exit, Some(true));
+            assert_eq!(kind(&o), Some("memory limit"));
+            assert_eq!(
+                o.error.unwrap().message,
+                "killed by the kernel at the --max-memory limit of 64 MiB"
+            );
+        }
+        // Counted, and not the limit.
+        assert_eq!(
+            kind(&killed(Exit::Signal(9), Some(false))),
+            Some("signal 9")
+        );
+        // Not counted: said as a possibility.
+        let o = killed(Exit::Signal(9), None);
+        assert_eq!(kind(&o), Some("signal 9"));
+        let message = o.error.unwrap().message;
+        assert!(
+            message.ends_with(
+                "the --max-memory limit of 64 MiB may have been hit (resource limits cannot tell)"
+            ),
+            "{message}"
+        );
+        assert!(
+            !killed(Exit::Signal(15), None)
+                .error
+                .unwrap()
+                .message
+                .contains("memory")
+        );
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! Finding an agent's outcome in what it printed (DESIGN 10): the last complete top-level
-//! JSON object, on one line or pretty-printed over many, else the plain answer.
+//! JSON object that is an outcome, on one line or pretty-printed over many, else the plain
+//! answer.
 //!
-//! A top-level object is one whose `{` starts a line; the lines inside a pretty-printed
-//! object are indented, so they never start one. Stdout whose trimmed text starts with `{`
-//! but parses as no object is an invalid output, never a plain answer: a malformed outcome
-//! must not erase the trajectory and pass the safety checks.
+//! A top-level object starts a line: its `{` comes first on the line, after nothing but
+//! spaces or tabs when the whole object fits on that line (`  {"answer": "ok"}  `). The
+//! lines inside a pretty-printed object are indented and an object on one of them lies
+//! inside the outer one, so neither is top-level. An object with none of the outcome
+//! fields (`{"debug": 1}`) is a log line, not the outcome. Stdout whose trimmed text
+//! starts with `{` but parses as no object is an invalid output, never a plain answer: a
+//! malformed outcome must not erase the trajectory and pass the safety checks.
 
 use serde_json::{Deserializer, Map, Value};
 
@@ -19,9 +23,28 @@ pub enum Printed {
     Invalid(String),
 }
 
+/// The fields of an outcome (DESIGN 3.1); an object with none of them is not one.
+const OUTCOME_FIELDS: [&str; 8] = [
+    "status",
+    "answer",
+    "trajectory",
+    "tool_calls",
+    "tools_used",
+    "steps",
+    "usage",
+    "error",
+];
+
 /// Most candidate lines tried, from the last: bounds the work on adversarial output made
 /// of many lines that start with `{` and parse as nothing.
 const MAX_CANDIDATES: usize = 256;
+
+/// A complete object found in stdout, with the byte range it spans.
+struct Found {
+    start: usize,
+    end: usize,
+    object: Map<String, Value>,
+}
 
 /// Reads `stdout` as DESIGN 10 says. Text that is not UTF-8 or holds a NUL is invalid.
 pub fn read_stdout(stdout: &[u8]) -> Printed {
@@ -31,26 +54,68 @@ pub fn read_stdout(stdout: &[u8]) -> Printed {
     if text.contains('\0') {
         return Printed::Invalid("stdout holds a NUL byte".to_owned());
     }
-    for start in line_starts(text)
+    let mut found: Vec<Found> = line_starts(text)
         .rev()
-        .filter(|&at| text[at..].starts_with('{'))
+        .filter_map(|at| {
+            let indent = text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len();
+            text[at + indent..]
+                .starts_with('{')
+                .then_some((at + indent, indent > 0))
+        })
         .take(MAX_CANDIDATES)
-    {
-        if let Some(object) = object_at(&text[start..]) {
-            return Printed::Object(object);
+        .filter_map(|(start, indented)| object_at(text, start, indented))
+        .collect();
+    found.reverse();
+    let trimmed = text.trim();
+    if found.is_empty() && trimmed.starts_with('{') {
+        // All of stdout one object, indented over several lines.
+        if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(trimmed) {
+            let start = text.len() - text.trim_start().len();
+            found.push(Found {
+                start,
+                end: start + trimmed.len(),
+                object,
+            });
         }
     }
-    let trimmed = text.trim();
+    // Objects inside another found object are not top-level.
+    let top_level: Vec<&Found> = found
+        .iter()
+        .filter(|inner| {
+            !found
+                .iter()
+                .any(|outer| outer.start < inner.start && inner.end <= outer.end)
+        })
+        .collect();
+    if let Some(outcome) = top_level.iter().rev().find(|f| is_outcome(&f.object)) {
+        return Printed::Object(outcome.object.clone());
+    }
+    if let Some(last) = top_level.last() {
+        let line = text[..last.start].matches('\n').count() + 1;
+        return Printed::Invalid(format!(
+            "stdout holds JSON objects but none has an outcome field ({}); the last is on line {line}",
+            OUTCOME_FIELDS.join(", ")
+        ));
+    }
     if trimmed.starts_with('{') {
         let error = match serde_json::from_str::<Value>(trimmed) {
             Err(error) => error.to_string(),
-            Ok(_) => "text after the JSON object".to_owned(),
+            Ok(other) => format!(
+                "not a JSON object but {}",
+                proctor_core::outcome::kind_of(&other)
+            ),
         };
         return Printed::Invalid(format!(
             "stdout starts with `{{` but is no JSON object: {error}"
         ));
     }
     Printed::Plain(trimmed.to_owned())
+}
+
+fn is_outcome(object: &Map<String, Value>) -> bool {
+    OUTCOME_FIELDS
+        .iter()
+        .any(|field| object.contains_key(*field))
 }
 
 /// The byte offsets at which lines begin.
@@ -62,16 +127,22 @@ fn line_starts(text: &str) -> impl DoubleEndedIterator<Item = usize> + '_ {
     )
 }
 
-/// The object that starts `text`, when it is complete and only whitespace follows it on
-/// its last line.
-fn object_at(text: &str) -> Option<Map<String, Value>> {
-    let mut stream = Deserializer::from_str(text).into_iter::<Value>();
+/// The object that starts at `start`, when it is complete and only whitespace follows it
+/// on its last line; an `indented` one must also end on its first line.
+fn object_at(text: &str, start: usize, indented: bool) -> Option<Found> {
+    let mut stream = Deserializer::from_str(&text[start..]).into_iter::<Value>();
     let Some(Ok(Value::Object(object))) = stream.next() else {
         return None;
     };
-    let rest = &text[stream.byte_offset()..];
-    let line_rest = rest.split('\n').next().unwrap_or("");
-    line_rest.trim().is_empty().then_some(object)
+    let end = start + stream.byte_offset();
+    if indented && text[start..end].contains('\n') {
+        return None;
+    }
+    let line_rest = text[end..].split('\n').next().unwrap_or("");
+    line_rest
+        .trim()
+        .is_empty()
+        .then_some(Found { start, end, object })
 }
 
 #[cfg(test)]
@@ -120,12 +191,38 @@ mod tests {
     }
 
     #[test]
-    fn an_indented_brace_is_not_a_top_level_object() {
-        let printed = read_stdout(b"the answer is\n  {\"answer\": \"x\"}\n");
+    fn one_json_line_with_spaces_around_it_is_an_object() {
+        let printed = read_stdout(b"  {\"status\": \"final\", \"answer\": \"ok\"}  \n");
+        assert_eq!(answer_of(printed).as_deref(), Some("ok"));
+        let printed = read_stdout(b"the answer is\n\t{\"answer\": \"x\"}\n");
+        assert_eq!(answer_of(printed).as_deref(), Some("x"));
+        // The whole of stdout one object, indented and over several lines.
+        let printed = read_stdout(b"  {\n  \"answer\": \"y\"\n  }\n");
+        assert_eq!(answer_of(printed).as_deref(), Some("y"));
+    }
+
+    #[test]
+    fn an_object_inside_a_pretty_printed_one_is_not_top_level() {
+        let text = "{\n  \"status\": \"final\",\n  \"answer\": \"outer\",\n  \"trajectory\": [\n    {\"tool\": \"x\", \"error\": \"boom\", \"answer\": \"inner\"}\n  ]\n}\n";
         assert_eq!(
-            printed,
-            Printed::Plain("the answer is\n  {\"answer\": \"x\"}".to_owned())
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("outer")
         );
+    }
+
+    #[test]
+    fn objects_without_an_outcome_field_are_not_the_outcome() {
+        let text = "{\"status\": \"final\", \"answer\": \"1\"}\n{\"debug\": 1}\n{}\n";
+        assert_eq!(
+            answer_of(read_stdout(text.as_bytes())).as_deref(),
+            Some("1")
+        );
+        for text in ["{\"debug\": 1}\n", "ok\n{\"debug\": 1}\n", "{}"] {
+            let Printed::Invalid(detail) = read_stdout(text.as_bytes()) else {
+                panic!("{text:?} is not invalid")
+            };
+            assert!(detail.contains("none has an outcome field"), "{detail}");
+        }
     }
 
     #[test]

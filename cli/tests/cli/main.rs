@@ -1,5 +1,6 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
+mod agent_output;
 mod calibrate;
 mod chromium;
 mod common;

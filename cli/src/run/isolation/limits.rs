@@ -109,6 +109,7 @@ impl Limits {
         };
         let requested = self.requested;
         let mut groups = AttemptGroups::default();
+        groups.memory_limit = requested.memory;
         match mechanism {
             Mechanism::CgroupV2(parent) => {
                 let group = groups.make(parent)?;
@@ -116,6 +117,7 @@ impl Limits {
                     write_value(&group.join("memory.max"), bytes)?;
                     // Swap would let the agent grow past the limit.
                     let _ = write_value(&group.join("memory.swap.max"), 0);
+                    groups.memory_group = Some(group.clone());
                 }
                 if let Some(procs) = requested.procs {
                     write_value(&group.join("pids.max"), procs)?;
@@ -128,6 +130,7 @@ impl Limits {
                     write_value(&group.join("memory.limit_in_bytes"), bytes)?;
                     let _ = write_value(&group.join("memory.memsw.limit_in_bytes"), bytes);
                     entry.cgroups.push(group.join("cgroup.procs"));
+                    groups.memory_group = Some(group);
                 }
                 if let (Some(parent), Some(procs)) = (pids, requested.procs) {
                     let group = groups.make(parent)?;
@@ -164,9 +167,36 @@ impl Drop for Limits {
 #[derive(Debug, Default)]
 pub struct AttemptGroups {
     made: Vec<PathBuf>,
+    /// `--max-memory`, bytes.
+    memory_limit: Option<u64>,
+    /// The group that enforces it, when a cgroup does.
+    memory_group: Option<PathBuf>,
+}
+
+/// What an attempt's `--max-memory` limit saw, read before its group is removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// The limit, bytes.
+    pub limit: u64,
+    /// Whether the kernel killed a process of the attempt at the limit; `None` where
+    /// nothing counts that (resource limits, or a kernel without the counter).
+    pub killed: Option<bool>,
 }
 
 impl AttemptGroups {
+    /// The memory limit and whether it killed a process, so that an agent killed at the
+    /// limit is shown as such rather than as a bare `signal 9`. Call after the attempt's
+    /// processes are gone and before the groups are dropped.
+    pub fn memory_use(&self) -> Option<MemoryUse> {
+        let limit = self.memory_limit?;
+        let killed = self
+            .memory_group
+            .as_deref()
+            .and_then(oom_kills)
+            .map(|n| n > 0);
+        Some(MemoryUse { limit, killed })
+    }
+
     fn make(&mut self, parent: &Path) -> io::Result<PathBuf> {
         let name = format!("attempt-{:016x}", rand_u64());
         let group = parent.join(name);
@@ -189,6 +219,23 @@ impl Drop for AttemptGroups {
             }
         }
     }
+}
+
+/// How many processes of `group` the kernel killed at its memory limit: the `oom_kill`
+/// counter of `memory.events` (v2) or `memory.oom_control` (v1, Linux 4.13 and later).
+fn oom_kills(group: &Path) -> Option<u64> {
+    ["memory.events", "memory.oom_control"]
+        .iter()
+        .find_map(|file| std::fs::read_to_string(group.join(file)).ok())
+        .and_then(|text| oom_kill_count(&text))
+}
+
+/// The `oom_kill N` line of a cgroup's memory events.
+fn oom_kill_count(text: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (key, value) = line.split_once(' ')?;
+        (key == "oom_kill").then(|| value.trim().parse().ok())?
+    })
 }
 
 /// The cgroup this process is in, for a hierarchy named `controller` (v1) or the
@@ -291,6 +338,15 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oom_kills_are_read_from_either_version() {
+        let v2 = "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n";
+        assert_eq!(oom_kill_count(v2), Some(1));
+        let v1 = "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n";
+        assert_eq!(oom_kill_count(v1), Some(0));
+        assert_eq!(oom_kill_count("oom_kill_disable 0\nunder_oom 0\n"), None);
+    }
 
     #[test]
     fn sizes_read_in_binary_units() {

@@ -14,7 +14,7 @@ pub mod relay;
 mod visible;
 
 pub use entry::Entry;
-pub use limits::{AttemptGroups, Limits, Requested};
+pub use limits::{AttemptGroups, Limits, MemoryUse, Requested};
 
 use super::agent::AgentSpec;
 use super::sandbox::AttemptFolders;
@@ -170,7 +170,13 @@ impl Isolation {
             }
         };
         if options.network == NetworkMode::None && bwrap.is_none() {
-            bail!("--network none needs namespaces, and agents run without them here (--isolate)");
+            let how = match options.mode {
+                IsolateMode::None => "drop --isolate none, or drop --network none",
+                _ => {
+                    "install bubblewrap (apt-get install bubblewrap) so that agents run in namespaces, or drop --network none"
+                }
+            };
+            bail!("--network none needs namespaces, and agents run without them here: {how}");
         }
         let limits = Limits::choose(options.limits);
         notes.extend(limits.describe());
