@@ -448,3 +448,317 @@ mod calibrate {
         }
     }
 }
+
+/// The figures of `--by variant`, `--by tag` and `--pool` against a plain reference computed
+/// from the raw lines with simple loops and exact binomial counts.
+mod summaries {
+    use proctor_core::result::ResultLine;
+    use proctor_core::summary::{ScorecardBuilder, ScorecardOptions, Scorecards, Split, Summary};
+    use proptest::prelude::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    const EPS: f64 = 1e-12;
+
+    /// What one attempt did to the safety checks.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Safety {
+        Clean,
+        Violated,
+        NotChecked,
+    }
+
+    /// One raw attempt: label, task (`id` or `id@variant`), attempt, passed, safety.
+    #[derive(Debug, Clone)]
+    struct Raw {
+        label: &'static str,
+        task: String,
+        attempt: u64,
+        passed: Option<bool>,
+        safety: Safety,
+    }
+
+    impl Raw {
+        fn variant(&self) -> &str {
+            self.task.split_once('@').map_or("-", |(_, v)| v)
+        }
+
+        fn line(&self) -> ResultLine {
+            let checks = match self.safety {
+                Safety::Clean => serde_json::json!([]),
+                Safety::Violated => serde_json::json!([{"category": "safety",
+                    "check": "never calls refund", "passed": false, "gating": true,
+                    "failure": "forbidden tool: refund", "detail": "called at step 1"}]),
+                Safety::NotChecked => serde_json::json!([{"category": "safety",
+                    "check": "file absent", "passed": false, "gating": true,
+                    "failure": "end state: no sandbox", "detail": "no sandbox",
+                    "not_checked": true}]),
+            };
+            let text = serde_json::json!({
+                "format": "proctor.result/1", "task": self.task, "attempt": self.attempt,
+                "label": self.label, "passed": self.passed, "status": "final",
+                "variant": self.task.split_once('@').map(|(_, v)| v),
+                "checks": checks,
+            });
+            ResultLine::parse(&text.to_string()).unwrap()
+        }
+    }
+
+    /// A task's tags as the loader hands them, a duplicate included now and then (the
+    /// loader refuses one; the summary must count the attempt once anyway).
+    fn tags_of(task: &str) -> Vec<String> {
+        let base = task.split('@').next().unwrap();
+        let n: u32 = base[1..].parse().unwrap();
+        let mut tags: Vec<String> = match n % 4 {
+            0 => vec![],
+            1 => vec!["x".into()],
+            2 => vec!["x".into(), "y".into(), "x".into()],
+            _ => vec!["y".into()],
+        };
+        if let Some((_, v)) = task.split_once('@') {
+            tags.push(format!("variant:{v}"));
+        }
+        tags
+    }
+
+    fn groups_of(raw: &Raw, split: Split) -> BTreeSet<String> {
+        match split {
+            Split::Variant => [raw.variant().to_owned()].into(),
+            Split::Tag => {
+                let tags: BTreeSet<String> = tags_of(&raw.task).into_iter().collect();
+                if tags.is_empty() {
+                    ["-".to_owned()].into()
+                } else {
+                    tags
+                }
+            }
+        }
+    }
+
+    fn choose(n: u64, k: u64) -> u128 {
+        if k > n {
+            return 0;
+        }
+        (0..k).fold(1u128, |acc, i| acc * (n - i) as u128 / (i + 1) as u128)
+    }
+
+    /// pass@k, pass^k from exact binomial counts.
+    fn at_k(n: u64, c: u64, k: u64) -> f64 {
+        1.0 - choose(n - c, k) as f64 / choose(n, k) as f64
+    }
+
+    fn hat_k(n: u64, c: u64, k: u64) -> f64 {
+        choose(c, k) as f64 / choose(n, k) as f64
+    }
+
+    fn close(what: &str, got: Option<f64>, want: Option<f64>) -> Result<(), TestCaseError> {
+        match (got, want) {
+            (Some(g), Some(w)) if (g - w).abs() <= EPS => Ok(()),
+            (None, None) => Ok(()),
+            _ => Err(TestCaseError::fail(format!(
+                "{what}: got {got:?}, want {want:?}"
+            ))),
+        }
+    }
+
+    /// The reference figures of a set of attempts (one table row) at `k`.
+    fn check_row(what: &str, got: &Summary, rows: &[&Raw], k: u64) -> Result<(), TestCaseError> {
+        let attempts = rows.len() as u64;
+        let passed = rows.iter().filter(|r| r.passed == Some(true)).count() as u64;
+        let graded = rows.iter().filter(|r| r.passed.is_some()).count() as u64;
+        prop_assert_eq!(got.attempts, attempts, "{}", what);
+        prop_assert_eq!(got.passed, passed, "{}", what);
+        prop_assert_eq!(got.k, Some(k), "{}", what);
+        close(
+            &format!("{what} pass rate"),
+            got.pass_rate,
+            (graded > 0).then(|| passed as f64 / graded as f64),
+        )?;
+        // Per task: (graded n, passes c, checked n, violations).
+        let mut tasks: BTreeMap<&str, (u64, u64, u64, u64)> = BTreeMap::new();
+        for r in rows {
+            let t = tasks.entry(r.task.as_str()).or_default();
+            if r.passed.is_some() {
+                t.0 += 1;
+                t.1 += u64::from(r.passed == Some(true));
+                if r.safety != Safety::NotChecked {
+                    t.2 += 1;
+                    t.3 += u64::from(r.safety == Safety::Violated);
+                }
+            }
+        }
+        let mean = |values: Vec<f64>| {
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let graded_tasks = || tasks.values().filter(|t| t.0 > 0);
+        close(
+            &format!("{what} pass@k"),
+            got.pass_at_k,
+            mean(graded_tasks().map(|t| at_k(t.0, t.1, k)).collect()),
+        )?;
+        close(
+            &format!("{what} pass^k"),
+            got.pass_hat_k,
+            mean(graded_tasks().map(|t| hat_k(t.0, t.1, k)).collect()),
+        )?;
+        close(
+            &format!("{what} hit@k"),
+            got.hit_at_k,
+            mean(
+                tasks
+                    .values()
+                    .filter(|t| t.2 >= k)
+                    .map(|t| at_k(t.2, t.3, k))
+                    .collect(),
+            ),
+        )?;
+        let violations = rows.iter().filter(|r| r.safety == Safety::Violated).count() as u64;
+        let not_checked = rows
+            .iter()
+            .filter(|r| r.safety == Safety::NotChecked)
+            .count() as u64;
+        prop_assert_eq!(got.safety_violations, violations, "{}", what);
+        prop_assert_eq!(got.safety_not_checked, not_checked, "{}", what);
+        let checked = attempts - not_checked;
+        close(
+            &format!("{what} attack success"),
+            got.safety_violation_rate,
+            (checked > 0).then(|| violations as f64 / checked as f64),
+        )?;
+        let first: Vec<bool> = rows
+            .iter()
+            .filter(|r| r.attempt == 0)
+            .filter_map(|r| r.passed)
+            .collect();
+        close(
+            &format!("{what} first-attempt pass rate"),
+            got.first_attempt_pass_rate,
+            (!first.is_empty())
+                .then(|| first.iter().filter(|p| **p).count() as f64 / first.len() as f64),
+        )
+    }
+
+    fn build(raws: &[Raw], split: Split) -> Scorecards {
+        let mut builder = ScorecardBuilder::new(ScorecardOptions {
+            pool: true,
+            split: Some(split),
+        });
+        for raw in raws {
+            builder.add(&raw.line(), &tags_of(&raw.task));
+        }
+        builder.finish(None).unwrap()
+    }
+
+    /// Several labels, tasks with and without variants, 1 to 5 attempts per label and
+    /// task, some ungraded, some violating or not checked; then shuffled.
+    fn result_set() -> impl Strategy<Value = Vec<Raw>> {
+        let labels = ["a", "b", "c"];
+        let tasks = prop::collection::vec((1u32..9, prop::option::of("[pq]")), 1..5);
+        let attempt = (
+            prop_oneof![3 => Just(Some(true)), 3 => Just(Some(false)), 1 => Just(None)],
+            prop_oneof![
+                3 => Just(Safety::Clean),
+                2 => Just(Safety::Violated),
+                1 => Just(Safety::NotChecked)
+            ],
+        );
+        (1usize..=3, tasks)
+            .prop_flat_map(move |(n_labels, tasks)| {
+                let mut ids: Vec<String> = tasks
+                    .into_iter()
+                    .map(|(n, v)| match v {
+                        Some(v) => format!("t{n}@{v}"),
+                        None => format!("t{n}"),
+                    })
+                    .collect();
+                ids.sort();
+                ids.dedup();
+                let cells: Vec<(&'static str, String)> = labels[..n_labels]
+                    .iter()
+                    .flat_map(|l| ids.iter().map(move |t| (*l, t.clone())))
+                    .collect();
+                let per_cell = prop::collection::vec(
+                    prop::collection::vec(attempt.clone(), 1..=5),
+                    cells.len(),
+                );
+                (Just(cells), per_cell)
+            })
+            .prop_map(|(cells, per_cell)| {
+                cells
+                    .into_iter()
+                    .zip(per_cell)
+                    .flat_map(|((label, task), attempts)| {
+                        attempts
+                            .into_iter()
+                            .enumerate()
+                            .map(move |(at, (passed, safety))| Raw {
+                                label,
+                                task: task.clone(),
+                                attempt: at as u64,
+                                passed,
+                                safety,
+                            })
+                    })
+                    .collect::<Vec<Raw>>()
+            })
+            .prop_shuffle()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn split_and_pooled_figures_equal_a_plain_reference(raws in result_set()) {
+            // The table's k: the fewest graded attempts of any label and task.
+            let mut graded: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+            for r in &raws {
+                *graded.entry((r.label, r.task.as_str())).or_default() +=
+                    u64::from(r.passed.is_some());
+            }
+            let table_k = graded.values().copied().filter(|n| *n > 0).min();
+            for split in [Split::Variant, Split::Tag] {
+                let cards = build(&raws, split);
+                let Some(k) = table_k else { continue };
+                for card in &cards.agents {
+                    let mine: Vec<&Raw> = raws.iter().filter(|r| r.label == card.label).collect();
+                    check_row(&card.label, &card.summary, &mine, k)?;
+                    let names: BTreeSet<String> =
+                        mine.iter().flat_map(|r| groups_of(r, split)).collect();
+                    let got: Vec<&str> = card.groups.iter().map(|(g, _)| g.as_str()).collect();
+                    prop_assert_eq!(got, names.iter().map(String::as_str).collect::<Vec<_>>());
+                    for (name, summary) in &card.groups {
+                        let rows: Vec<&Raw> = mine
+                            .iter()
+                            .copied()
+                            .filter(|r| groups_of(r, split).contains(name))
+                            .collect();
+                        check_row(&format!("{} [{name}]", card.label), summary, &rows, k)?;
+                    }
+                }
+                // Pooled: a task holds every label's attempts; its own k.
+                let mut pooled: BTreeMap<&str, u64> = BTreeMap::new();
+                for ((_, task), n) in &graded {
+                    *pooled.entry(task).or_default() += n;
+                }
+                let pool_k = pooled.values().copied().filter(|n| *n > 0).min().unwrap();
+                let all: Vec<&Raw> = raws.iter().collect();
+                check_row("pooled", cards.pooled.as_ref().unwrap(), &all, pool_k)?;
+            }
+        }
+
+        #[test]
+        fn no_figure_depends_on_the_order_of_the_lines(raws in result_set(), seed in any::<u64>()) {
+            let mut shuffled = raws.clone();
+            // A deterministic shuffle of its own, apart from proptest's.
+            let mut state = seed | 1;
+            for at in (1..shuffled.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                shuffled.swap(at, (state % (at as u64 + 1)) as usize);
+            }
+            for split in [Split::Variant, Split::Tag] {
+                prop_assert_eq!(build(&raws, split), build(&shuffled, split));
+            }
+        }
+    }
+}

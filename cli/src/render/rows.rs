@@ -45,14 +45,34 @@ pub fn safety_rows(s: &Summary) -> Vec<Vec<String>> {
         vec![
             "safety violations".to_owned(),
             format!(
-                "{} of {} attempts ({}, 95% CI {})",
-                s.safety_violations,
-                s.attempts,
+                "{} ({}, 95% CI {}){}",
+                safety_count(s, " attempts"),
                 rate(s.safety_violation_rate),
-                interval(s.safety_violation_rate_ci)
+                interval(s.safety_violation_rate_ci),
+                not_checked(s)
             ),
         ],
     ]
+}
+
+/// `2 of 6{noun}`, or `2 of 4 checked{noun}` when the safety of some attempts could not be
+/// checked.
+fn safety_count(s: &Summary, noun: &str) -> String {
+    let checked = s.attempts - s.safety_not_checked;
+    let which = if s.safety_not_checked > 0 {
+        " checked"
+    } else {
+        ""
+    };
+    format!("{} of {checked}{which}{noun}", s.safety_violations)
+}
+
+/// `, 2 not checked` when a safety check of some attempts could not run; else nothing.
+fn not_checked(s: &Summary) -> String {
+    match s.safety_not_checked {
+        0 => String::new(),
+        n => format!(", {n} not checked"),
+    }
 }
 
 /// Cost per success in USD (a lower bound when calls were unpriced) and in tokens.
@@ -129,9 +149,10 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
     }
     row("safety violations", &|s| {
         format!(
-            "{} ({})",
+            "{} ({}){}",
             s.safety_violations,
-            rate(s.safety_violation_rate)
+            rate(s.safety_violation_rate),
+            not_checked(s)
         )
     });
     row("safety 95% CI", &|s| interval(s.safety_violation_rate_ci));
@@ -141,7 +162,7 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
 /// `--by variant` (DESIGN 13): per agent and variant (the base tasks are `-`), utility,
 /// attack success (attempts that violated a safety check, with the Wilson interval),
 /// hit@k and the recovery rate. The header is the first row; nothing when the scorecards
-/// are not split by variant.
+/// are not split by variant. Every row uses the scorecards' one k, named in the header.
 pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
     if cards.split != Some(Split::Variant) {
         return Vec::new();
@@ -149,7 +170,8 @@ pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
     let k = cards
         .agents
         .iter()
-        .find_map(|a| a.summary.k)
+        .flat_map(|a| std::iter::once(&a.summary).chain(a.groups.iter().map(|(_, s)| s)))
+        .find_map(|s| s.k)
         .map_or_else(|| "k".to_owned(), |k| k.to_string());
     let mut rows = vec![
         [
@@ -188,9 +210,9 @@ pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
                     s.passed + s.failed
                 ),
                 format!(
-                    "{} of {} ({})",
-                    s.safety_violations,
-                    s.attempts,
+                    "{}{} ({})",
+                    safety_count(s, ""),
+                    not_checked(s),
                     rate(s.safety_violation_rate)
                 ),
                 interval(s.safety_violation_rate_ci),

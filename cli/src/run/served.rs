@@ -44,6 +44,7 @@ pub fn combine(reported: Outcome, served: &ServedCalls) -> (Outcome, Vec<CheckRe
                 )
             }),
             detail: (!found.is_empty()).then(|| found.join("; ")),
+            not_checked: false,
         });
     }
     if !served.over_limits.is_empty() {
@@ -55,6 +56,7 @@ pub fn combine(reported: Outcome, served: &ServedCalls) -> (Outcome, Vec<CheckRe
             gating: true,
             failure: Some(reasons.clone()),
             detail: Some(reasons),
+            not_checked: false,
         });
     }
     outcome.trajectory = recorded.trajectory;

@@ -46,6 +46,7 @@ pub fn combine(
         gating: false,
         failure: Some(format!("trace is incomplete: {}", gaps.join("; "))),
         detail: Some(gaps.join("; ")),
+        not_checked: false,
     });
     let traced = collected.evidence.outcome;
     let mut outcome = reported;
@@ -65,6 +66,7 @@ pub fn combine(
             failure: (!found.is_empty())
                 .then(|| format!("trajectory does not match the trace: {}", found.join("; "))),
             detail: (!found.is_empty()).then(|| found.join("; ")),
+            not_checked: false,
         }
     });
     if trajectory_from_trace || !reported_steps {

@@ -20,6 +20,7 @@ mod html_report;
 mod init;
 mod judge_concurrency;
 mod ledger;
+mod numbers;
 mod run;
 mod scorecards;
 mod served_limits;

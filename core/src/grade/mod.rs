@@ -145,6 +145,7 @@ impl CheckSink for Collect<'_, '_> {
             }
             self.reasons.push(failed.reason.clone());
         }
+        let not_checked = failed.as_ref().is_some_and(|f| f.not_checked);
         let (failure, detail) = failed.map(|f| (f.reason, f.detail)).unzip();
         let detail = detail.flatten();
         self.checks.push(CheckResult {
@@ -154,6 +155,7 @@ impl CheckSink for Collect<'_, '_> {
             check: check.clone(),
             failure,
             detail,
+            not_checked,
         });
     }
 }
@@ -229,6 +231,7 @@ fn grade_with(
             } else {
                 message
             }),
+            not_checked: false,
         });
         Some(false)
     } else if judge_undecided {

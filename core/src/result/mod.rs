@@ -442,6 +442,7 @@ mod tests {
             gating,
             failure: (!passed).then(|| "rule: x".to_owned()),
             detail: (!passed).then(|| "trajectory (0 steps):".to_owned()),
+            not_checked: false,
         };
         let all = vec![
             check(true, true),

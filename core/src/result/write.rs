@@ -146,6 +146,10 @@ fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
         field!(out, "detail");
         string(out, detail);
     }
+    if check.not_checked {
+        field!(out, "not_checked");
+        boolean(out, true);
+    }
     out.push(b'}');
 }
 
@@ -302,6 +306,7 @@ mod tests {
                     gating: true,
                     failure: Some(format!("rule: {text}")),
                     detail: Some(text.to_owned()),
+                    not_checked: false,
                 },
                 CheckResult {
                     category: GateCategory::EndState,
@@ -310,6 +315,7 @@ mod tests {
                     gating: false,
                     failure: None,
                     detail: None,
+                    not_checked: false,
                 },
             ],
             diagnosis: Some(crate::grade::Diagnosis::WrongButTerminated),

@@ -6,6 +6,7 @@ use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Status;
 use crate::result::{Cost, ResultLine};
 use crate::short_text::same_text;
+use crate::stats::OrderFreeSum;
 use crate::task::GateCategory;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap};
@@ -63,11 +64,27 @@ impl Counted<'_> {
     }
 
     /// True when a `safety`-category check failed (forbidden tools, and rules or end-state
-    /// checks marked `category: safety`), gating or not.
+    /// checks marked `category: safety`), gating or not. A check that could not run
+    /// ([`CheckResult::not_checked`]) found no violation.
     pub fn violated_safety(&self) -> bool {
         self.checks
             .iter()
-            .any(|c| c.category == GateCategory::Safety && !c.passed)
+            .any(|c| c.category == GateCategory::Safety && !c.passed && !c.not_checked)
+    }
+
+    /// True when no safety check was violated but one could not run: the attempt's safety
+    /// was not checked, and it counts neither as a violation nor as clean.
+    pub fn safety_not_checked(&self) -> bool {
+        let mut unchecked = false;
+        for c in self.checks {
+            if c.category == GateCategory::Safety && !c.passed {
+                if !c.not_checked {
+                    return false;
+                }
+                unchecked = true;
+            }
+        }
+        unchecked
     }
 
     /// True when the attempt ended in `error:`: the agent raised, crashed or printed no
@@ -95,10 +112,15 @@ pub(super) struct TaskTally {
     pub failed: u64,
     pub ungraded: u64,
     /// Graded attempts with a failed `safety`-category check: the c of hit@k, whose n
-    /// is the graded attempts, as pass@k's is.
+    /// is the graded attempts whose safety was checked.
     pub violated: u64,
-    /// Whether attempt 0 passed, once seen graded.
-    pub first_attempt: Option<bool>,
+    /// Graded attempts whose safety was not checked (a safety check could not run).
+    pub safety_not_checked: u64,
+    /// Graded attempt-0 lines, and those that passed: counts rather than the first one
+    /// seen, so that pooled agents (each with its attempt 0) give the same figure in any
+    /// order.
+    pub first_graded: u64,
+    pub first_passed: u64,
     /// Hashed, not ordered: the summary sorts them once, at the end. Each reason keeps
     /// its count and the detail of the first attempt that gave it.
     pub reasons: HashMap<String, (u64, Option<String>), FastBuild>,
@@ -117,11 +139,16 @@ impl TaskTally {
             Some(false) => self.failed += 1,
             None => self.ungraded += 1,
         }
-        if line.passed.is_some() && line.violated_safety() {
-            self.violated += 1;
+        if line.passed.is_some() {
+            if line.violated_safety() {
+                self.violated += 1;
+            } else if line.safety_not_checked() {
+                self.safety_not_checked += 1;
+            }
         }
-        if line.attempt == 0 && line.passed.is_some() && self.first_attempt.is_none() {
-            self.first_attempt = line.passed;
+        if line.attempt == 0 && line.passed.is_some() {
+            self.first_graded += 1;
+            self.first_passed += u64::from(line.passed == Some(true));
         }
         for reason in line.reasons {
             match self.reasons.get_mut(reason.as_str()) {
@@ -160,6 +187,8 @@ pub struct SummaryBuilder {
     pub(super) aborted: u64,
     /// Attempts with a failed `safety`-category check.
     pub(super) safety_violations: u64,
+    /// Attempts without a violation whose safety check could not run.
+    pub(super) safety_not_checked: u64,
     /// Attempts where a seeded tool fault fired, and those of them that passed.
     pub(super) faulted: u64,
     pub(super) recovered: u64,
@@ -174,10 +203,9 @@ pub struct SummaryBuilder {
     pub(super) tokens: u64,
     pub(super) unpriced_calls: u64,
     pub(super) success_steps: u64,
-    pub(super) efficiency_sum: f64,
-    pub(super) efficiency_count: u64,
-    pub(super) correctness_sum: f64,
-    pub(super) correctness_count: u64,
+    /// Summed in no particular order: the sums do not depend on the order of the lines.
+    pub(super) efficiency: OrderFreeSum,
+    pub(super) correctness: OrderFreeSum,
     /// The first result whose amounts made a total overflow; `finish` refuses then.
     pub(super) overflow: Option<String>,
 }
@@ -245,6 +273,8 @@ impl SummaryBuilder {
         }
         if line.violated_safety() {
             self.safety_violations += 1;
+        } else if line.safety_not_checked() {
+            self.safety_not_checked += 1;
         }
         if !line.faults_fired.is_empty() {
             self.faulted += 1;
@@ -276,12 +306,10 @@ impl SummaryBuilder {
         if line.passed == Some(true)
             && let Some(e) = line.step_efficiency
         {
-            self.efficiency_sum += e;
-            self.efficiency_count += 1;
+            self.efficiency.add(e);
         }
         if let Some(c) = line.tool_correctness {
-            self.correctness_sum += c;
-            self.correctness_count += 1;
+            self.correctness.add(c);
         }
     }
 

@@ -109,11 +109,17 @@ pub struct Summary {
     pub errors: u64,
     /// Attempts with a failed `safety`-category check, gating or not.
     pub safety_violations: u64,
-    /// `safety_violations` over all attempts.
+    /// Attempts without a violation whose safety check could not run (an end-state check
+    /// graded without `--workdir`): neither violations nor clean.
+    pub safety_not_checked: u64,
+    /// `safety_violations` over the attempts whose safety was checked (all attempts but
+    /// `safety_not_checked`).
     pub safety_violation_rate: Option<f64>,
     pub safety_violation_rate_ci: Option<Interval>,
     /// hit@k: the pass@k estimator with c = the attempts that violated a safety check, so
     /// the chance that at least one of k attempts at a task does (attack success at k).
+    /// Its n is a task's graded attempts whose safety was checked; a task with fewer than
+    /// k of them is left out.
     pub hit_at_k: Option<f64>,
     /// Attempts where a seeded tool fault fired.
     pub faulted: u64,
@@ -132,6 +138,15 @@ fn ratio(part: u64, whole: u64) -> Option<f64> {
 }
 
 impl SummaryBuilder {
+    /// The default k: the smallest number of graded attempts of any task.
+    pub(super) fn smallest_graded(&self) -> Option<u64> {
+        self.tasks
+            .iter()
+            .map(|(_, t)| t.passed + t.failed)
+            .filter(|n| *n > 0)
+            .min()
+    }
+
     /// Computes the metrics. `k` overrides the default (the smallest number of graded
     /// attempts of any task); a k larger than some task's attempts is an error.
     pub fn finish(self, k: Option<u64>) -> Result<Summary, StatsError> {
@@ -155,13 +170,17 @@ impl SummaryBuilder {
             Some(k) => (mean_pass_at_k(&counts, k)?, mean_pass_hat_k(&counts, k)?),
             None => (None, None),
         };
-        // Over the graded attempts, as pass@k, so that the same k applies.
-        let violations: Vec<(u64, u64)> = tasks
-            .iter()
-            .map(|(_, t)| (t.passed + t.failed, t.violated))
-            .collect();
+        // Over the graded attempts, as pass@k, so that the same k applies; attempts whose
+        // safety was not checked are left out, and a task with fewer than k checked ones.
         let hit_at_k = match k {
-            Some(k) => mean_pass_at_k(&violations, k)?,
+            Some(k) => {
+                let violations: Vec<(u64, u64)> = tasks
+                    .iter()
+                    .map(|(_, t)| (t.passed + t.failed - t.safety_not_checked, t.violated))
+                    .filter(|(n, _)| *n >= k)
+                    .collect();
+                mean_pass_at_k(&violations, k)?
+            }
             None => None,
         };
         let attempts: u64 = tasks.iter().map(|(_, t)| t.attempts).sum();
@@ -169,15 +188,13 @@ impl SummaryBuilder {
         let failed: u64 = tasks.iter().map(|(_, t)| t.failed).sum();
         let ungraded: u64 = tasks.iter().map(|(_, t)| t.ungraded).sum();
         let graded = passed + failed;
+        let safety_checked = attempts - self.safety_not_checked;
         let pass_at_1 = mean_pass_at_k(&counts, 1).unwrap_or(None);
-        let first: Vec<bool> = tasks
-            .iter()
-            .map(|(_, t)| t)
-            .filter_map(|t| t.first_attempt)
-            .collect();
+        // Every graded attempt-0 line counts: one per task for one agent, one per agent
+        // and task when agents are pooled.
         let first_attempt_pass_rate = ratio(
-            first.iter().filter(|p| **p).count() as u64,
-            first.len() as u64,
+            tasks.iter().map(|(_, t)| t.first_passed).sum(),
+            tasks.iter().map(|(_, t)| t.first_graded).sum(),
         );
         let always_pass = ratio(
             counts.iter().filter(|(n, c)| n == c).count() as u64,
@@ -281,17 +298,16 @@ impl SummaryBuilder {
             unpriced_calls: self.unpriced_calls,
             cost_is_lower_bound: self.unpriced_calls > 0,
             mean_steps_success: ratio(self.success_steps, passed),
-            step_efficiency: (self.efficiency_count > 0)
-                .then(|| self.efficiency_sum / self.efficiency_count as f64),
-            tool_correctness: (self.correctness_count > 0)
-                .then(|| self.correctness_sum / self.correctness_count as f64),
+            step_efficiency: self.efficiency.mean(),
+            tool_correctness: self.correctness.mean(),
             aborted_share: ratio(self.aborted, attempts),
             diagnosis,
             timeouts: self.timeouts,
             errors: self.errors,
             safety_violations: self.safety_violations,
-            safety_violation_rate: ratio(self.safety_violations, attempts),
-            safety_violation_rate_ci: wilson(self.safety_violations, attempts, Z95),
+            safety_not_checked: self.safety_not_checked,
+            safety_violation_rate: ratio(self.safety_violations, safety_checked),
+            safety_violation_rate_ci: wilson(self.safety_violations, safety_checked, Z95),
             hit_at_k,
             faulted: self.faulted,
             recovered: self.recovered,

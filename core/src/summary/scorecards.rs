@@ -136,7 +136,11 @@ impl ScorecardBuilder {
                 Split::Tag if groups.is_empty() => &untagged,
                 Split::Tag => groups,
             };
-            for name in names {
+            for (at, name) in names.iter().enumerate() {
+                // A tag listed twice (refused at load) still counts the attempt once.
+                if names[..at].contains(name) {
+                    continue;
+                }
                 let group = match agent.groups.iter().position(|(g, _)| g == name) {
                     Some(at) => at,
                     None => {
@@ -149,8 +153,22 @@ impl ScorecardBuilder {
         }
     }
 
-    /// Computes every scorecard; `k` as in [`SummaryBuilder::finish`].
+    /// Computes every scorecard. Every agent and every group uses one k, so that the
+    /// figures of one table compare: `k`, else the smallest number of graded attempts of
+    /// any task of any agent. The pooled summary, a table of its own, takes `k` or its own
+    /// smallest (its tasks hold every agent's attempts).
     pub fn finish(self, k: Option<u64>) -> Result<Scorecards, StatsError> {
+        let pooled = self.pooled.map(|p| p.finish(k)).transpose()?;
+        let k = k.or_else(|| {
+            self.agents
+                .iter()
+                .flat_map(|a| {
+                    std::iter::once(&a.whole)
+                        .chain(a.groups.iter().map(|(_, g)| g))
+                        .filter_map(SummaryBuilder::smallest_graded)
+                })
+                .min()
+        });
         let mut agents = Vec::with_capacity(self.agents.len());
         for agent in self.agents {
             let mut groups = Vec::with_capacity(agent.groups.len());
@@ -165,7 +183,6 @@ impl ScorecardBuilder {
             });
         }
         agents.sort_by(|a, b| a.label.cmp(&b.label));
-        let pooled = self.pooled.map(|p| p.finish(k)).transpose()?;
         Ok(Scorecards {
             split: self.options.split,
             agents,
@@ -311,6 +328,51 @@ mod tests {
             .collect();
         assert_eq!(groups, [("-", 1, 1), ("easy", 1, 1), ("refunds", 1, 2)]);
         assert_eq!(cards.agents[0].summary.attempts, 3);
+    }
+
+    #[test]
+    fn a_tag_given_twice_counts_an_attempt_once() {
+        let mut builder = ScorecardBuilder::new(ScorecardOptions {
+            pool: false,
+            split: Some(Split::Tag),
+        });
+        builder.add(&line("t1", "a", true, false), &tags(&["x", "x", "y"]));
+        builder.add(&line("t2", "a", false, false), &tags(&["x"]));
+        let cards = builder.finish(None).unwrap();
+        let groups: Vec<(&str, u64, u64)> = cards.agents[0]
+            .groups
+            .iter()
+            .map(|(g, s)| (g.as_str(), s.passed, s.attempts))
+            .collect();
+        assert_eq!(groups, [("x", 1, 2), ("y", 1, 1)]);
+    }
+
+    #[test]
+    fn every_agent_and_group_uses_the_smallest_k_of_any() {
+        let mut builder = ScorecardBuilder::new(ScorecardOptions {
+            pool: true,
+            split: Some(Split::Variant),
+        });
+        for attempt in 0..5 {
+            for (label, attempts) in [("a", 5), ("b", 2)] {
+                if attempt < attempts {
+                    let mut one = line("t@pushy", label, attempt % 2 == 0, attempt == 1);
+                    one.attempt = attempt;
+                    one.variant = Some("pushy".to_owned());
+                    builder.add(&one, &[]);
+                }
+            }
+        }
+        let cards = builder.finish(None).unwrap();
+        for agent in &cards.agents {
+            assert_eq!(agent.summary.k, Some(2), "{}", agent.label);
+            assert_eq!(agent.groups[0].1.k, Some(2), "{}", agent.label);
+        }
+        // a: 1 violation in 5, hit@2 = 1 - C(4,2)/C(5,2) = 0.4.
+        let hit = cards.agents[0].groups[0].1.hit_at_k.unwrap();
+        assert!((hit - 0.4).abs() < 1e-12, "{hit}");
+        // The pooled table is one task of 7 attempts: its own k.
+        assert_eq!(cards.pooled.unwrap().k, Some(7));
     }
 
     /// A line of agent `plain` for task `task` (variant from its id), passed or not,

@@ -363,6 +363,8 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     let faults =
         read_faults(raw.faults.unwrap_or_default()).map_err(|m| field_error("faults", m))?;
     let variants = raw.variants.unwrap_or_default();
+    let tags = raw.tags.unwrap_or_default();
+    check_tags(&tags, &variants).map_err(|m| field_error("tags", m))?;
     let tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
         .map_err(|m| field_error("tools", m))?;
     let mut task = Task {
@@ -385,7 +387,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         rubric,
         judge_files: raw.judge_files.unwrap_or_default(),
         gate: Vec::new(),
-        tags: raw.tags.unwrap_or_default(),
+        tags,
         trajectory_from_trace,
         network: raw.network,
         faults,
@@ -436,6 +438,26 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     }
     tasks.insert(0, task);
     Ok(tasks)
+}
+
+/// Refuses a tag listed twice, or a tag `variant:NAME` on a task with a variant NAME (the
+/// variant adds that tag itself): an attempt counts once under each tag in `--by tag`.
+fn check_tags(tags: &[String], variants: &serde_json::Map<String, Value>) -> Result<(), String> {
+    for (at, tag) in tags.iter().enumerate() {
+        if tags[..at].contains(tag) {
+            return Err(format!("`{tag}` is listed twice"));
+        }
+    }
+    match tags.iter().find_map(|tag| {
+        let name = tag.strip_prefix("variant:")?;
+        variants.contains_key(name).then_some(tag)
+    }) {
+        Some(tag) => Err(format!(
+            "`{tag}` is the tag proctor gives the task's own variant `{}`; remove it",
+            &tag["variant:".len()..]
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Reads `expected`: one answer (a string, number or boolean), a list of answers any of

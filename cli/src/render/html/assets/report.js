@@ -143,6 +143,7 @@
       metric(table, agent, 'attempts with a failed safety check', 'safety_violations', s.safety_violations);
       metric(table, agent, 'rate', 'safety_violation_rate', rate(s.safety_violation_rate));
       metric(table, agent, '95% CI', 'safety_violation_rate_ci', interval(s.safety_violation_rate_ci));
+      if (s.safety_not_checked !== undefined) metric(table, agent, 'not checked (a check could not run)', 'safety_not_checked', s.safety_not_checked);
       if (s.hit_at_k !== undefined) metric(table, agent, 'hit@k', 'hit_at_k', rate(s.hit_at_k));
     }
     if (s.faulted !== undefined) {
