@@ -418,3 +418,38 @@ fn the_receiver_answers_bad_bodies_with_a_reason_and_reports_spans_it_cannot_att
     );
     assert_eq!(result["answer"], "looked up A1");
 }
+
+/// The `grade --traces` benchmark's generator makes passing and failing attempts, so the
+/// benchmark measures both; checked on a small file with the benchmark's own task file.
+#[test]
+fn the_benchmark_traces_pass_some_attempts_and_fail_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("traces.jsonl");
+    let made = std::process::Command::new("python3")
+        .current_dir(root())
+        .args([
+            "-c",
+            "import sys; sys.path.insert(0, 'bench/traces'); import traces_bench; \
+             traces_bench.trace_file(sys.argv[1], 200)",
+        ])
+        .arg(&traces)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let o = run(proctor()
+        .args(["grade", "--tasks", "bench/traces/tasks.yaml", "--traces"])
+        .arg(&traces)
+        .args(["--format", "json"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let s: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            s["attempts"].as_u64(),
+            s["passed"].as_u64(),
+            s["failed"].as_u64()
+        ),
+        (Some(20), Some(10), Some(10)),
+        "{}",
+        o.stdout
+    );
+}
