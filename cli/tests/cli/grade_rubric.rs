@@ -82,3 +82,23 @@ fn an_explicit_no_judge_grades_the_same_without_the_note() {
         (Some(1), Some(1))
     );
 }
+
+#[test]
+fn traces_of_a_rubric_task_without_a_judge_are_ungraded_too() {
+    let o = run(proctor().args([
+        "grade",
+        "--tasks",
+        "fixtures/traces/rubric.yaml",
+        "--traces",
+        "fixtures/traces/current.jsonl",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("no judge is configured"), "{}", o.stderr);
+    let s: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        (s["ungraded"].as_u64(), s["passed"].as_u64()),
+        (Some(1), Some(0))
+    );
+}
