@@ -25,6 +25,8 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "bench", "out", "traces")
 RELEASE = os.path.join(ROOT, "target", "dist")
+# The task the generated traces are graded against (its rules pass half of them).
+TASKS = os.path.join(ROOT, "bench", "traces", "tasks.yaml")
 
 
 def log(message):
@@ -82,14 +84,15 @@ def receiver(args):
 
 
 def trace_file(path, spans, seed=7):
-    """OTLP JSON lines: traces of 10 spans in two lines of 5, children before the root,
-    one trace in three breaking the refund rule."""
+    """OTLP JSON lines: traces of 10 spans in two lines of 5, children before the root.
+    Every other trace refunds before checking, breaking the rules of TASKS, so half of the
+    attempts fail and half pass."""
     rng = random.Random(seed)
     with open(path, "w") as out:
         for trace in range(spans // 10):
             trace_id = f"{trace + 1:032x}"
             root = f"{(trace << 8) + 1:016x}"
-            violation = trace % 3 == 0
+            violation = trace % 2 == 0
             children = []
             for index in range(9):
                 start = 1_764_000_000_000_000_000 + trace * 1000 + index
@@ -123,13 +126,14 @@ def grade_memory(args):
         log(f"generating {path}")
         trace_file(path + ".tmp", args.grade_spans)
         os.replace(path + ".tmp", path)
-    tasks = os.path.join(ROOT, "fixtures", "traces", "tasks.yaml")
     parse_s, parse_mib, _ = peak_rss_mib([os.path.join(RELEASE, "examples", "parse_baseline"), path])
     results = os.path.join(OUT, "graded.jsonl")
-    grade_s, grade_mib, stdout = peak_rss_mib([os.path.join(RELEASE, "proctor"), "grade", "--tasks", tasks,
+    grade_s, grade_mib, stdout = peak_rss_mib([os.path.join(RELEASE, "proctor"), "grade", "--tasks", TASKS,
                                                "--traces", path, "--out", results, "--format", "json"])
     summary = json.loads(stdout)
     os.remove(results)
+    if not 0 < summary["passed"] < summary["attempts"]:
+        sys.exit(f"expected passing and failing attempts, got {summary['passed']} of {summary['attempts']} passed")
     return {"spans": args.grade_spans, "attempts": summary["attempts"], "passed": summary["passed"],
             "grade_seconds": round(grade_s, 3), "parse_baseline_seconds": round(parse_s, 3),
             "time_ratio_to_parse": round(grade_s / parse_s, 3), "peak_mib": round(grade_mib, 1),
@@ -155,7 +159,8 @@ def main():
           f"({r['spans']:,} spans in requests of {r['spans_per_request']}); bare protobuf decode "
           f"{r['bare_decode_spans_per_s']:,} spans/s; ratio {r['ratio_to_bare_decode']:.3f}; "
           f"target 100,000 spans/s {'met' if r['target_met'] else 'NOT met'}")
-    print(f"grade --traces, {g['spans']:,} spans ({g['attempts']:,} traces): {g['grade_seconds']} s, peak "
+    print(f"grade --traces, {g['spans']:,} spans ({g['attempts']:,} traces, {g['passed']:,} passed): "
+          f"{g['grade_seconds']} s, peak "
           f"{g['peak_mib']} MiB; serde_json parse of the same lines {g['parse_baseline_seconds']} s, peak "
           f"{g['parse_baseline_peak_mib']} MiB; time ratio {g['time_ratio_to_parse']}; target under 64 MiB "
           f"{'met' if g['target_met'] else 'NOT met'}")

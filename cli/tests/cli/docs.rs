@@ -65,7 +65,7 @@ fn readme_and_docs_link_only_inside_the_repository() {
         }
     }
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    assert!(readme.contains("cargo install --path cli"));
+    assert!(readme.contains("cargo install --locked --path cli"));
     assert!(readme.contains("docs/README.md"));
 }
 

@@ -316,3 +316,82 @@ fn a_judge_without_a_key_is_refused_before_any_agent_runs() {
         "an agent ran before the judge was checked"
     );
 }
+
+/// The shell commands of the README's "Set up" section, continuation lines joined.
+fn readme_setup_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("\n## Set up\n").expect("a Set up section");
+    let section = &readme[start + 1..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    let mut current = String::new();
+    for line in section.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let line = line.split(" # ").next().unwrap().trim();
+        if !in_sh || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(part) => current.push_str(part),
+            None => {
+                current.push_str(line);
+                commands.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    commands
+}
+
+/// A newcomer builds proctor once: the install is `--locked` (Cargo.lock's versions, built in
+/// the workspace's `target/`), the main job runs the installed binary rather than a second
+/// `cargo run --release` build, and the tests are what CI runs. The main job is then run
+/// as written, with the binary under test first on PATH.
+#[test]
+fn the_readme_set_up_builds_proctor_once_and_its_main_job_runs() {
+    let commands = readme_setup_commands();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c == "cargo install --locked --path cli"),
+        "{commands:#?}"
+    );
+    for command in &commands {
+        assert!(
+            !command.starts_with("cargo install") || command.contains("--locked"),
+            "an install without --locked resolves newer dependencies: {command}"
+        );
+        assert!(
+            !command.starts_with("cargo run") && !command.starts_with("cargo build"),
+            "a second build: {command}"
+        );
+    }
+    assert!(commands.iter().any(|c| c == "cargo test --workspace"));
+    let main_job = commands
+        .iter()
+        .find(|c| c.starts_with("proctor run --tasks fixtures/run/refunds.yaml"))
+        .unwrap_or_else(|| panic!("no main job on the bundled refunds: {commands:#?}"));
+    let bin = assert_cmd::cargo::cargo_bin("proctor");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", main_job])
+        .current_dir(root())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{main_job}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("pass rate"), "{stdout}");
+}

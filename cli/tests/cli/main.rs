@@ -14,6 +14,7 @@ mod evidence;
 mod first_hour;
 mod grade;
 mod grade_paths;
+mod grade_rubric;
 mod hidden_files;
 mod honest_agents;
 mod html_report;

@@ -418,3 +418,130 @@ fn the_receiver_answers_bad_bodies_with_a_reason_and_reports_spans_it_cannot_att
     );
     assert_eq!(result["answer"], "looked up A1");
 }
+
+/// The `grade --traces` benchmark's generator makes passing and failing attempts, so the
+/// benchmark measures both; checked on a small file with the benchmark's own task file.
+#[test]
+fn the_benchmark_traces_pass_some_attempts_and_fail_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("traces.jsonl");
+    let made = std::process::Command::new("python3")
+        .current_dir(root())
+        .args([
+            "-c",
+            "import sys; sys.path.insert(0, 'bench/traces'); import traces_bench; \
+             traces_bench.trace_file(sys.argv[1], 200)",
+        ])
+        .arg(&traces)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let o = run(proctor()
+        .args(["grade", "--tasks", "bench/traces/tasks.yaml", "--traces"])
+        .arg(&traces)
+        .args(["--format", "json"]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let s: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            s["attempts"].as_u64(),
+            s["passed"].as_u64(),
+            s["failed"].as_u64()
+        ),
+        (Some(20), Some(10), Some(10)),
+        "{}",
+        o.stdout
+    );
+}
+
+/// The first ```` ```python ```` block after `heading` in docs/traces.md.
+fn docs_python(heading: &str) -> String {
+    let text = std::fs::read_to_string(root().join("docs/traces.md")).unwrap();
+    let after = &text[text.find(heading).unwrap_or_else(|| panic!("no {heading}"))..];
+    let block = &after[after.find("```python\n").unwrap() + "```python\n".len()..];
+    block[..block.find("```").unwrap()].to_owned()
+}
+
+/// The docs' pydantic-ai agent, in a folder of its own beside the loopback mock model, which
+/// it starts first and finds by `MODEL_BASE_URL`, as a local model server would be named.
+fn docs_agent(dir: &Path, exporter: Option<&str>) -> std::path::PathBuf {
+    let folder = dir.join("agent");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(
+        root().join("fixtures/traces/mock_model.py"),
+        folder.join("mock_model.py"),
+    )
+    .unwrap();
+    let mut agent = docs_python("### pydantic-ai (its own instrumentation)");
+    if let Some(exporter) = exporter {
+        let line = "provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))";
+        let at = agent
+            .find(line)
+            .expect("the exporter line of the docs' agent");
+        let end = at + agent[at..].find('\n').unwrap();
+        agent.replace_range(at..end, exporter);
+    }
+    let prelude = "import os, mock_model\nos.environ['MODEL_BASE_URL'] = mock_model.start()\n";
+    write(&folder, "agent.py", &format!("{prelude}{agent}"))
+}
+
+/// The pydantic-ai example of docs/traces.md runs as written against a local
+/// OpenAI-compatible server, and `proctor run` grades it on its spans.
+#[test]
+fn the_docs_pydantic_ai_example_reaches_a_local_server() {
+    let Some(python) = otel_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let agent = docs_agent(dir.path(), None);
+    let out = dir.path().join("results.jsonl");
+    let ran = run(proctor()
+        .args(["run", "--tasks", TASKS, "--only", "refund_traced", "--out"])
+        .arg(&out)
+        .arg("--agent")
+        .arg(format!("{python} {}", agent.display())));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let line = &results(&out)[0];
+    assert_eq!(line["passed"], true, "{line}");
+    assert_eq!(line["trajectory_source"], "trace");
+    assert_eq!(line["tool_calls"], 2, "{line}");
+    assert_eq!(line["answer"], "refunded A1");
+}
+
+/// The Collector-free trace file of docs/traces.md: the docs' exporter in the docs' agent
+/// writes a file that `grade --traces` reads and grades.
+#[test]
+fn the_docs_trace_file_exporter_writes_what_grade_reads() {
+    let Some(python) = otel_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exporter = docs_python("### Writing a trace file without a Collector");
+    let agent = docs_agent(dir.path(), Some(&exporter));
+    let folder = agent.parent().unwrap();
+    let mut child = std::process::Command::new(&python)
+        .arg(&agent)
+        .current_dir(folder)
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env("OTEL_RESOURCE_ATTRIBUTES", "proctor.task_id=refund_traced")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"input\": \"Please refund order A1, it arrived broken.\"}\n")
+        .unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert!(done.status.success(), "{done:?}");
+    let traces = folder.join("traces.jsonl");
+    let out = dir.path().join("results.jsonl");
+    let graded = grade(&traces, &out, &[]);
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    let lines = results(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["task"], "refund_traced");
+    assert_eq!(lines[0]["passed"], true, "{}", lines[0]);
+    assert_eq!(lines[0]["trajectory_source"], "trace");
+    assert_eq!(lines[0]["usage"].as_array().unwrap().len(), 3);
+}

@@ -28,7 +28,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     check_globs(suite.tasks.iter())?;
     let judge = args
         .judge
-        .build(suite.tasks.iter(), args.no_judge.no_judge)?;
+        .build(suite.tasks.iter(), no_judge(&args, &suite))?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
     let for_ledger = ledger.is_some();
@@ -105,6 +105,31 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     };
     let title = format!("grade {}", outcomes.display());
     finish(&args, &suite, results, sink, graded, title, "outcome lines")
+}
+
+/// Whether to grade without a judge. Recorded outcomes are graded even when no judge is
+/// configured: the runs of rubric tasks are then ungraded, marked as `run --no-judge`
+/// marks them, and a note says how to judge them (nothing ran that a refusal could save).
+fn no_judge(args: &GradeArgs, suite: &Suite) -> bool {
+    if args.no_judge.no_judge || args.judge.judge_model.is_some() {
+        return args.no_judge.no_judge;
+    }
+    let rubric: Vec<&str> = suite
+        .tasks
+        .iter()
+        .filter(|t| t.rubric.is_some())
+        .map(|t| t.id.as_str())
+        .collect();
+    if let Some(first) = rubric.first() {
+        let more = match rubric.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        eprintln!(
+            "proctor: no judge is configured, so the runs of task `{first}`{more} (with a rubric) are ungraded, as with --no-judge; pass --judge-model M (with --cassette DIR for recorded answers) to judge them"
+        );
+    }
+    true
 }
 
 /// Writes what was graded, prints the summary, then reports skipped input and the gates.
