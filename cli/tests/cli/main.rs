@@ -1,5 +1,6 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
+mod bad_inputs;
 mod calibrate;
 mod chromium;
 mod common;
