@@ -43,7 +43,7 @@ fn a_huge_price_in_a_litellm_file_exits_2_naming_file_line_and_field() {
     assert_refused(
         &out,
         &format!(
-            "{}:3:2: model `claude-sonnet-4-6`: `input_cost_per_token`: 1e25 is above",
+            "{}:3:2: model `claude-sonnet-4-6`: `input_cost_per_token`: 1e+25 is above",
             prices.display()
         ),
     );
