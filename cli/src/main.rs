@@ -6,6 +6,7 @@ mod details;
 mod exit;
 mod gate;
 mod judging;
+mod lock_holder;
 mod mcp;
 mod otlp;
 mod outcome_log;

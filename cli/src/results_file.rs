@@ -16,14 +16,22 @@ pub struct ResultWriter {
 }
 
 impl ResultWriter {
-    /// Creates (truncates) the file.
+    /// Creates (truncates) the file, once no other proctor writes it (see [`lock`]).
     pub fn create(path: &Path) -> anyhow::Result<ResultWriter> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
         }
-        let file = File::create(path)
+        // Opened without truncating: the file is emptied only once it is ours.
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot write results: {e}", path.display()))?;
+        lock(&file, path)?;
+        file.set_len(0)
+            .map_err(|e| infrastructure(path.display(), e))?;
         Ok(ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
@@ -31,8 +39,8 @@ impl ResultWriter {
         })
     }
 
-    /// Opens the file for appending (`--resume`), creating it if needed; a torn last
-    /// line is cut first, so the next line never glues onto it.
+    /// Opens the file for appending (`--resume`), creating it if needed, once no other
+    /// proctor writes it; a torn last line is cut first, so the next line never glues onto it.
     pub fn append(path: &Path) -> anyhow::Result<ResultWriter> {
         let mut file = std::fs::OpenOptions::new()
             .create(true)
@@ -40,6 +48,7 @@ impl ResultWriter {
             .append(true)
             .open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot append results: {e}", path.display()))?;
+        lock(&file, path)?;
         let cut =
             end_with_complete_line(&mut file).map_err(|e| infrastructure(path.display(), e))?;
         if cut > 0 {
@@ -86,6 +95,29 @@ impl ResultWriter {
         self.out
             .flush()
             .map_err(|e| infrastructure(self.path.display(), e))
+    }
+}
+
+/// Takes an exclusive advisory lock (`flock`) on a results file for as long as `file` is
+/// open, so that two runs never interleave or truncate each other's lines; a file another
+/// process holds is refused at once (exit 2), naming that process when the system says.
+/// The kernel drops the lock when its holder exits, however it exits: nothing is left behind.
+fn lock(file: &File, path: &Path) -> anyhow::Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = crate::lock_holder::holder(file)
+                .map(|pid| format!(" (pid {pid})"))
+                .unwrap_or_default();
+            anyhow::bail!(
+                "{} is being written by another proctor run{holder}; wait for it to end, or choose another --out",
+                path.display()
+            )
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(infrastructure(
+            format!("{}: cannot lock results", path.display()),
+            e,
+        )),
     }
 }
 

@@ -210,6 +210,10 @@ fn a_second_run_on_the_same_out_is_refused_and_the_first_file_stays_whole() {
         &second,
         &format!("{} is being written by another proctor run", out.display()),
     );
+    if Path::new("/proc/locks").exists() {
+        let pid = format!("(pid {})", first.id());
+        assert!(second.stderr.contains(&pid), "{pid}: {}", second.stderr);
+    }
     // The second run's resume is refused as well, before it reads anything.
     let resumed = run(proctor()
         .args(["run", "--resume", "--label", "first", "--tasks"])
