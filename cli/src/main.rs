@@ -3,6 +3,7 @@
 mod args;
 mod commands;
 mod details;
+mod duplicates;
 mod exit;
 mod gate;
 mod judging;

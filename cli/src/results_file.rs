@@ -154,10 +154,32 @@ pub fn for_each_result(
 pub fn for_each_result_text(
     paths: &[PathBuf],
     mut each: impl FnMut(&Path, &str, ResultLine) -> anyhow::Result<()>,
+    bad: impl FnMut(BadResult),
+    torn: impl FnMut(BadResult),
+) -> anyhow::Result<()> {
+    for_each_result_at(
+        paths,
+        |_, path, text, line| each(path, text, line),
+        bad,
+        torn,
+    )
+}
+
+/// Where a result line is: the index of its file in the list read, and its 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineAt {
+    pub file: usize,
+    pub line: usize,
+}
+
+/// As [`for_each_result_text`], also saying where each line is.
+pub fn for_each_result_at(
+    paths: &[PathBuf],
+    mut each: impl FnMut(LineAt, &Path, &str, ResultLine) -> anyhow::Result<()>,
     mut bad: impl FnMut(BadResult),
     mut torn: impl FnMut(BadResult),
 ) -> anyhow::Result<()> {
-    for path in paths {
+    for (file_index, path) in paths.iter().enumerate() {
         let file = File::open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
@@ -187,7 +209,13 @@ pub fn for_each_result_text(
                 });
             match parsed {
                 Ok(None) => {}
-                Ok(Some((text, line))) => each(path, text, line)?,
+                Ok(Some((text, line))) => {
+                    let at = LineAt {
+                        file: file_index,
+                        line: number,
+                    };
+                    each(at, path, text, line)?
+                }
                 Err(_) if !complete => {
                     let dropped = BadResult {
                         path: path.clone(),

@@ -294,6 +294,25 @@ fn report_refuses_duplicate_attempts_unless_told_which_to_keep() {
     let last = report_json(&["--duplicates", "last"], &[&results]);
     assert_eq!(last["attempts"], 3, "{last}");
     assert_eq!(last["passed"], 2, "the last line of a/0 failed");
+    // The page lists and counts the attempts the summary counted.
+    let page = run(proctor().arg("report").arg(&results).args([
+        "--duplicates",
+        "last",
+        "--format",
+        "html",
+    ]));
+    assert_eq!(page.code, 0, "{}", page.stderr);
+    let open = "<script type=\"application/json\" id=\"report-data\">";
+    let start = page.stdout.find(open).unwrap() + open.len();
+    let end = start + page.stdout[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page.stdout[start..end]).unwrap();
+    assert_eq!(
+        data["index"].as_array().unwrap().len(),
+        3,
+        "{}",
+        data["index"]
+    );
+    assert_eq!(data["summary"], last);
 
     // Across files: the same attempt in two files names both.
     let other = write(
