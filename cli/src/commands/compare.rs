@@ -99,7 +99,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     };
     let comparison = compare(old, new, &options)?;
     if args.format == CompareFormat::Json {
-        // The table and markdown carry these notes; JSON carries the fields they come from.
+        // The table and markdown carry these notes, JSON under `notes`; stderr shows them too.
         for note in render::compare::notes(&comparison) {
             eprintln!("proctor: note: {note}");
         }
@@ -200,7 +200,7 @@ fn compare_page(args: &CompareArgs, comparison: &Comparison) -> anyhow::Result<R
         results,
         grouping,
         summary: None,
-        comparison: Some(serde_json::to_value(comparison)?),
+        comparison: Some(render::compare::json::value(comparison)),
         tasks: Default::default(),
         chart_svg: None,
         k: None,

@@ -291,7 +291,7 @@ fn compare_two_labels(
     let mut new = new.finish();
     new.side = Side::New;
     match compare(old.finish(), new, &CompareOptions::default()) {
-        Ok(comparison) => Some(serde_json::to_value(comparison).expect("a comparison serialises")),
+        Ok(comparison) => Some(crate::render::compare::json::value(&comparison)),
         Err(e) => {
             notes.push(format!("no comparison of {old_name} and {new_name}: {e}"));
             None
