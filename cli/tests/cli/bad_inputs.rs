@@ -251,6 +251,27 @@ fn a_second_run_on_the_same_out_is_refused_and_the_first_file_stays_whole() {
     assert_eq!(again.code, 0, "{}", again.stderr);
 }
 
+#[test]
+fn grade_refuses_an_out_another_process_holds_and_leaves_it_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = write(dir.path(), "held.jsonl", "written by someone else\n");
+    let holder = std::fs::File::open(&out).unwrap();
+    holder.try_lock().unwrap();
+    let graded = run(proctor().args(REFUNDS).arg("--out").arg(&out));
+    assert_refused(
+        &graded,
+        &format!("{} is being written by another proctor run", out.display()),
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "written by someone else\n",
+        "refused before truncating"
+    );
+    drop(holder);
+    let graded = run(proctor().args(REFUNDS).arg("--out").arg(&out));
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+}
+
 fn duplicated(dir: &Path) -> PathBuf {
     let text = line("a", 0, "v1", true, NO_COST)
         + &line("a", 1, "v1", true, NO_COST)
