@@ -29,9 +29,10 @@ impl ResultWriter {
             .truncate(false)
             .open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot write results: {e}", path.display()))?;
-        lock(&file, path)?;
-        file.set_len(0)
-            .map_err(|e| infrastructure(path.display(), e))?;
+        if lock(&file, path)? {
+            file.set_len(0)
+                .map_err(|e| infrastructure(path.display(), e))?;
+        }
         Ok(ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
@@ -102,9 +103,19 @@ impl ResultWriter {
 /// open, so that two runs never interleave or truncate each other's lines; a file another
 /// process holds is refused at once (exit 2), naming that process when the system says.
 /// The kernel drops the lock when its holder exits, however it exits: nothing is left behind.
-fn lock(file: &File, path: &Path) -> anyhow::Result<()> {
+///
+/// True for a regular file, now locked; false for anything else (`/dev/stdout`, a pipe),
+/// which is neither locked nor truncated.
+fn lock(file: &File, path: &Path) -> anyhow::Result<bool> {
+    let regular = file
+        .metadata()
+        .map_err(|e| infrastructure(path.display(), e))?
+        .is_file();
+    if !regular {
+        return Ok(false);
+    }
     match file.try_lock() {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(true),
         Err(std::fs::TryLockError::WouldBlock) => {
             let holder = crate::lock_holder::holder(file)
                 .map(|pid| format!(" (pid {pid})"))
@@ -313,6 +324,27 @@ mod tests {
         writer.finish().unwrap();
         let written = std::fs::read_to_string(&path).unwrap();
         assert_eq!(written, format!("{LINE}\n{LINE}\n{LINE}\n"));
+    }
+
+    #[test]
+    fn one_writer_per_regular_file_and_devices_are_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let first = ResultWriter::create(&path).unwrap();
+        let second = ResultWriter::create(&path).unwrap_err().to_string();
+        assert!(
+            second.contains("is being written by another proctor run"),
+            "{second}"
+        );
+        assert!(ResultWriter::append(&path).is_err());
+        first.finish().unwrap();
+        ResultWriter::append(&path).unwrap().finish().unwrap();
+        // Not a regular file: neither locked nor truncated, as before.
+        let null = Path::new("/dev/null");
+        let a = ResultWriter::create(null).unwrap();
+        let b = ResultWriter::create(null).unwrap();
+        a.finish().unwrap();
+        b.finish().unwrap();
     }
 
     #[test]
