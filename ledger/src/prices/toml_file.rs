@@ -407,6 +407,14 @@ output = 2
                 "p.toml:7:27: `batch`: 2000000 is above 1000000 as a multiplier",
             ),
             (
+                row("input = inf"),
+                "p.toml:6:9: `input`: expected a non-negative decimal",
+            ),
+            (
+                row("input = nan"),
+                "p.toml:6:9: `input`: expected a non-negative decimal",
+            ),
+            (
                 row("input = 1\nlong_context = { above = 10, input = 1, output = 1e300 }"),
                 "p.toml:7:50: `output`: expected a non-negative decimal",
             ),
