@@ -1,7 +1,8 @@
 //! One line per attempt: what `report` and `compare` do with a second result line for the
 //! same (label, task, attempt) of one task file, e.g. from two runs that wrote one file, or
 //! a file given twice. Counting both would inflate every figure silently, so by default it
-//! is an error naming both lines; `--duplicates first|last` keeps one of them.
+//! is an error naming both lines; `--duplicates first|last` keeps one of them, and
+//! `--duplicates all` counts them all (as `grade` counts a log that repeats an attempt).
 //! (`merge` has its own rule: exact copies are dropped, differing ones are conflicts.)
 
 use crate::results_file::{LineAt, for_each_result_at};
@@ -20,6 +21,8 @@ pub enum Duplicates {
     First,
     /// Keep the last line of each attempt (the latest write).
     Last,
+    /// Count every line, as `grade` counts a log that repeats an attempt number.
+    All,
 }
 
 /// (label, task, attempt, task digest): one attempt. The digest keeps results of different
@@ -78,6 +81,7 @@ impl AttemptFilter {
     /// Whether the line at `at` counts; an error for a duplicate under `error`.
     pub fn admit(&mut self, at: LineAt, line: &ResultLine) -> anyhow::Result<bool> {
         match self.policy {
+            Duplicates::All => Ok(true),
             Duplicates::Last => Ok(!self.replaced.contains(&at)),
             Duplicates::First => Ok(self.seen.insert(key(line), at).is_none()),
             Duplicates::Error => match self.seen.get(&key(line)) {
@@ -86,7 +90,7 @@ impl AttemptFilter {
                     Ok(true)
                 }
                 Some(&first) => anyhow::bail!(
-                    "{}:{}: task `{}` attempt {}{} is already on {}:{}; a result file holds one line per attempt (did two runs write to one file, or is a file given twice?). Pass --duplicates first|last to keep one of them, or join shards with `proctor merge`",
+                    "{}:{}: task `{}` attempt {}{} is already on {}:{}; a result file holds one line per attempt (did two runs write to one file, or is a file given twice?). Pass --duplicates first|last to keep one of them (or all to count every line), or join shards with `proctor merge`",
                     self.name(at),
                     at.line,
                     line.task,
@@ -152,6 +156,7 @@ mod tests {
             admitted(Duplicates::Last, &paths).unwrap(),
             [(2, true), (3, false)]
         );
+        assert_eq!(admitted(Duplicates::All, &paths).unwrap().len(), 3);
         let err = admitted(Duplicates::Error, &paths).unwrap_err().to_string();
         let name = path.display();
         assert!(

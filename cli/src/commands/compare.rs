@@ -47,8 +47,8 @@ pub struct CompareArgs {
     /// Also write the comparison and every attempt of both files as one self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Two lines for the same label, task and attempt: refuse them (error), or keep the
-    /// first or the last.
+    /// Two lines for the same label, task and attempt: refuse them (error), keep the first
+    /// or the last, or count all.
     #[arg(long, value_enum, default_value_t = Duplicates::Error)]
     pub duplicates: Duplicates,
 }

@@ -315,6 +315,11 @@ fn report_refuses_duplicate_attempts_unless_told_which_to_keep() {
     let last = report_json(&["--duplicates", "last"], &[&results]);
     assert_eq!(last["attempts"], 3, "{last}");
     assert_eq!(last["passed"], 2, "the last line of a/0 failed");
+    let all = report_json(&["--duplicates", "all"], &[&results]);
+    assert_eq!(
+        (all["attempts"].as_u64(), all["passed"].as_u64()),
+        (Some(4), Some(3))
+    );
     // The page lists and counts the attempts the summary counted.
     let page = run(proctor().arg("report").arg(&results).args([
         "--duplicates",
