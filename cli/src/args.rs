@@ -195,6 +195,10 @@ pub struct ReportArgs {
     /// The folder `run --keep` kept the sandboxes in: the HTML report lists each attempt's files.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Two lines for the same label, task and attempt: refuse them (error), keep the first
+    /// or the last, or count all.
+    #[arg(long, value_enum, default_value_t = crate::duplicates::Duplicates::Error)]
+    pub duplicates: crate::duplicates::Duplicates,
     #[command(flatten)]
     pub summary: SummaryArgs,
 }

@@ -3,9 +3,11 @@
 mod args;
 mod commands;
 mod details;
+mod duplicates;
 mod exit;
 mod gate;
 mod judging;
+mod lock_holder;
 mod mcp;
 mod otlp;
 mod outcome_log;

@@ -16,14 +16,23 @@ pub struct ResultWriter {
 }
 
 impl ResultWriter {
-    /// Creates (truncates) the file.
+    /// Creates (truncates) the file, once no other proctor writes it (see [`lock`]).
     pub fn create(path: &Path) -> anyhow::Result<ResultWriter> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
         }
-        let file = File::create(path)
+        // Opened without truncating: the file is emptied only once it is ours.
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot write results: {e}", path.display()))?;
+        if lock(&file, path)? {
+            file.set_len(0)
+                .map_err(|e| infrastructure(path.display(), e))?;
+        }
         Ok(ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
@@ -31,8 +40,8 @@ impl ResultWriter {
         })
     }
 
-    /// Opens the file for appending (`--resume`), creating it if needed; a torn last
-    /// line is cut first, so the next line never glues onto it.
+    /// Opens the file for appending (`--resume`), creating it if needed, once no other
+    /// proctor writes it; a torn last line is cut first, so the next line never glues onto it.
     pub fn append(path: &Path) -> anyhow::Result<ResultWriter> {
         let mut file = std::fs::OpenOptions::new()
             .create(true)
@@ -40,6 +49,7 @@ impl ResultWriter {
             .append(true)
             .open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot append results: {e}", path.display()))?;
+        lock(&file, path)?;
         let cut =
             end_with_complete_line(&mut file).map_err(|e| infrastructure(path.display(), e))?;
         if cut > 0 {
@@ -89,6 +99,39 @@ impl ResultWriter {
     }
 }
 
+/// Takes an exclusive advisory lock (`flock`) on a results file for as long as `file` is
+/// open, so that two runs never interleave or truncate each other's lines; a file another
+/// process holds is refused at once (exit 2), naming that process when the system says.
+/// The kernel drops the lock when its holder exits, however it exits: nothing is left behind.
+///
+/// True for a regular file, now locked; false for anything else (`/dev/stdout`, a pipe),
+/// which is neither locked nor truncated.
+fn lock(file: &File, path: &Path) -> anyhow::Result<bool> {
+    let regular = file
+        .metadata()
+        .map_err(|e| infrastructure(path.display(), e))?
+        .is_file();
+    if !regular {
+        return Ok(false);
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = crate::lock_holder::holder(file)
+                .map(|pid| format!(" (pid {pid})"))
+                .unwrap_or_default();
+            anyhow::bail!(
+                "{} is being written by another proctor run{holder}; wait for it to end, or choose another --out",
+                path.display()
+            )
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(infrastructure(
+            format!("{}: cannot lock results", path.display()),
+            e,
+        )),
+    }
+}
+
 /// A result line that could not be read.
 #[derive(Debug)]
 pub struct BadResult {
@@ -122,10 +165,32 @@ pub fn for_each_result(
 pub fn for_each_result_text(
     paths: &[PathBuf],
     mut each: impl FnMut(&Path, &str, ResultLine) -> anyhow::Result<()>,
+    bad: impl FnMut(BadResult),
+    torn: impl FnMut(BadResult),
+) -> anyhow::Result<()> {
+    for_each_result_at(
+        paths,
+        |_, path, text, line| each(path, text, line),
+        bad,
+        torn,
+    )
+}
+
+/// Where a result line is: the index of its file in the list read, and its 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineAt {
+    pub file: usize,
+    pub line: usize,
+}
+
+/// As [`for_each_result_text`], also saying where each line is.
+pub fn for_each_result_at(
+    paths: &[PathBuf],
+    mut each: impl FnMut(LineAt, &Path, &str, ResultLine) -> anyhow::Result<()>,
     mut bad: impl FnMut(BadResult),
     mut torn: impl FnMut(BadResult),
 ) -> anyhow::Result<()> {
-    for path in paths {
+    for (file_index, path) in paths.iter().enumerate() {
         let file = File::open(path)
             .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
@@ -155,7 +220,13 @@ pub fn for_each_result_text(
                 });
             match parsed {
                 Ok(None) => {}
-                Ok(Some((text, line))) => each(path, text, line)?,
+                Ok(Some((text, line))) => {
+                    let at = LineAt {
+                        file: file_index,
+                        line: number,
+                    };
+                    each(at, path, text, line)?
+                }
                 Err(_) if !complete => {
                     let dropped = BadResult {
                         path: path.clone(),
@@ -253,6 +324,27 @@ mod tests {
         writer.finish().unwrap();
         let written = std::fs::read_to_string(&path).unwrap();
         assert_eq!(written, format!("{LINE}\n{LINE}\n{LINE}\n"));
+    }
+
+    #[test]
+    fn one_writer_per_regular_file_and_devices_are_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let first = ResultWriter::create(&path).unwrap();
+        let second = ResultWriter::create(&path).unwrap_err().to_string();
+        assert!(
+            second.contains("is being written by another proctor run"),
+            "{second}"
+        );
+        assert!(ResultWriter::append(&path).is_err());
+        first.finish().unwrap();
+        ResultWriter::append(&path).unwrap().finish().unwrap();
+        // Not a regular file: neither locked nor truncated, as before.
+        let null = Path::new("/dev/null");
+        let a = ResultWriter::create(null).unwrap();
+        let b = ResultWriter::create(null).unwrap();
+        a.finish().unwrap();
+        b.finish().unwrap();
     }
 
     #[test]

@@ -30,15 +30,12 @@ pub struct BucketPrices {
     pub output: Decimal,
 }
 
-/// The exact cost in USD of `tokens` at `prices` (per million tokens), with no rounding.
+/// The exact cost in USD of `tokens` at `prices` (per million tokens), with no rounding;
+/// `None` when it does not fit in a [`Decimal`] (about 7.9 × 10²⁸ micro-USD), which takes
+/// absurd counts or prices: such a call is left unpriced, never a panic or a wrong sum.
 ///
 /// The result is normalised (no trailing zeros): 0.054399, not 0.05439900.
-///
-/// # Panics
-///
-/// Only if the cost does not fit in a [`Decimal`] (about 7.9 × 10²⁸), which takes prices of
-/// hundreds of millions of dollars per million tokens with counts near `u64::MAX`.
-pub fn cost_usd(tokens: &TokenCounts, prices: &BucketPrices) -> Decimal {
+pub fn cost_usd(tokens: &TokenCounts, prices: &BucketPrices) -> Option<Decimal> {
     let buckets = [
         (tokens.input_tokens, prices.input),
         (tokens.cache_read_tokens, prices.cache_read),
@@ -48,14 +45,10 @@ pub fn cost_usd(tokens: &TokenCounts, prices: &BucketPrices) -> Decimal {
     ];
     let mut micro_usd = Decimal::ZERO;
     for (count, price) in buckets {
-        let part = Decimal::from(count)
-            .checked_mul(price)
-            .expect("token cost overflows a decimal");
-        micro_usd = micro_usd
-            .checked_add(part)
-            .expect("token cost overflows a decimal");
+        let part = Decimal::from(count).checked_mul(price)?;
+        micro_usd = micro_usd.checked_add(part)?;
     }
-    per_million(micro_usd).normalize()
+    Some(per_million(micro_usd).normalize())
 }
 
 /// `value / 1_000_000`, exact: shifting the scale keeps every digit; division (which could
@@ -73,6 +66,31 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::str::FromStr;
+
+    fn cost(tokens: &TokenCounts, prices: &BucketPrices) -> Decimal {
+        cost_usd(tokens, prices).expect("fits")
+    }
+
+    #[test]
+    fn a_cost_that_does_not_fit_is_none() {
+        let max = Decimal::from(1_000_000_000_000u64);
+        let prices = BucketPrices {
+            input: max,
+            output: max,
+            ..Default::default()
+        };
+        let tokens = TokenCounts {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX,
+            ..Default::default()
+        };
+        assert_eq!(cost_usd(&tokens, &prices), None);
+        let one = TokenCounts {
+            input_tokens: 1,
+            ..Default::default()
+        };
+        assert_eq!(cost_usd(&one, &prices), Some(Decimal::from(1_000_000)));
+    }
 
     fn dec(s: &str) -> Decimal {
         Decimal::from_str(s).unwrap()
@@ -97,14 +115,14 @@ mod tests {
             output_tokens: 550,
             ..TokenCounts::default()
         };
-        let cost = cost_usd(&tokens, &sonnet());
+        let cost = cost(&tokens, &sonnet());
         assert_eq!(cost, dec("0.054399"));
         assert_eq!(cost.to_string(), "0.054399");
     }
 
     #[test]
     fn each_bucket_uses_its_own_price() {
-        let one = |t: TokenCounts| cost_usd(&t, &sonnet());
+        let one = |t: TokenCounts| cost(&t, &sonnet());
         let million = 1_000_000;
         assert_eq!(
             one(TokenCounts {
@@ -153,8 +171,8 @@ mod tests {
             reasoning_tokens: 800,
             ..without
         };
-        assert_eq!(cost_usd(&with, &sonnet()), cost_usd(&without, &sonnet()));
-        assert_eq!(cost_usd(&with, &sonnet()), dec("0.015"));
+        assert_eq!(cost(&with, &sonnet()), cost(&without, &sonnet()));
+        assert_eq!(cost(&with, &sonnet()), dec("0.015"));
     }
 
     #[test]
@@ -167,12 +185,12 @@ mod tests {
             input_tokens: 1,
             ..Default::default()
         };
-        assert_eq!(cost_usd(&tokens, &prices).to_string(), "0.0000000375");
+        assert_eq!(cost(&tokens, &prices).to_string(), "0.0000000375");
     }
 
     #[test]
     fn no_tokens_cost_zero() {
-        assert_eq!(cost_usd(&TokenCounts::default(), &sonnet()), Decimal::ZERO);
+        assert_eq!(cost(&TokenCounts::default(), &sonnet()), Decimal::ZERO);
     }
 
     #[test]
@@ -248,16 +266,16 @@ mod tests {
     proptest! {
         #[test]
         fn cost_is_never_negative(t in tokens(), p in prices()) {
-            prop_assert!(cost_usd(&t, &p) >= Decimal::ZERO);
+            prop_assert!(cost(&t, &p) >= Decimal::ZERO);
         }
 
         #[test]
         fn cost_is_monotone_in_every_token_count(
             t in tokens(), p in prices(), which in 0usize..6, delta in 0..=MAX_TOKENS,
         ) {
-            let before = cost_usd(&t, &p);
+            let before = cost(&t, &p);
             let (more, price) = bump(t, &p, which, delta);
-            let after = cost_usd(&more, &p);
+            let after = cost(&more, &p);
             prop_assert!(after >= before, "bucket {which}: {after} < {before}");
             // Exactly the added tokens at that bucket's price: no bucket borrows another's price.
             prop_assert_eq!(after - before, Decimal::from(delta) * price / PER_MILLION);
@@ -267,7 +285,7 @@ mod tests {
         fn cost_is_additive_over_calls(a in tokens(), b in tokens(), p in prices()) {
             let mut both = a;
             both.add(&b);
-            prop_assert_eq!(cost_usd(&both, &p), cost_usd(&a, &p) + cost_usd(&b, &p));
+            prop_assert_eq!(cost(&both, &p), cost(&a, &p) + cost(&b, &p));
         }
     }
 }

@@ -5,11 +5,12 @@
 //! the choices behind them are documented there.
 
 use crate::commands::calibrate::{correct_results, load_calibration};
+use crate::duplicates::Duplicates;
 use crate::exit::Failure;
 use crate::problems::Problems;
 use crate::render;
 use crate::render::html::{self, Grouping, ReportInput};
-use crate::results_file::for_each_result;
+use crate::results_file::for_each_result_at;
 use clap::{Args, ValueEnum};
 use proctor_core::compare::{
     CompareOptions, Comparison, DEFAULT_MARGIN, Side, SideBuilder, SideTally, Verdict, compare,
@@ -46,6 +47,10 @@ pub struct CompareArgs {
     /// Also write the comparison and every attempt of both files as one self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Two lines for the same label, task and attempt: refuse them (error), keep the first
+    /// or the last, or count all.
+    #[arg(long, value_enum, default_value_t = Duplicates::Error)]
+    pub duplicates: Duplicates,
 }
 
 /// How the comparison is printed (JUnit has no place for a comparison).
@@ -83,15 +88,18 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         Some((old, new)) => (Some(old.as_str()), Some(new.as_str())),
         None => (None, None),
     };
-    let old = read_side(Side::Old, &args.old, old_label, &mut problems, &mut skipped)?;
-    let new = read_side(Side::New, &new_path, new_label, &mut problems, &mut skipped)?;
+    let read = |side, path: &Path, label, problems: &mut Problems, skipped: &mut usize| {
+        read_side(side, path, label, args.duplicates, problems, skipped)
+    };
+    let old = read(Side::Old, &args.old, old_label, &mut problems, &mut skipped)?;
+    let new = read(Side::New, &new_path, new_label, &mut problems, &mut skipped)?;
     let options = CompareOptions {
         margin: args.margin,
         allow_different_tasks: args.allow_different_tasks,
     };
     let comparison = compare(old, new, &options)?;
     if args.format == CompareFormat::Json {
-        // The table and markdown carry these notes; JSON carries the fields they come from.
+        // The table and markdown carry these notes, JSON under `notes`; stderr shows them too.
         for note in render::compare::notes(&comparison) {
             eprintln!("proctor: note: {note}");
         }
@@ -129,6 +137,7 @@ fn read_side(
     side: Side,
     path: &Path,
     label: Option<&str>,
+    duplicates: Duplicates,
     problems: &mut Problems,
     skipped: &mut usize,
 ) -> anyhow::Result<SideTally> {
@@ -138,10 +147,15 @@ fn read_side(
     };
     let mut builder = SideBuilder::new(side, name.clone());
     let mut found = false;
-    for_each_result(
-        &[path.to_owned()],
-        |_, line| {
+    let paths = [path.to_owned()];
+    let mut attempts = duplicates.filter(&paths)?;
+    for_each_result_at(
+        &paths,
+        |at, _, _, line| {
             if label.is_some_and(|l| line.label.as_deref() != Some(l)) {
+                return Ok(());
+            }
+            if !attempts.admit(at, &line)? {
                 return Ok(());
             }
             found = true;
@@ -151,6 +165,7 @@ fn read_side(
             *skipped += 1;
             problems.report(bad.to_string());
         },
+        |_| {},
     )?;
     if let (Some(label), false) = (label, found) {
         anyhow::bail!("{side} {name}: no result carries the label `{label}`");
@@ -185,11 +200,12 @@ fn compare_page(args: &CompareArgs, comparison: &Comparison) -> anyhow::Result<R
         results,
         grouping,
         summary: None,
-        comparison: Some(serde_json::to_value(comparison)?),
+        comparison: Some(render::compare::json::value(comparison)),
         tasks: Default::default(),
         chart_svg: None,
         k: None,
         end_states: None,
+        duplicates: args.duplicates,
     })
 }
 

@@ -10,7 +10,7 @@ use crate::commands::ledger::report::weekly_chart;
 use crate::problems::Problems;
 use crate::render::calibrate::corrected;
 use crate::render::html::{self, EndStateDir, ReportInput};
-use crate::results_file::for_each_result;
+use crate::results_file::for_each_result_at;
 use crate::{gate, render};
 use anyhow::{Context, bail};
 use proctor_core::summary::{ScorecardBuilder, Scorecards, Split};
@@ -51,15 +51,20 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let no_tags: &[String] = &[];
     let mut digests: Vec<DigestCards> = Vec::new();
     let mut problems = Problems::default();
-    for_each_result(
+    let mut attempts = args.duplicates.filter(&args.results)?;
+    for_each_result_at(
         &args.results,
-        |path, line| {
+        |at, path, _, line| {
+            if !attempts.admit(at, &line)? {
+                return Ok(());
+            }
             let tags = suite.as_ref().map_or(no_tags, |s| s.tags_of(&line.task));
             let at = digest_slot(&mut digests, &line.task_digest, path, args.mixed, options);
             digests[at].builder.add(&line, tags);
             Ok(())
         },
         |bad| problems.report(bad.to_string()),
+        |_| {},
     )?;
     let names: Vec<String> = args
         .results
@@ -159,6 +164,7 @@ fn html_page(
         }),
     };
     let mut page = ReportInput::of_results(title, args.results.clone(), summary, args.summary.k);
+    page.duplicates = args.duplicates;
     if let Some(suite) = suite {
         page.tasks = html::task_infos(suite);
     }
@@ -207,14 +213,18 @@ fn print(
                 // Another pass per agent streams its test cases, so memory stays flat.
                 let digest = &summarised.digest;
                 render::junit::write(&mut out, &summarised.cards, &summarised.title, |each| {
-                    for_each_result(
+                    let mut attempts = args.duplicates.filter(&args.results)?;
+                    for_each_result_at(
                         &args.results,
-                        |_, line| {
-                            if &line.task_digest == digest || all.len() == 1 {
+                        |at, _, _, line| {
+                            if attempts.admit(at, &line)?
+                                && (&line.task_digest == digest || all.len() == 1)
+                            {
                                 each(&line)?;
                             }
                             Ok(())
                         },
+                        |_| {},
                         |_| {},
                     )
                 })?;

@@ -325,19 +325,19 @@ async fn execute(
     judging: Judging,
 ) -> anyhow::Result<()> {
     let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
-    let done = match (&args.out, args.resume) {
-        (Some(out), true) if out.exists() => {
-            previous_results(out, &suite, &agents, &tasks, &mut summary)?
-        }
-        _ => HashSet::new(),
-    };
-    let planned = plan(&tasks, agents.len(), args.attempts, &done);
     let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
+    // The file is locked before it is read for --resume and before any agent starts, so a
+    // second run on the same --out is refused at once.
     let mut writer = match &results.path {
         Some(out) if args.resume => Some(ResultWriter::append(out)?),
         Some(out) => Some(ResultWriter::create(out)?),
         None => None,
     };
+    let done = match (&args.out, args.resume) {
+        (Some(out), true) => previous_results(out, &suite, &agents, &tasks, &mut summary)?,
+        _ => HashSet::new(),
+    };
+    let planned = plan(&tasks, agents.len(), args.attempts, &done);
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;

@@ -211,7 +211,7 @@ fn bad_price_files_and_ledger_rows_exit_2_naming_file_line_and_column() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr.contains(&format!(
-            "{}:5:9: expected a non-negative decimal",
+            "{}:5:9: `input`: expected a non-negative decimal",
             prices.display()
         )),
         "{}",

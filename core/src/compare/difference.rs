@@ -30,6 +30,15 @@ pub struct ClusteredDifference {
 /// The clustered difference of per-task differences `d`; `None` when `d` is empty.
 pub fn clustered_difference(d: &[f64]) -> Option<ClusteredDifference> {
     let (mean, sd) = mean_sd(d)?;
+    // Differences equal as fractions can differ in their last bits as floats (0.8 − 1.0 and
+    // 0.6 − 0.8): their spread is 0, not 1e-17, so that a point interval (and what the
+    // reports say about it) does not depend on rounding. Distinct shares of any realistic
+    // number of attempts differ by far more than this tolerance.
+    let sd = if d.iter().all(|x| (x - d[0]).abs() <= 1e-12) {
+        0.0
+    } else {
+        sd
+    };
     let n = d.len() as u64;
     let df = n - 1;
     // `+ 0.0` turns a −0.0 (mean of −0.0s) into 0.0, which reports never show as "-0.0000".
@@ -68,6 +77,16 @@ mod tests {
 
     fn round4(x: f64) -> f64 {
         (x * 1e4).round() / 1e4
+    }
+
+    #[test]
+    fn equal_differences_have_no_spread_whatever_their_last_bits() {
+        let d = [0.8 - 1.0, 0.6 - 0.8, 0.8 - 1.0, 0.6 - 0.8];
+        assert_ne!(d[0], d[1], "the floats differ");
+        let c = clustered_difference(&d).unwrap();
+        assert_eq!((c.sd, c.se), (0.0, Some(0.0)));
+        let ci = c.ci.unwrap();
+        assert_eq!((ci.low, ci.high), (c.estimate, c.estimate));
     }
 
     #[test]

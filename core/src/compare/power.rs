@@ -11,9 +11,11 @@ use crate::stats::{t_critical_95, t_quantile_80};
 /// entirely below 0) with 80% power: (t₀.₉₇₅,df + t₀.₈₀,df)·SE, with df = n − 1.
 ///
 /// Post hoc: it uses the observed SE as the SE of the design, so it describes this suite at
-/// this number of tasks and attempts. `None` without an SE (a single task).
+/// this number of tasks and attempts. `None` without an SE (a single task), and when the SE
+/// is 0 (every task changed by the same amount): a spread of 0 is what these tasks happened
+/// to show, not a design that detects any drop, and an MDE of 0 would say the latter.
 pub fn minimum_detectable_effect(diff: &ClusteredDifference) -> Option<f64> {
-    let se = diff.se?;
+    let se = diff.se.filter(|se| *se > 0.0)?;
     Some((t_critical_95(diff.df) + t_quantile_80(diff.df)) * se)
 }
 
@@ -76,6 +78,9 @@ mod tests {
     fn edges() {
         let one = clustered_difference(&[0.2]).unwrap();
         assert_eq!(minimum_detectable_effect(&one), None);
+        let alike = clustered_difference(&[-0.2; 6]).unwrap();
+        assert_eq!(alike.se, Some(0.0));
+        assert_eq!(minimum_detectable_effect(&alike), None, "no spread, no MDE");
         assert_eq!(tasks_to_detect(0.0, 0.05), None);
         assert_eq!(tasks_to_detect(0.3, 0.0), None);
         // A huge effect is detectable with the fewest tasks that give a spread at all.

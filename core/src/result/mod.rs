@@ -67,6 +67,26 @@ pub struct Cost {
 }
 
 impl Cost {
+    /// Refuses a negative amount, naming its field (`cost.usd`, `cost.models[1].usd`).
+    fn check(&self) -> Result<(), ResultError> {
+        let negative = |field: &str, usd: Option<Decimal>| match usd {
+            Some(value) if value.is_sign_negative() && !value.is_zero() => {
+                Err(ResultError::NegativeCost {
+                    field: field.to_owned(),
+                    value,
+                })
+            }
+            _ => Ok(()),
+        };
+        negative("cost.usd", self.usd)?;
+        negative("cost.agent_usd", self.agent_usd)?;
+        negative("cost.judge_usd", self.judge_usd)?;
+        for (index, model) in self.models.iter().enumerate() {
+            negative(&format!("cost.models[{index}].usd"), model.usd)?;
+        }
+        Ok(())
+    }
+
     /// The price rows used, sorted, each once (e.g. `anthropic/claude-sonnet-4-6@2026-02-17`).
     pub fn price_ids(&self) -> Vec<&str> {
         let mut ids: Vec<&str> = self
@@ -279,6 +299,9 @@ pub enum ResultError {
     Newer { found: String },
     #[error("format {found:?} is not a proctor result")]
     Foreign { found: String },
+    /// A cost below zero: no call earns money, and summing it would hide real spend.
+    #[error("`{field}` is negative ({value})")]
+    NegativeCost { field: String, value: Decimal },
 }
 
 impl ResultLine {
@@ -338,6 +361,7 @@ impl ResultLine {
                 found: parsed.format.into_owned(),
             });
         }
+        parsed.cost.check()?;
         Ok(parsed)
     }
 
@@ -518,6 +542,32 @@ mod tests {
         assert_eq!(old.task, "a");
         assert_eq!(old.attempt, 3);
         assert_eq!(old.format, "proctor.result/0");
+    }
+
+    #[test]
+    fn negative_costs_are_refused_naming_the_field() {
+        let line = |cost: &str| {
+            ResultLine::parse(&format!(
+                r#"{{"format": "proctor.result/1", "task": "a", "passed": true, "cost": {cost}}}"#
+            ))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            line(r#"{"usd": "-1000", "tokens": 1}"#),
+            Err("`cost.usd` is negative (-1000)".to_owned())
+        );
+        assert_eq!(
+            line(r#"{"usd": "1", "judge_usd": "-0.5"}"#),
+            Err("`cost.judge_usd` is negative (-0.5)".to_owned())
+        );
+        assert_eq!(
+            line(
+                r#"{"usd": "1", "models": [{"role": "agent", "usd": "1"}, {"role": "judge", "usd": "-1"}]}"#
+            ),
+            Err("`cost.models[1].usd` is negative (-1)".to_owned())
+        );
+        assert_eq!(line(r#"{"usd": "-0", "tokens": 1}"#), Ok(()));
     }
 
     #[test]

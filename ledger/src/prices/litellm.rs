@@ -13,7 +13,7 @@ use super::error::PriceError;
 use super::names::canonical_provider;
 use super::position::line_column;
 use super::row::{LongContext, PriceRow};
-use super::value::Price;
+use super::value::{MAX_MULTIPLIER, MAX_PER_TOKEN, Price};
 use crate::BucketPrices;
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
@@ -108,7 +108,17 @@ impl Entry<'_> {
             Some(_) => None,
         };
         match price {
-            Some(p) => Ok(Some((p.0 * MILLION).normalize())),
+            Some(p) => match p.at_most(MAX_PER_TOKEN, "USD per token") {
+                // At most 10⁶ · 10⁶: the product fits.
+                Ok(p) => Ok(Some((p.0 * MILLION).normalize())),
+                Err(_) => Err(self.error(
+                    field,
+                    format!(
+                        "`{field}`: {} is above {MAX_PER_TOKEN} USD per token, the largest proctor accepts",
+                        self.entry[field]
+                    ),
+                )),
+            },
             None => Err(self.error(
                 field,
                 format!(
@@ -157,12 +167,15 @@ impl Entry<'_> {
         for (tier, suffix) in TIERS {
             let tier_in = self.per_million(&format!("input_cost_per_token{suffix}"))?;
             let tier_out = self.per_million(&format!("output_cost_per_token{suffix}"))?;
+            // A ratio that does not fit, or is no sane multiplier, leaves the tier out (its
+            // calls unpriced) rather than stopping at a price that is itself fine.
             if let (Some(i), Some(o)) = (tier_in, tier_out)
-                && !input.is_zero()
-                && !output.is_zero()
-                && i / input == o / output
+                && let (Some(ratio_in), Some(ratio_out)) =
+                    (i.checked_div(input), o.checked_div(output))
+                && ratio_in == ratio_out
+                && ratio_in <= MAX_MULTIPLIER
             {
-                service_tiers.insert(tier.to_owned(), (i / input).normalize());
+                service_tiers.insert(tier.to_owned(), ratio_in.normalize());
             }
         }
         let (line, _) = line_column(
@@ -307,5 +320,31 @@ mod tests {
             "l.json:3:2: model `m`: `input_cost_per_token`: expected a non-negative price per token, found -1e-6"
         );
         assert!(parse("[1]").unwrap_err().contains("JSON object of models"));
+    }
+
+    #[test]
+    fn prices_too_large_to_compute_with_are_refused_and_odd_tiers_left_out() {
+        let err = parse(
+            "{\n\"m\": {\"litellm_provider\": \"openai\",\n \"input_cost_per_token\": 1, \"output_cost_per_token\": 1e25}}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "l.json:3:29: model `m`: `output_cost_per_token`: 1e+25 is above 1000000 USD per token, the largest proctor accepts"
+        );
+        assert!(
+            parse(r#"{"m": {"litellm_provider": "openai", "input_cost_per_token": 1e6, "output_cost_per_token": 1e6}}"#)
+                .is_ok()
+        );
+        let rows = parse(
+            r#"{"m": {"litellm_provider": "openai", "input_cost_per_token": 1e-20, "output_cost_per_token": 1e-20,
+                "input_cost_per_token_batches": 1e6, "output_cost_per_token_batches": 1e6}}"#,
+        )
+        .unwrap();
+        assert!(
+            rows[0].service_tiers.is_empty(),
+            "{:?}",
+            rows[0].service_tiers
+        );
     }
 }

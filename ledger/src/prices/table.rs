@@ -61,6 +61,11 @@ pub enum Unpriced {
         /// The tier.
         tier: String,
     },
+    /// The call's cost at the row does not fit in a decimal (absurd token counts).
+    TooLarge {
+        /// The row.
+        price_id: String,
+    },
 }
 
 impl fmt::Display for Unpriced {
@@ -89,6 +94,12 @@ impl fmt::Display for Unpriced {
                 write!(
                     f,
                     "row `{price_id}` has no multiplier for service tier `{tier}`"
+                )
+            }
+            Unpriced::TooLarge { price_id } => {
+                write!(
+                    f,
+                    "the call's cost at row `{price_id}` is too large to compute"
                 )
             }
         }

@@ -29,7 +29,7 @@ use super::error::PriceError;
 use super::names::canonical_provider;
 use super::position::line_column;
 use super::row::{LongContext, PriceRow};
-use super::value::Price;
+use super::value::{Multiplier, Price};
 use crate::BucketPrices;
 use crate::time::{parse_time_text, utc_date};
 use jiff::Timestamp;
@@ -71,7 +71,7 @@ struct RawRow {
     output: Price,
     long_context: Option<Spanned<RawLong>>,
     #[serde(default)]
-    service_tiers: BTreeMap<String, Price>,
+    service_tiers: BTreeMap<String, Multiplier>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -115,8 +115,13 @@ pub(crate) fn parse_toml(text: &str, path: &Path) -> Result<Vec<PriceRow>, Price
         }
     };
     let raw: RawFile = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim().to_owned();
-        at(e.span().unwrap_or(0..0), message)
+        let span = e.span().unwrap_or(0..0);
+        let message = e.message().trim();
+        let message = match key_of_value(text, span.start) {
+            Some(key) => format!("`{key}`: {message}"),
+            None => message.to_owned(),
+        };
+        at(span, message)
     })?;
     if let Some(format) = &raw.format {
         check_format(format.get_ref()).map_err(|m| at(format.span(), m))?;
@@ -229,12 +234,25 @@ pub(crate) fn parse_toml(text: &str, path: &Path) -> Result<Vec<PriceRow>, Price
             service_tiers: r
                 .service_tiers
                 .into_iter()
-                .map(|(tier, p)| (tier.trim().to_ascii_lowercase(), p.0))
+                .map(|(tier, m)| (tier.trim().to_ascii_lowercase(), m.0))
                 .collect(),
             origin: format!("{}:{row_line}", path.display()),
         });
     }
     Ok(rows)
+}
+
+/// The key of the `key = value` whose value starts at byte `offset`, to name the field of
+/// a bad value (`input`, or `batch` inside `service_tiers = { batch = ... }`); `None` when
+/// `offset` is not just after a `key =`.
+fn key_of_value(text: &str, offset: usize) -> Option<&str> {
+    let before = text.get(..offset)?.trim_end();
+    let before = before.strip_suffix('=')?.trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '"'))
+        .map_or(0, |i| i + 1);
+    let key = before[start..].trim_matches('"');
+    (!key.is_empty()).then_some(key)
 }
 
 /// `provider/model@2025-09-29`, or the full time when the row starts during a day.
@@ -343,7 +361,7 @@ output = 2
         let cases = [
             (
                 "[[price]]\nprovider = \"a\"\nmodel = \"m\"\neffective = 2026-01-01\ninput = \"-3\"\noutput = 1\n",
-                "p.toml:5:9: expected a non-negative decimal",
+                "p.toml:5:9: `input`: expected a non-negative decimal",
             ),
             (
                 "[[price]]\nprovider = \"a\"\nmodel = \"m\"\neffective = 2026-01-01\ninput = \"3\"\noutput = 1\nouput = 2\n",
@@ -370,6 +388,48 @@ output = 2
                 "{err:?} should start with {expected:?}"
             );
         }
+    }
+
+    #[test]
+    fn prices_and_multipliers_too_large_to_compute_with_are_refused() {
+        let row = |extra: &str| {
+            format!(
+                "[[price]]\nprovider = \"a\"\nmodel = \"m\"\neffective = 2026-01-01\noutput = 1\n{extra}\n"
+            )
+        };
+        let cases = [
+            (
+                row("input = 1e27"),
+                "p.toml:6:9: `input`: 1000000000000000000000000000 is above 1000000000000 USD per million tokens",
+            ),
+            (
+                row("input = \"1e12\"\nservice_tiers = { batch = \"2e6\" }"),
+                "p.toml:7:27: `batch`: 2000000 is above 1000000 as a multiplier",
+            ),
+            (
+                row("input = inf"),
+                "p.toml:6:9: `input`: expected a non-negative decimal",
+            ),
+            (
+                row("input = nan"),
+                "p.toml:6:9: `input`: expected a non-negative decimal",
+            ),
+            (
+                row("input = 1\nlong_context = { above = 10, input = 1, output = 1e300 }"),
+                "p.toml:7:50: `output`: expected a non-negative decimal",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = parse(&text).unwrap_err();
+            assert!(
+                err.starts_with(expected),
+                "{err:?} should start with {expected:?}"
+            );
+        }
+        assert!(
+            parse(&row("input = \"1e12\"")).is_ok(),
+            "the bound itself is a price"
+        );
     }
 
     #[test]

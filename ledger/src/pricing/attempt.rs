@@ -86,7 +86,9 @@ pub fn price_attempt(
                 call_at,
                 tier,
             );
-            let priced = quote(table, &call).ok();
+            // A call whose cost would not fit in the attempt's total is left unpriced:
+            // every other figure (the role's share, the model's entry) is at most the total.
+            let priced = quote(table, &call).ok().filter(|q| fits(cost.usd, q.usd));
             cost.tokens = cost.tokens.saturating_add(read.tokens.total());
             let usd = priced.as_ref().map(|q| q.usd);
             match &priced {
@@ -158,8 +160,15 @@ fn rfc3339(at: Timestamp) -> String {
     })
 }
 
+/// Whether `usd` can be added to `total`.
+fn fits(total: Option<Decimal>, usd: Decimal) -> bool {
+    total.unwrap_or_default().checked_add(usd).is_some()
+}
+
+/// Adds a priced amount; callers check [`fits`] on the largest total first, so saturating
+/// never changes a figure.
 fn add(total: &mut Option<Decimal>, usd: Decimal) {
-    *total = Some((total.unwrap_or_default() + usd).normalize());
+    *total = Some(total.unwrap_or_default().saturating_add(usd).normalize());
 }
 
 /// What a usage object records about its call besides tokens.

@@ -89,11 +89,11 @@ pub fn quote(table: &PriceTable, call: &Call<'_>) -> Result<Quote, Unpriced> {
                 *last = Some(LastRow::find(table, call.provider, model, call.at)?);
             }
             let row = last.as_ref().expect("just found");
-            Ok(priced(call, &row.id, &row.prices, row.long_context))
+            priced(call, &row.id, &row.prices, row.long_context)
         });
     };
     let row = table.find(call.provider, model, call.at)?;
-    let Quote { usd, mut price_id } = priced(call, &row.id, &row.prices, row.long_context);
+    let Quote { usd, mut price_id } = priced(call, &row.id, &row.prices, row.long_context)?;
     let multiplier = row
         .service_tiers
         .get(&tier)
@@ -101,30 +101,36 @@ pub fn quote(table: &PriceTable, call: &Call<'_>) -> Result<Quote, Unpriced> {
             price_id: row.id.clone(),
             tier: tier.clone(),
         })?;
+    let usd = usd
+        .checked_mul(*multiplier)
+        .ok_or_else(|| Unpriced::TooLarge {
+            price_id: price_id.clone(),
+        })?;
     price_id.push('+');
     price_id.push_str(&tier);
     Ok(Quote {
-        usd: (usd * multiplier).normalize(),
+        usd: usd.normalize(),
         price_id,
     })
 }
 
-/// A call at list prices: the base prices, or the long-context ones above the threshold.
+/// A call at list prices: the base prices, or the long-context ones above the threshold;
+/// unpriced when the cost does not fit in a decimal.
 fn priced(
     call: &Call<'_>,
     id: &str,
     prices: &BucketPrices,
     long_context: Option<LongContext>,
-) -> Quote {
-    match long_context {
-        Some(long) if call.request_input > long.above => Quote {
-            usd: cost_usd(call.tokens, &long.prices),
-            price_id: format!("{id}{LONG_CONTEXT_SUFFIX}"),
-        },
-        _ => Quote {
-            usd: cost_usd(call.tokens, prices),
-            price_id: id.to_owned(),
-        },
+) -> Result<Quote, Unpriced> {
+    let (prices, price_id) = match long_context {
+        Some(long) if call.request_input > long.above => {
+            (long.prices, format!("{id}{LONG_CONTEXT_SUFFIX}"))
+        }
+        _ => (*prices, id.to_owned()),
+    };
+    match cost_usd(call.tokens, &prices) {
+        Some(usd) => Ok(Quote { usd, price_id }),
+        None => Err(Unpriced::TooLarge { price_id }),
     }
 }
 

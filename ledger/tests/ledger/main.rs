@@ -42,7 +42,7 @@ fn design_6_2_check_from_an_anthropic_usage_object() {
         "cache_creation_input_tokens": 12304, "cache_read_input_tokens": 0,
     }))
     .unwrap();
-    let cost = cost_usd(&usage.tokens, &prices("3", "0.30", "3.75", "6", "15"));
+    let cost = cost_usd(&usage.tokens, &prices("3", "0.30", "3.75", "6", "15")).unwrap();
     assert_eq!(cost.to_string(), "0.054399");
 }
 
@@ -54,7 +54,7 @@ fn openai_cached_tokens_are_priced_once_at_the_cache_price() {
     }))
     .unwrap();
     // 200k uncached at $2.50 + 800k cached at $1.25 = $0.50 + $1.00.
-    let cost = cost_usd(&usage.tokens, &prices("2.50", "1.25", "0", "0", "10"));
+    let cost = cost_usd(&usage.tokens, &prices("2.50", "1.25", "0", "0", "10")).unwrap();
     assert_eq!(cost, dec("1.5"));
 }
 

@@ -52,6 +52,9 @@ fn verdict_line(c: &Comparison) -> String {
 /// The MDE, printed beside the verdict so that "inconclusive" says how blind the suite is.
 fn power_line(c: &Comparison) -> String {
     let Some(mde) = c.mde else {
+        if no_spread(c) {
+            return "no minimum detectable effect: the paired differences have no spread (see the notes)".to_owned();
+        }
         return "no minimum detectable effect without a spread between tasks".to_owned();
     };
     let mut text = format!("minimum detectable effect {mde:.4} (a drop seen with 80% power)");
@@ -172,13 +175,39 @@ pub fn notes(c: &Comparison) -> Vec<String> {
             "one task: no spread between tasks can be estimated, so no interval and no verdict"
                 .to_owned(),
         );
-    } else if c.delta.sd == 0.0 {
-        notes.push(format!(
-            "every task changed by the same {:+.4}: the spread is 0 and the interval a point",
-            c.delta.estimate
-        ));
+    } else if no_spread(c) {
+        notes.push(same_change_note(c));
     }
     notes
+}
+
+/// Several tasks, and every one changed by the same amount (0 included).
+fn no_spread(c: &Comparison) -> bool {
+    c.tasks > 1 && c.delta.sd == 0.0
+}
+
+/// Why a point interval and no MDE: the t interval estimates the spread of the per-task
+/// differences from the tasks, and these showed none. That says nothing about how far the
+/// next tasks could differ, so the interval's lack of width is not certainty; the exact
+/// sign-flip p, which needs no spread, is the test to read.
+fn same_change_note(c: &Comparison) -> String {
+    let what = if c.delta.estimate == 0.0 {
+        "no task changed (every paired difference is 0)".to_owned()
+    } else {
+        format!("every task changed by the same {:+.4}", c.delta.estimate)
+    };
+    let test = match c.sign_flip_p {
+        Some(p) => format!(" ({p:.4})"),
+        None if c.delta.estimate == 0.0 => " (1.0000)".to_owned(),
+        // Only the two all-alike sign patterns are as extreme: p = 2 / 2^n.
+        None => format!(
+            ", below {:.6} for more than {SIGN_FLIP_MAX_TASKS} tasks that all moved alike",
+            2.0 / 2f64.powi(SIGN_FLIP_MAX_TASKS as i32)
+        ),
+    };
+    format!(
+        "{what}: the paired differences have no spread, so the 95% interval is a point and no minimum detectable effect can be computed; read the exact sign-flip p{test} instead, which does not rely on a spread (a point interval is not certainty)"
+    )
 }
 
 /// Per-task rows in reading order: regressed (largest drop first), fixed (largest gain first),

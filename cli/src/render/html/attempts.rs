@@ -9,7 +9,8 @@
 use super::bound::{EMBED_AS_IS_BYTES, bound_attempt};
 use super::embed::push_escaped;
 use super::end_state::{EndStateDir, EndStateLister};
-use crate::results_file::for_each_result_text;
+use crate::duplicates::Duplicates;
+use crate::results_file::{LineAt, for_each_result_at};
 use proctor_core::compare::{CompareOptions, Side, SideBuilder, compare};
 use proctor_core::summary::SummaryBuilder;
 use serde::Serialize;
@@ -109,7 +110,14 @@ pub fn write_attempts(
     grouping: &Grouping,
     k: Option<u64>,
     end_states: Option<&EndStateDir>,
+    duplicates: Duplicates,
 ) -> anyhow::Result<Pass> {
+    // One line per attempt, as the command that made the page counted them: across the
+    // files for agents by label, within each file for agents by file (`compare OLD NEW`).
+    let mut across = match grouping {
+        Grouping::ByLabel => Some(duplicates.filter(files)?),
+        Grouping::ByFile(_) => None,
+    };
     let mut end_states = end_states.map(EndStateLister::new);
     let mut tasks = Names::default();
     let mut agents = Names::default();
@@ -126,9 +134,27 @@ pub fn write_attempts(
     let mut text = Vec::new();
     let mut escaped = Vec::new();
     for (file_number, file) in files.iter().enumerate() {
-        for_each_result_text(
+        let mut own = match across {
+            None => Some(duplicates.filter(std::slice::from_ref(file))?),
+            Some(_) => None,
+        };
+        for_each_result_at(
             std::slice::from_ref(file),
-            |_, line_text, line| {
+            |at, _, line_text, line| {
+                let admitted = match (across.as_mut(), own.as_mut()) {
+                    (Some(filter), _) => filter.admit(
+                        LineAt {
+                            file: file_number,
+                            ..at
+                        },
+                        &line,
+                    )?,
+                    (None, Some(filter)) => filter.admit(at, &line)?,
+                    (None, None) => true,
+                };
+                if !admitted {
+                    return Ok(());
+                }
                 let agent = match grouping {
                     Grouping::ByFile(names) => names[file_number].clone(),
                     Grouping::ByLabel => line.label.clone().unwrap_or_else(|| NO_LABEL.into()),
@@ -265,7 +291,7 @@ fn compare_two_labels(
     let mut new = new.finish();
     new.side = Side::New;
     match compare(old.finish(), new, &CompareOptions::default()) {
-        Ok(comparison) => Some(serde_json::to_value(comparison).expect("a comparison serialises")),
+        Ok(comparison) => Some(crate::render::compare::json::value(&comparison)),
         Err(e) => {
             notes.push(format!("no comparison of {old_name} and {new_name}: {e}"));
             None
@@ -321,7 +347,15 @@ mod tests {
         .join("\n");
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
-        let pass = write_attempts(&mut out, &[path], &Grouping::ByLabel, None, None).unwrap();
+        let pass = write_attempts(
+            &mut out,
+            &[path],
+            &Grouping::ByLabel,
+            None,
+            None,
+            Duplicates::First,
+        )
+        .unwrap();
         let out = String::from_utf8(out).unwrap();
         assert_eq!(out.lines().count(), 4);
         assert_eq!(pass.tasks, ["a", "b@pushy"]);

@@ -51,6 +51,8 @@ pub struct ReportInput {
     pub k: Option<u64>,
     /// Kept sandboxes, to list each attempt's files.
     pub end_states: Option<EndStateDir>,
+    /// Which line of an attempt written twice the page takes (`--duplicates`).
+    pub duplicates: crate::duplicates::Duplicates,
 }
 
 impl ReportInput {
@@ -73,6 +75,9 @@ impl ReportInput {
             chart_svg: None,
             k,
             end_states: None,
+            // The results of `run` and `grade` hold one line per attempt (their --out is
+            // locked, --resume skips what is done); `report` sets its own `--duplicates`.
+            duplicates: crate::duplicates::Duplicates::First,
         }
     }
 }

@@ -101,6 +101,7 @@ pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()
         &input.grouping,
         input.k,
         input.end_states.as_ref(),
+        input.duplicates,
     )?;
     let comparison = input.comparison.as_ref().or(pass.comparison.as_ref());
     let chart = input.chart_svg.as_ref().map(|svg| {

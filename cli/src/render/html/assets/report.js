@@ -185,7 +185,12 @@
     verdict.setAttribute('data-metric', 'verdict');
     add(cmp, verdict);
     var t = put(cmp, el('table', 'metrics'));
+    // proctor's own strings for its numbers (`formatted`), so the page rounds as the CLI does.
+    function shown(formatted, key, fallback) {
+      return isObject(formatted) && typeof formatted[key] === 'string' ? formatted[key] : fallback;
+    }
     function cmpRow(label, key, text) {
+      text = shown(c.formatted, key, text);
       var r = add(el('tr'), el('th', null, label));
       var cell = el('td', 'num', text);
       cell.setAttribute('data-metric', key);
@@ -205,6 +210,11 @@
     cmpRow('cost per success new', 'new.cost_per_success.usd', usd((c.new.cost_per_success || {}).usd));
     cmpRow('regressed tasks', 'regressed', (c.regressed || []).length);
     cmpRow('fixed tasks', 'fixed', (c.fixed || []).length);
+    cmpRow('minimum detectable effect', 'mde', rate(c.mde));
+    if (Array.isArray(c.notes) && c.notes.length) {
+      var cmpNotes = put(cmp, el('ul', 'notes'));
+      c.notes.forEach(function (n) { add(cmpNotes, el('li', null, String(n))); });
+    }
     var perTask = (c.per_task || []).filter(function (p) { return p.change !== 'tied'; });
     if (perTask.length) {
       var tt = put(cmp, el('table', 'pertask'));
@@ -212,8 +222,8 @@
       perTask.slice(0, 500).forEach(function (p) {
         var r = el('tr', 'change-' + p.change);
         add(r, el('td', null, p.task), el('td', 'num', p.old.passed + '/' + p.old.graded),
-          el('td', 'num', p.new.passed + '/' + p.new.graded), el('td', 'num', signed(p.delta)),
-          el('td', null, p.change), el('td', 'num', rate(p.fisher_p)));
+          el('td', 'num', p.new.passed + '/' + p.new.graded), el('td', 'num', shown(p.formatted, 'delta', signed(p.delta))),
+          el('td', null, p.change), el('td', 'num', shown(p.formatted, 'fisher_p', rate(p.fisher_p))));
         add(tt, r);
       });
       if (perTask.length > 500) add(cmp, el('p', 'note', (perTask.length - 500) + ' more changed tasks are in `proctor compare --format json`'));
