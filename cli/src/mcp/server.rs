@@ -226,15 +226,11 @@ async fn serve(
     if let Some(size) = declared.filter(|size| *size > MAX_REQUEST_BYTES as u64) {
         return too_large(Some(size));
     }
-    let claim = declared
-        .map_or(MAX_REQUEST_BYTES, |size| size as usize)
-        .max(1);
-    let Ok(_memory) = memory.acquire_many(claim as u32).await else {
-        return reply(StatusCode::SERVICE_UNAVAILABLE, "shutting down".to_owned());
-    };
+    let claim = declared.map_or(MAX_REQUEST_BYTES, |size| size as usize);
     let (parts, body) = request.into_parts();
-    let body = match read_body(body, MAX_REQUEST_BYTES).await {
-        Ok(body) => body,
+    // The share of the memory budget is held until the call is answered.
+    let (body, _memory) = match read_body(body, claim, memory).await {
+        Ok(read) => read,
         Err(None) => return too_large(None),
         Err(Some(error)) => {
             return reply(

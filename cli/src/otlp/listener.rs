@@ -28,13 +28,17 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit, oneshot};
 use tokio::task::JoinHandle;
 
 /// Connections open at once per listener.
 pub const MAX_CONNECTIONS: usize = 256;
 /// How long a connection may stay silent while none of its requests is being answered.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a request's body may take to arrive once its head has: a request being read
+/// counts as in service (it is never closed as idle), so without this a client trickling
+/// its body would hold a connection, and the memory it claimed, for as long as it liked.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A running listener; it stops accepting when dropped.
 #[derive(Debug)]
@@ -51,7 +55,9 @@ struct Shared {
     next_id: AtomicU64,
     /// The local ports of [`Listener::settle`]'s own connections, and where to say which
     /// connection number each was accepted at.
-    sentinels: Mutex<HashMap<u16, oneshot::Sender<u64>>>,
+    /// Keyed by the whole address: an agent binding another loopback address with the
+    /// same port must not pass for the barrier's own connection.
+    sentinels: Mutex<HashMap<SocketAddr, oneshot::Sender<u64>>>,
     /// Barriers waiting: only then do reads wake [`Shared::changed`].
     settling: AtomicUsize,
     changed: Notify,
@@ -142,14 +148,14 @@ impl Listener {
         // it (the backlog is first in, first out): its number bounds the ones to wait for.
         let socket = TcpSocket::new_v4()?;
         socket.bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
-        let port = socket.local_addr()?.port();
+        let own = socket.local_addr()?;
         let (told, accepted_at) = oneshot::channel();
-        lock(&shared.sentinels).insert(port, told);
+        lock(&shared.sentinels).insert(own, told);
         let sentinel = socket.connect(self.address).await;
         let bound = match sentinel {
             Ok(_stream) => accepted_at.await.map_err(io::Error::other)?,
             Err(error) => {
-                lock(&shared.sentinels).remove(&port);
+                lock(&shared.sentinels).remove(&own);
                 return Err(error);
             }
         };
@@ -193,7 +199,7 @@ where
                 continue;
             }
         };
-        if let Some(told) = lock(&shared.sentinels).remove(&peer.port()) {
+        if let Some(told) = lock(&shared.sentinels).remove(&peer) {
             let _ = told.send(shared.next_id.load(Ordering::SeqCst));
             continue;
         }
@@ -361,13 +367,36 @@ impl AsyncWrite for Tracked {
     }
 }
 
-/// Reads a request body whole, up to `limit` bytes: `Err(None)` when it is longer,
-/// `Err(Some(reason))` when it cannot be read.
-pub async fn read_body(body: Incoming, limit: usize) -> Result<bytes::Bytes, Option<String>> {
-    match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(body) => Ok(body.to_bytes()),
-        Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(None),
-        Err(error) => Err(Some(error.to_string())),
+/// Reads a request body whole, up to `limit` bytes, holding `limit` bytes of `memory`
+/// (the listener's budget for bodies being held), all within [`BODY_TIMEOUT`] of the
+/// head: waiting for a share of the budget counts too, so requests stalled in a queue
+/// are answered within the same bound. `Err(None)` when the body is longer than `limit`,
+/// `Err(Some(reason))` when it cannot be read in time. The share is held until the
+/// returned permit is dropped.
+pub async fn read_body(
+    body: Incoming,
+    limit: usize,
+    memory: &Semaphore,
+) -> Result<(bytes::Bytes, SemaphorePermit<'_>), Option<String>> {
+    let deadline = tokio::time::Instant::now() + BODY_TIMEOUT;
+    let late = || {
+        Some(format!(
+            "the body did not arrive within {} s",
+            BODY_TIMEOUT.as_secs()
+        ))
+    };
+    let share = u32::try_from(limit.max(1)).unwrap_or(u32::MAX);
+    let permit = match tokio::time::timeout_at(deadline, memory.acquire_many(share)).await {
+        Ok(Ok(permit)) => permit,
+        Ok(Err(_)) => return Err(Some("shutting down".to_owned())),
+        Err(_) => return Err(late()),
+    };
+    let reading = http_body_util::Limited::new(body, limit).collect();
+    match tokio::time::timeout_at(deadline, reading).await {
+        Ok(Ok(body)) => Ok((body.to_bytes(), permit)),
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => Err(None),
+        Ok(Err(error)) => Err(Some(error.to_string())),
+        Err(_) => Err(late()),
     }
 }
 

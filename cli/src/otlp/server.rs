@@ -13,10 +13,16 @@ use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use std::net::SocketAddr;
 use std::sync::Arc;
+use tokio::sync::Semaphore;
 
 /// The largest request body read (exporters batch at most a few MiB). Compressed bodies
 /// are refused, so this bounds the decoded size too.
 pub const MAX_BODY_BYTES: usize = 8 << 20;
+/// Request bodies held in memory at once over all attempts: a request waits for its
+/// share before its body is read, so many agents sending large bodies at once cost
+/// proctor this much, not their number times [`MAX_BODY_BYTES`].
+pub const MAX_BODIES_IN_MEMORY: usize = 32 << 20;
+static BODIES_IN_MEMORY: Semaphore = Semaphore::const_new(MAX_BODIES_IN_MEMORY);
 
 /// A running receiver; it stops when dropped.
 #[derive(Debug)]
@@ -124,8 +130,10 @@ async fn respond(collector: &TraceCollector, request: Request<Incoming>) -> Resp
     if let Some(size) = declared.filter(|size| *size > MAX_BODY_BYTES as u64) {
         return too_large(Some(size));
     }
-    let body = match read_body(request.into_body(), MAX_BODY_BYTES).await {
-        Ok(body) => body,
+    let claim = declared.map_or(MAX_BODY_BYTES, |size| size as usize);
+    let body = match read_body(request.into_body(), claim, &BODIES_IN_MEMORY).await {
+        // The share of the budget is held until the request is decoded.
+        Ok((body, _memory)) => body,
         Err(None) => return too_large(None),
         Err(Some(error)) => {
             return reply(

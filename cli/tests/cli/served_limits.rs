@@ -277,3 +277,33 @@ fn idle_connections_by_the_thousand_starve_no_other_attempt() {
         watched.peak_fds
     );
 }
+
+#[test]
+fn requests_stalled_in_their_body_free_the_tool_server_for_other_attempts() {
+    eprintln!("containment mode: {}", mode());
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(dir.path(), "tasks.yaml", REFUND);
+    let out = dir.path().join("results.jsonl");
+    // 300 requests whose bodies never come hold every connection and the whole memory
+    // budget; they are answered within the body deadline (10 s), so an agent starting its
+    // calls at 13 s is served, long before the staller's attempt ends.
+    let stall = format!("stall=python3 {AGENT} stall");
+    let honest = format!("honest=python3 {AGENT} honest 13");
+    let tasks = tasks.display().to_string();
+    let out_arg = out.display().to_string();
+    let watched = run_watched(&[
+        "run", "--tasks", &tasks, "--agent", &stall, "--agent", &honest, "--jobs", "2", "--out",
+        &out_arg,
+    ]);
+    let lines = results(&out);
+    assert_eq!(lines.len(), 2, "{}", watched.stderr);
+    let honest = lines.iter().find(|l| l["label"] == "honest").unwrap();
+    assert_eq!(honest["passed"], true, "{honest}");
+    let steps = honest["trajectory"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "{honest}");
+    let took = honest["timings"]["duration_ms"].as_u64().unwrap();
+    assert!(
+        took < 22_000,
+        "served only after the staller ended: {honest}"
+    );
+}
