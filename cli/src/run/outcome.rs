@@ -3,6 +3,7 @@
 //! stdout, else (exit 0) the trimmed stdout as a final answer.
 
 use super::isolation::MemoryUse;
+use super::isolation::disk::{MAX_ENTRIES, Over};
 use super::outcome_file::{OutcomeFile, read_outcome_file};
 use super::process::{AgentRun, Exit, Stopped};
 use super::stdout_outcome::{Printed, read_stdout};
@@ -29,15 +30,18 @@ pub fn resolve(run: &AgentRun, outcome_file: &Path, memory: Option<MemoryUse>) -
         outcome.error = None;
         return outcome;
     }
-    if let Some(Stopped::OverDisk(limit)) = run.stopped {
+    if let Some(Stopped::OverDisk(over)) = run.stopped {
         // Stopped from outside: whatever it reported is cut short.
-        return failure(
-            "disk limit",
-            format!(
+        let detail = match over {
+            Over::Bytes(limit) => format!(
                 "the attempt wrote more than the --max-disk limit of {}",
                 human_size(limit)
             ),
-        );
+            Over::Entries => format!(
+                "the attempt made more than {MAX_ENTRIES} files and folders, more than --max-disk measures"
+            ),
+        };
+        return failure("disk limit", detail);
     }
     if let Some(MemoryUse {
         limit,

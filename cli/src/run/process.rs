@@ -7,7 +7,7 @@
 //! The containment helper (`isolation::entry`) makes that group itself, as a new
 //! session; anything else gets a process group of its own here.
 
-use super::isolation::disk::DiskQuota;
+use super::isolation::disk::{DiskQuota, Over};
 use super::isolation::{entry, fallback};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
@@ -48,7 +48,7 @@ pub enum Exit {
 pub enum Stopped {
     TimedOut,
     /// The attempt's folders held more than `--max-disk` (this many bytes).
-    OverDisk(u64),
+    OverDisk(Over),
     /// proctor itself was interrupted; the attempt must not be recorded.
     Cancelled,
 }
@@ -138,8 +138,8 @@ pub async fn run(
             stopped = Some(Stopped::Cancelled);
             terminate(&mut child, group, launch.bubblewrap).await?
         }
-        Some(bytes) = over_disk(launch.disk) => {
-            stopped = Some(Stopped::OverDisk(bytes));
+        Some(over) = over_disk(launch.disk) => {
+            stopped = Some(Stopped::OverDisk(over));
             terminate(&mut child, group, launch.bubblewrap).await?
         }
     };
@@ -152,9 +152,9 @@ pub async fn run(
         fallback::kill_adopted(&Helper::live());
     }
     if let (None, Some(quota)) = (stopped, launch.disk)
-        && quota.over().await
+        && let Some(over) = quota.over().await
     {
-        stopped = Some(Stopped::OverDisk(quota.bytes));
+        stopped = Some(Stopped::OverDisk(over));
     }
     feeder.abort();
     // One deadline for both streams: an escaped process holding both costs DRAIN once.
@@ -210,12 +210,10 @@ pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
     }
 }
 
-/// Resolves with the limit once the watched folders hold more than it; `None` at once
+/// Resolves with why once the watched folders hold more than the limit; `None` at once
 /// without a quota (that branch of the select is then disabled).
-async fn over_disk(quota: Option<&DiskQuota>) -> Option<u64> {
-    let quota = quota?;
-    quota.exceeded().await;
-    Some(quota.bytes)
+async fn over_disk(quota: Option<&DiskQuota>) -> Option<Over> {
+    Some(quota?.exceeded().await)
 }
 
 /// SIGTERM to the group, a grace period, then SIGKILL. Under bubblewrap the agent is in

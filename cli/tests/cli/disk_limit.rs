@@ -74,8 +74,11 @@ fn an_agent_filling_its_sandbox_is_stopped_at_the_limit() {
         format!("burst={}", filler("sandbox 64")),
         format!("steady={}", filler("sandbox 64 20")),
         "honest=sh -c 'echo note > notes.txt; echo ok > \"$TMPDIR/x\"; echo ok'".to_owned(),
+        // Beside its outcome file, outside the sandbox: watched too.
+        "outcome=sh -c 'for i in 1 2 3 4 5 6; do head -c 4000000 /dev/zero > \"$PROCTOR_OUTCOME.$i\"; done; echo ok'"
+            .to_owned(),
     ]);
-    for label in ["burst", "steady"] {
+    for label in ["burst", "steady", "outcome"] {
         let line = labelled(&lines, label);
         assert_eq!(line["passed"], false, "{line}");
         assert_eq!(line["status"], "error", "{line}");

@@ -10,7 +10,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// How often the watcher looks.
+/// How often the watcher looks, at most: a look that took long (a tree of many small
+/// files) waits ten times its own time before the next, so an agent cannot make
+/// proctor spend more than a tenth of a core measuring it.
 const LOOK_EVERY: Duration = Duration::from_millis(200);
 /// A folder tree with more entries than this counts as over any limit: measuring it
 /// would cost more than the attempt is worth, and no task seeds that many files.
@@ -23,6 +25,15 @@ pub struct DiskQuota {
     pub bytes: u64,
 }
 
+/// Why the watcher stopped an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    /// The folders held more than this many bytes.
+    Bytes(u64),
+    /// They held more than [`MAX_ENTRIES`] files and folders.
+    Entries,
+}
+
 /// What a look found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Usage {
@@ -33,23 +44,26 @@ pub enum Usage {
 
 impl DiskQuota {
     /// Resolves once the folders hold more than the limit (never otherwise).
-    pub async fn exceeded(&self) {
+    pub async fn exceeded(&self) -> Over {
+        let mut pause = LOOK_EVERY;
         loop {
-            tokio::time::sleep(LOOK_EVERY).await;
-            if self.over().await {
-                return;
+            tokio::time::sleep(pause).await;
+            let started = std::time::Instant::now();
+            if let Some(over) = self.over().await {
+                return over;
             }
+            pause = LOOK_EVERY.max(started.elapsed() * 10);
         }
     }
 
-    /// True when the folders hold more than the limit now: also asked once after the
+    /// Whether the folders hold more than the limit now: also asked once after the
     /// agent exits, so a burst between two looks is still caught.
-    pub async fn over(&self) -> bool {
+    pub async fn over(&self) -> Option<Over> {
         let folders = self.folders.clone();
         match tokio::task::spawn_blocking(move || measure(&folders)).await {
-            Ok(Usage::TooManyEntries) => true,
-            Ok(Usage::Bytes(bytes)) => bytes > self.bytes,
-            Err(_) => false,
+            Ok(Usage::TooManyEntries) => Some(Over::Entries),
+            Ok(Usage::Bytes(bytes)) if bytes > self.bytes => Some(Over::Bytes(self.bytes)),
+            _ => None,
         }
     }
 }

@@ -261,7 +261,7 @@ impl Isolation {
                 env,
                 groups,
                 relays: None,
-                disk: quota(&[sandbox, scratch[0], scratch[1]]),
+                disk: quota(&[sandbox, scratch[0], scratch[1], outcome_dir]),
                 bubblewrap: false,
             });
         };
@@ -315,7 +315,7 @@ impl Isolation {
             env: Vec::new(),
             groups,
             relays,
-            disk: quota(&[sandbox]),
+            disk: quota(&[sandbox, outcome_dir]),
             bubblewrap: true,
         })
     }
