@@ -230,7 +230,8 @@ fn at_the_timeout_an_agent_gets_sigterm_and_time_to_save_its_work() {
     let agent = write(
         dir.path(),
         "agent.sh",
-        r#"trap 'echo "{\"status\": \"final\", \"answer\": \"saved\"}" > "$PROCTOR_OUTCOME"; exit 0' TERM
+        // Saving takes 1.5 s of the 2 s grace.
+        r#"trap 'sleep 1.5; echo "{\"status\": \"final\", \"answer\": \"saved\"}" > "$PROCTOR_OUTCOME"; exit 0' TERM
 sleep 30 &
 wait
 "#,

@@ -109,8 +109,10 @@ pub fn starts_own_session(args: &[String]) -> bool {
 /// must then adopt and end what a killed helper leaves (`fallback::kill_adopted`).
 pub fn leaves_orphans(args: &[String]) -> bool {
     static NO_PID_NAMESPACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // Only the helper's own options, before `--`: the agent's arguments may say anything.
+    let options = args.iter().take_while(|a| *a != "--");
     starts_own_session(args)
-        && args.iter().any(|a| a == "--fallback")
+        && options.into_iter().any(|a| a == "--fallback")
         && *NO_PID_NAMESPACE.get_or_init(|| !super::fallback::pid_namespace_possible())
 }
 
@@ -181,7 +183,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
         setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).context("RLIMIT_FSIZE")?;
     }
     if entry.fallback {
-        super::fallback::end_as(super::fallback::supervise(program, rest)?);
+        super::fallback::end_as(super::fallback::supervise(program, rest, parent)?);
     }
     let error = match &entry.bwrap {
         Some(bwrap) => {

@@ -48,8 +48,9 @@ pub const VIEW_VARIABLE: &str = "PROCTOR_CONTAIN_VIEW";
 const ABI_WANTED: ABI = ABI::V6;
 
 /// How long after SIGTERM the helper waits for the agent before it kills every
-/// descendant itself (proctor's own SIGKILL to the group follows later).
-const TERM_GRACE_SECONDS: u32 = 1;
+/// descendant itself: the grace proctor gives every agent (`process::GRACE`), so an
+/// agent saving its work on SIGTERM has the same time in every mode.
+const TERM_GRACE_SECONDS: u32 = crate::run::process::GRACE.as_secs() as u32;
 
 /// What one attempt may read and write.
 #[derive(Debug, Serialize, Deserialize)]
@@ -211,12 +212,12 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
 
 /// Runs `program args` contained as described in the module doc; returns the
 /// agent's exit status as the helper's own.
-pub fn supervise(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
+pub fn supervise(program: &str, args: &[String], parent: i32) -> anyhow::Result<WaitStatus> {
     let _ = nix::sys::prctl::set_dumpable(false);
     // The next child is PID 1 of a namespace of its own: when it ends, the kernel
     // kills every process left in it. A mount namespace too, for a /proc of its own.
     if unshare(CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNS).is_ok() {
-        return through_init(program, args);
+        return through_init(program, args, parent);
     }
     nix::sys::prctl::set_child_subreaper(true).context("PR_SET_CHILD_SUBREAPER")?;
     confine()?;
@@ -229,16 +230,20 @@ pub fn supervise(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
 
 /// Starts `__contain --init` as PID 1 of the new namespace and waits for it; the
 /// agent's status comes back through a pipe, since an init cannot die of a signal.
-fn through_init(program: &str, args: &[String]) -> anyhow::Result<WaitStatus> {
+fn through_init(program: &str, args: &[String], parent: i32) -> anyhow::Result<WaitStatus> {
     let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).context("pipe")?;
     fcntl(&write, FcntlArg::F_SETFD(FdFlag::empty())).context("fcntl")?;
     // Blocked before the init starts, so that it inherits them blocked: the group's
     // SIGTERM waits for it, and this helper stays until the init has ended.
+    // With SIGTERM blocked (below), only SIGKILL ends this helper when proctor dies (and
+    // the init, dying with it, the namespace): set it first, block, then make sure
+    // proctor did not die in between (its SIGTERM would wait, blocked, forever).
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
     let signals = waited_for();
     signals.thread_block().context("sigprocmask")?;
-    // With SIGTERM blocked, only SIGKILL ends this helper when proctor dies (and the
-    // init, dying with it, the namespace).
-    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
+    if nix::unistd::getppid().as_raw() != parent {
+        bail!("proctor is gone");
+    }
     let mut init = std::process::Command::new(std::env::current_exe()?)
         .args([
             super::entry::ENTRY_COMMAND,
