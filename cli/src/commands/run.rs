@@ -150,6 +150,18 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     let in_scope = || tasks.iter().map(|&i| &suite.tasks[i]);
     check_globs(in_scope())?;
     let judge = args.judge.build(in_scope(), args.no_judge.no_judge)?;
+    // A cassette folder a first recording run would make later is made now: a path that
+    // does not exist when agents start cannot be hidden from them.
+    if judge.is_some()
+        && let Some(cassette) = &args.judge.cassette
+    {
+        std::fs::create_dir_all(cassette).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot create the cassette folder: {e}",
+                cassette.display()
+            )
+        })?;
+    }
     let mut seeds = HashMap::new();
     let mut seed_files = Seeds::default();
     if judge.is_some() {

@@ -352,3 +352,50 @@ fn ctrl_c_while_verdicts_are_awaited_stops_run_and_records_nothing_unjudged() {
         "an attempt without its verdict is not recorded"
     );
 }
+
+#[test]
+fn a_cassette_folder_a_recording_run_makes_is_hidden_from_later_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::start(0, 1);
+    // Beside the task file, not in /tmp (which namespaced agents never see anyway).
+    let parent = crate::common::root().join("target");
+    std::fs::create_dir_all(&parent).unwrap();
+    let shared = tempfile::tempdir_in(parent).unwrap();
+    let cassette = shared.path().join("cassette");
+    // The path is in the script, not on the command line (which would show it).
+    let agent = write(
+        dir.path(),
+        "agent.sh",
+        &format!(
+            "if [ \"$PROCTOR_ATTEMPT\" = 1 ]; then sleep 2; ls {} 2>/dev/null | wc -l; \
+             else echo zqgood; fi\n",
+            cassette.display()
+        ),
+    );
+    let out = dir.path().join("run.jsonl");
+    let ran = run(proctor()
+        .arg("run")
+        .arg("--tasks")
+        .arg(tasks(dir.path()))
+        .args([
+            "--only",
+            "poem",
+            "--jobs",
+            "1",
+            "--attempts",
+            "2",
+            "--agent",
+        ])
+        .arg(format!("sh {}", agent.display()))
+        .arg("--cassette")
+        .arg(&cassette)
+        .args(["--cassette-mode", "record", "--out"])
+        .arg(&out)
+        .args(model.flags()));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // The first verdict was recorded while the second attempt ran.
+    assert!(std::fs::read_dir(&cassette).unwrap().count() > 0);
+    let lines = results(&out);
+    let second = lines.iter().find(|l| l["attempt"] == 1).unwrap();
+    assert_eq!(second["answer"], "0", "{second}");
+}
