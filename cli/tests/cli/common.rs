@@ -84,3 +84,12 @@ pub fn namespaces() -> bool {
     }
     ok
 }
+
+/// The result lines of a results file (it must exist), parsed.
+pub fn results(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}

@@ -4,21 +4,13 @@
 //! their own files from the task's folder, and run a bounded number at once. Each test runs
 //! in the mode this machine gives (`namespaces()` says which; CI runs both).
 
-use crate::common::{Output, namespaces, proctor, root, run, write};
+use crate::common::{Output, namespaces, proctor, results, root, run, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn adversary(name: &str) -> PathBuf {
     root().join("fixtures/agents/adversarial").join(name)
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// A folder outside `/tmp` (which a namespace gets fresh), so that a write the

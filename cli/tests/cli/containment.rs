@@ -3,7 +3,7 @@
 //! contained. Where this machine cannot make namespaces, each test says so on stderr
 //! and checks the fallback (a warning naming what is missing) instead.
 
-use crate::common::{Output, namespaces, proctor, root, run, write};
+use crate::common::{Output, namespaces, proctor, results, root, run, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,14 +16,6 @@ fn adversary(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn by_label<'a>(lines: &'a [Value], label: &str) -> Vec<&'a Value> {

@@ -2,21 +2,13 @@
 //! space) at the limit, in both containment modes, while another agent of the same run
 //! is not disturbed, and an honest agent under the limit passes.
 
-use crate::common::{namespaces, proctor, root, run, write};
+use crate::common::{namespaces, proctor, results, root, run, write};
 use serde_json::Value;
 use std::path::Path;
 
 fn filler(args: &str) -> String {
     let script = root().join("fixtures/agents/adversarial/disk_filler.py");
     format!("python3 {} {args}", script.display())
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn suite(dir: &Path) -> std::path::PathBuf {

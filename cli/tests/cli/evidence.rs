@@ -3,9 +3,8 @@
 //! no eligibility check preceded, fails, whatever `trajectory_from` says. The attack agent,
 //! fixtures/agents/adversarial/clean_report.py, needs only Python's standard library.
 
-use crate::common::{proctor, run, write};
+use crate::common::{proctor, results, run, write};
 use serde_json::Value;
-use std::path::Path;
 
 const AGENT: &str = "python3 fixtures/agents/adversarial/clean_report.py";
 
@@ -46,14 +45,6 @@ fn attempt(task: &str, flags: &str, extra: &[&str]) -> Value {
     let lines = results(&out);
     assert_eq!(lines.len(), 1, "{}", ran.stderr);
     lines.into_iter().next().unwrap()
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 /// The reasons of a result, and the detail of the check that failed with `reason`.

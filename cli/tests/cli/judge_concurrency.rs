@@ -3,8 +3,8 @@
 //! slot freed while its attempt waits for the verdict, results in the log's order, a 429
 //! storm waited out, and Ctrl-C while verdicts are awaited.
 
+use crate::common::results;
 use crate::common::{Output, proctor, run, write};
-use crate::run::results;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! crash, timeout with a grandchild killed, garbage output, interrupt and resume,
 //! shards merged equal to one run, and what the agent may (not) see.
 
-use crate::common::{JUDGE, Output, proctor, root, run, write};
+use crate::common::{JUDGE, Output, proctor, results, root, run, write};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,14 +14,6 @@ fn agent(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-pub fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn run_misc(agent_cmd: &str, dir: &Path, extra: &[&str]) -> (Output, Vec<Value>) {

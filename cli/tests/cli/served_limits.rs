@@ -2,9 +2,8 @@
 //! "Limits"): a served call the agent fires as it exits is graded, and the tool server and
 //! the OTLP receiver stay within their byte and count limits while honest agents still run.
 
-use crate::common::{namespaces, proctor, root, write};
+use crate::common::{namespaces, proctor, results, root, write};
 use serde_json::Value;
-use std::path::Path;
 use std::time::Duration;
 
 const AGENT: &str = "fixtures/agents/adversarial/listener_abuse.py";
@@ -15,14 +14,6 @@ fn mode() -> &'static str {
     } else {
         "fallback"
     }
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 /// The `proctor run` it starts, and the most memory (VmHWM, KiB) and descriptors proctor

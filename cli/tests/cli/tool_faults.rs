@@ -3,7 +3,7 @@
 //! batch that separates an agent that recovers from one that aborts, and faults that fire
 //! the same on a rerun and a `--resume`.
 
-use crate::common::{Output, proctor, run};
+use crate::common::{Output, proctor, results, run};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,10 +14,6 @@ fn sdk_python() -> Option<String> {
     let python = crate::traces::otel_python()?;
     let venv = Path::new(&python).parent()?.parent()?.canonicalize().ok()?;
     Some(venv.join("bin/python").display().to_string())
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    crate::run::results(path)
 }
 
 fn run_tasks(tasks: &str, agents: &[(&str, String)], out: &Path, extra: &[&str]) -> Output {

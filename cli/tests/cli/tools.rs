@@ -3,7 +3,7 @@
 //! the graded trajectory, every bad call is recorded with a clear error, and bad `tools:`
 //! are refused at load.
 
-use crate::common::{Output, namespaces, proctor, run, write};
+use crate::common::{Output, namespaces, proctor, results, run, write};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -15,14 +15,6 @@ fn sdk_python() -> Option<String> {
     let python = crate::traces::otel_python()?;
     let venv = Path::new(&python).parent()?.parent()?.canonicalize().ok()?;
     Some(venv.join("bin/python").display().to_string())
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 fn run_tools(tasks: &Path, agent: &str, out: &Path) -> Output {

@@ -2,7 +2,7 @@
 //! (fixtures/traces/, see its README), bad trace input, and `proctor run` grading an agent
 //! that only exports OpenTelemetry spans.
 
-use crate::common::{Output, proctor, root, run, write};
+use crate::common::{Output, proctor, results, root, run, write};
 use serde_json::Value;
 use std::path::Path;
 
@@ -16,14 +16,6 @@ fn grade(traces: &Path, out: &Path, extra: &[&str]) -> Output {
         .arg("--out")
         .arg(out)
         .args(extra))
-}
-
-fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 /// One line per result: what a reader checks first.

@@ -1,8 +1,8 @@
 //! Task variants end to end: `id@NAME` tasks, `--variants`, paired seeds, `--resume`,
 //! `--keep` folders and `grade` of logged outcomes of variant tasks.
 
+use crate::common::results;
 use crate::common::{proctor, root, run, write};
-use crate::run::results;
 use serde_json::Value;
 use std::path::Path;
 
