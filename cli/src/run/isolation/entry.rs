@@ -38,13 +38,16 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// True when limits must be applied in the helper before anything else starts.
+    fn limits_anything(&self) -> bool {
+        !self.cgroups.is_empty()
+            || self.memory.is_some()
+            || self.procs.is_some()
+            || self.file_size.is_some()
+    }
+
     fn is_empty(&self) -> bool {
-        self.cgroups.is_empty()
-            && self.memory.is_none()
-            && self.procs.is_none()
-            && self.file_size.is_none()
-            && self.bwrap.is_none()
-            && !self.fallback
+        !self.limits_anything() && self.bwrap.is_none() && !self.fallback
     }
 
     /// The program and arguments that start `program args` contained.
@@ -57,10 +60,7 @@ impl Entry {
             return Ok((program.to_owned(), args.to_vec()));
         }
         if let Some(bwrap) = &self.bwrap
-            && self.cgroups.is_empty()
-            && self.memory.is_none()
-            && self.procs.is_none()
-            && self.file_size.is_none()
+            && !self.limits_anything()
         {
             // Nothing to do before bubblewrap: start it directly, an exec less per
             // attempt. Its arguments are then on the command line of the namespace's

@@ -415,8 +415,8 @@ fn wait_for(agent: Pid, signals: &SigSet, init: bool) -> anyhow::Result<WaitStat
     }
 }
 
-/// The parent of this process as the host sees it (`/proc` is the host's: the
-/// namespace has no /proc of its own, and getppid() says 0 for a parent outside).
+/// The parent of this process as the host sees it: read from the host's `/proc`, before
+/// the init mounts one of its own (getppid() says 0 for a parent outside the namespace).
 fn parent_of_self() -> Option<i32> {
     parent_in(&std::fs::read_to_string("/proc/self/stat").ok()?)
 }
