@@ -53,7 +53,9 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 /// both modes; each says on stderr which one it checks. `PROCTOR_REQUIRE_NAMESPACES`
 /// (set by CI's first pass) turns missing namespaces into a failure.
 pub fn namespaces() -> bool {
-    let program = std::env::var_os("PROCTOR_BWRAP").unwrap_or_else(|| "bwrap".into());
+    let program = std::env::var_os("PROCTOR_BWRAP")
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "bwrap".into());
     let ok = std::process::Command::new(&program)
         .args([
             "--unshare-user",

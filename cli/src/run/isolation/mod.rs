@@ -91,9 +91,10 @@ pub struct Prepared {
     pub bubblewrap: bool,
 }
 
-/// The program bubblewrap is run as: `PROCTOR_BWRAP` when set, else `bwrap` on PATH.
+/// The program bubblewrap is run as: `PROCTOR_BWRAP` when set (and not empty), else
+/// `bwrap` on PATH.
 fn bwrap_program() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("PROCTOR_BWRAP") {
+    if let Some(path) = std::env::var_os("PROCTOR_BWRAP").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
     let path = std::env::var_os("PATH")?;
