@@ -12,7 +12,11 @@ pub const STYLE: &str = include_str!("assets/review.css");
 pub fn html(token: &str) -> String {
     debug_assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
     SHELL
-        .replace("{{POLICY}}", super::server::POLICY)
+        // A policy in a meta element cannot forbid framing (the header does).
+        .replace(
+            "{{POLICY}}",
+            &super::server::POLICY.replace("; frame-ancestors 'none'", ""),
+        )
         .replace("{{TOKEN}}", token)
 }
 

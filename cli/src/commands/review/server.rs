@@ -36,7 +36,7 @@ const MAX_CONNECTIONS: usize = 64;
 
 /// The content security policy of every answer: the page runs its own script and style
 /// from this server and talks only to it.
-pub const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+pub const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 pub struct App {
     pub session: Session,
