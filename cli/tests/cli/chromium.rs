@@ -259,7 +259,9 @@ impl Browser {
              return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
         ));
         let (x, y) = (
-            at[0].as_f64().unwrap_or_else(|| panic!("nothing matches {selector}")),
+            at[0]
+                .as_f64()
+                .unwrap_or_else(|| panic!("nothing matches {selector}")),
             at[1].as_f64().unwrap(),
         );
         for kind in ["mousePressed", "mouseReleased"] {

@@ -182,7 +182,13 @@ impl Server {
     }
 
     /// One request with the token in a header; the status and the body.
-    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> (u16, String) {
         let mut all = vec![("X-Proctor-Token", self.token.as_str())];
         all.extend_from_slice(headers);
         http(self.port, method, path, &all, body)
@@ -219,7 +225,13 @@ impl Drop for Server {
 }
 
 /// A raw HTTP/1.1 request to 127.0.0.1:`port` with `Host` set; the status and the body.
-fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
@@ -322,7 +334,14 @@ fn every_request_needs_the_token_and_posts_must_be_same_origin_json_and_small() 
     assert_eq!(http(port, "GET", "/?token=abc", &[], "").0, 403);
     let wrong = "0".repeat(token.len());
     assert_eq!(
-        http(port, "GET", "/api/state", &[("X-Proctor-Token", &wrong)], "").0,
+        http(
+            port,
+            "GET",
+            "/api/state",
+            &[("X-Proctor-Token", &wrong)],
+            ""
+        )
+        .0,
         403
     );
     // A name rebound to 127.0.0.1 by another site is not this server.
@@ -338,7 +357,12 @@ fn every_request_needs_the_token_and_posts_must_be_same_origin_json_and_small() 
     let (status, page) = http(port, "GET", &format!("/?token={token}"), &[], "");
     assert_eq!(status, 200);
     assert!(page.contains("Content-Security-Policy"), "{page}");
-    for path in ["/../../etc/passwd", "/etc/passwd", "/review.js/../x", "/keep"] {
+    for path in [
+        "/../../etc/passwd",
+        "/etc/passwd",
+        "/review.js/../x",
+        "/keep",
+    ] {
         let (status, _) = server.request("GET", path, &[], "");
         assert_eq!(status, 404, "{path}");
     }
@@ -368,15 +392,26 @@ fn every_request_needs_the_token_and_posts_must_be_same_origin_json_and_small() 
         r#"{"index":99,"human":"PASS"}"#,
         r#"{"index":0,"human":"PASS","extra":1}"#,
     ] {
-        assert_eq!(server.request("POST", "/api/label", &json, bad).0, 400, "{bad}");
+        assert_eq!(
+            server.request("POST", "/api/label", &json, bad).0,
+            400,
+            "{bad}"
+        );
     }
-    assert!(rows(&judged.labels()).is_empty(), "a refused post wrote a label");
+    assert!(
+        rows(&judged.labels()).is_empty(),
+        "a refused post wrote a label"
+    );
     // The same post from the page's own origin is saved.
     let ours = format!("http://127.0.0.1:{port}");
     let (status, body) = server.request(
         "POST",
         "/api/label",
-        &[json[0], ("Origin", &ours), ("Sec-Fetch-Site", "same-origin")],
+        &[
+            json[0],
+            ("Origin", &ours),
+            ("Sec-Fetch-Site", "same-origin"),
+        ],
         label,
     );
     assert_eq!(status, 200, "{body}");
@@ -405,22 +440,30 @@ fn labels_survive_a_kill_and_a_restart_never_asks_again() {
         .iter()
         .position(|(t, _)| *t != attempts[0].0)
         .unwrap();
-    assert!(
-        [&attempts[0].0, &attempts[variant].0].contains(&&"refund_two_orders@calm".to_owned())
-    );
+    assert!([&attempts[0].0, &attempts[variant].0].contains(&&"refund_two_orders@calm".to_owned()));
     let note = "says \"refunded\", but B7,\nthen A1";
     assert_eq!(server.label(0, "PASS", "").0, 200);
     assert_eq!(server.label(variant, "FAIL", note).0, 200);
     server.kill();
     let expected = vec![
         row(&attempts[0].0, attempts[0].1, "PASS", "ann", ""),
-        row(&attempts[variant].0, attempts[variant].1, "FAIL", "ann", note),
+        row(
+            &attempts[variant].0,
+            attempts[variant].1,
+            "FAIL",
+            "ann",
+            note,
+        ),
     ];
     assert_eq!(rows(&labels), expected);
 
     let server = Server::start(&judged, &labels, "ann", &[]);
     let state = server.state();
-    assert_eq!(offered(&state), attempts, "the same attempts in the same order");
+    assert_eq!(
+        offered(&state),
+        attempts,
+        "the same attempts in the same order"
+    );
     assert_eq!(state["attempts"][0]["mine"]["human"], "PASS");
     assert_eq!(state["attempts"][variant]["mine"]["note"], note);
     let open = if variant == 1 { 2 } else { 1 };
@@ -494,7 +537,13 @@ fn a_sample_is_drawn_the_same_again_and_split_as_calibrate_advises() {
     assert_eq!(drawn.len(), 8);
     // No labels yet: no advice, an even split.
     assert_eq!(state["plan"]["rule"], "even");
-    assert_eq!((state["plan"]["judge_pass"].as_u64(), state["plan"]["judge_fail"].as_u64()), (Some(4), Some(4)));
+    assert_eq!(
+        (
+            state["plan"]["judge_pass"].as_u64(),
+            state["plan"]["judge_fail"].as_u64()
+        ),
+        (Some(4), Some(4))
+    );
     let fails = drawn
         .iter()
         .filter(|(t, a)| judged.verdict(t, *a) == "FAIL")
@@ -519,10 +568,23 @@ fn a_sample_is_drawn_the_same_again_and_split_as_calibrate_advises() {
             ("PASS", 0) => "FAIL",
             (v, _) => v,
         };
-        text.push_str(&format!("{},{},{human},cy\n", line["task"].as_str().unwrap(), line["attempt"]));
+        text.push_str(&format!(
+            "{},{},{human},cy\n",
+            line["task"].as_str().unwrap(),
+            line["attempt"]
+        ));
     }
-    for line in judged.lines().iter().filter(|l| l["judge"]["verdict"] == "FAIL").take(2) {
-        text.push_str(&format!("{},{},FAIL,cy\n", line["task"].as_str().unwrap(), line["attempt"]));
+    for line in judged
+        .lines()
+        .iter()
+        .filter(|l| l["judge"]["verdict"] == "FAIL")
+        .take(2)
+    {
+        text.push_str(&format!(
+            "{},{},FAIL,cy\n",
+            line["task"].as_str().unwrap(),
+            line["attempt"]
+        ));
     }
     let planned = judged.dir.path().join("planned.csv");
     std::fs::write(&planned, &text).unwrap();
@@ -535,7 +597,10 @@ fn a_sample_is_drawn_the_same_again_and_split_as_calibrate_advises() {
     let judge_fail = (8 - pass.min(8)).min(4);
     let judge_pass = (8 - judge_fail).min(16);
     assert_eq!(
-        (plan["judge_pass"].as_u64().unwrap(), plan["judge_fail"].as_u64().unwrap()),
+        (
+            plan["judge_pass"].as_u64().unwrap(),
+            plan["judge_fail"].as_u64().unwrap()
+        ),
         (judge_pass, judge_fail),
         "advice {advised}"
     );
@@ -548,7 +613,11 @@ fn results_of_several_agents_offer_the_line_calibrate_joins() {
     let mut text = std::fs::read_to_string(&judged.results).unwrap();
     for mut line in judged.lines() {
         line["label"] = json!("other");
-        let flipped = if line["judge"]["verdict"] == "PASS" { "FAIL" } else { "PASS" };
+        let flipped = if line["judge"]["verdict"] == "PASS" {
+            "FAIL"
+        } else {
+            "PASS"
+        };
         line["judge"]["verdict"] = json!(flipped);
         text.push_str(&format!("{line}\n"));
     }
@@ -556,10 +625,19 @@ fn results_of_several_agents_offer_the_line_calibrate_joins() {
     let server = Server::start(&judged, &judged.labels(), "ann", &[]);
     let state = server.state();
     assert_eq!(offered(&state).len(), 20);
-    assert!(state["attempts"].as_array().unwrap().iter().all(|a| a["agent"] == "agent"));
+    assert!(
+        state["attempts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["agent"] == "agent")
+    );
     // Labels agree with the first line's verdicts, which calibrate joins.
     for (index, (task, attempt)) in offered(&state).iter().enumerate().take(3) {
-        assert_eq!(server.label(index, &judged.verdict(task, *attempt), "").0, 200);
+        assert_eq!(
+            server.label(index, &judged.verdict(task, *attempt), "").0,
+            200
+        );
     }
     let out = run(proctor()
         .arg("calibrate")
@@ -587,14 +665,20 @@ fn shown_calibration(browser: &mut Browser) -> Value {
 fn assert_number(shown: &Value, expected: &Value, what: &str) {
     let shown = shown.as_str().unwrap();
     if shown == "–" {
-        assert!(expected.is_null(), "{what}: page shows –, calibrate {expected}");
+        assert!(
+            expected.is_null(),
+            "{what}: page shows –, calibrate {expected}"
+        );
         return;
     }
     let value: f64 = shown.parse().unwrap();
     let want = expected
         .as_f64()
         .unwrap_or_else(|| panic!("{what}: page shows {shown}, calibrate {expected}"));
-    assert!((value - want).abs() <= 5e-5 + 1e-12, "{what}: page {shown}, calibrate {want}");
+    assert!(
+        (value - want).abs() <= 5e-5 + 1e-12,
+        "{what}: page {shown}, calibrate {want}"
+    );
 }
 
 fn assert_page_matches_calibrate(browser: &mut Browser, calibration: &Value) {
@@ -604,7 +688,11 @@ fn assert_page_matches_calibrate(browser: &mut Browser, calibration: &Value) {
     assert_number(&shown["cal-tnr"], &calibration["tnr"], "TNR");
     assert_number(&shown["cal-kappa"], &calibration["cohen_kappa"], "κ");
     let correction = &calibration["correction"];
-    assert_number(&shown["cal-raw"], &correction["raw_pass_rate"], "raw pass rate");
+    assert_number(
+        &shown["cal-raw"],
+        &correction["raw_pass_rate"],
+        "raw pass rate",
+    );
     assert_number(
         &shown["cal-corrected"],
         &correction["corrected_pass_rate"],
@@ -683,16 +771,34 @@ fn keyboard_and_mouse_labels_survive_a_kill_and_the_page_shows_calibrates_number
     let human = label_as(&judged, &at);
     browser.click("#note");
     browser.type_text("typed, with \"quotes\" (and p f s keys)");
-    browser.click(if human == "PASS" { "#btn-pass" } else { "#btn-fail" });
+    browser.click(if human == "PASS" {
+        "#btn-pass"
+    } else {
+        "#btn-fail"
+    });
     saved(&mut browser, 2);
-    expected.push(row(&at.0, at.1, human, "ann", "typed, with \"quotes\" (and p f s keys)"));
+    expected.push(row(
+        &at.0,
+        at.1,
+        human,
+        "ann",
+        "typed, with \"quotes\" (and p f s keys)",
+    ));
     // 3: by mouse.
     let at = current(&mut browser);
     let human = label_as(&judged, &at);
-    browser.click(if human == "PASS" { "#btn-pass" } else { "#btn-fail" });
+    browser.click(if human == "PASS" {
+        "#btn-pass"
+    } else {
+        "#btn-fail"
+    });
     saved(&mut browser, 3);
     expected.push(row(&at.0, at.1, human, "ann", ""));
-    assert_eq!(rows(&labels), expected, "every label is on disk before the page moves on");
+    assert_eq!(
+        rows(&labels),
+        expected,
+        "every label is on disk before the page moves on"
+    );
     let first_port = server.port;
     server.kill();
 
@@ -743,16 +849,16 @@ fn agent_text_in_answers_files_and_reasoning_stays_text() {
     let server = Server::start(&judged, &judged.labels(), "ann", &["--show-judge"]);
     browser.open_url(&server.url());
     assert_eq!(current(&mut browser), (task, attempt));
-    let shown = browser.eval(
-        "[...document.querySelectorAll('#attempt pre')].map((p) => p.textContent)",
-    );
+    let shown =
+        browser.eval("[...document.querySelectorAll('#attempt pre')].map((p) => p.textContent)");
     let shown: Vec<String> = serde_json::from_value(shown).unwrap();
     // The reasoning (shown with --show-judge), the answer and outbox.log, all as text.
     let holding = shown.iter().filter(|t| t.contains(PAYLOAD)).count();
     assert_eq!(holding, 3, "{shown:?}");
     assert_eq!(browser.eval("typeof window.__pwned"), json!("undefined"));
     assert_eq!(
-        browser.eval("document.querySelectorAll('#attempt script, #attempt img, #attempt b').length"),
+        browser
+            .eval("document.querySelectorAll('#attempt script, #attempt img, #attempt b').length"),
         json!(0)
     );
     // Label it, so the state and list are drawn again with the payload in them.

@@ -39,7 +39,10 @@ pub fn advice(
             &label.rater,
         ])?;
     }
-    file.write_all(&csv.into_inner().map_err(|e| anyhow::anyhow!(e.to_string()))?)?;
+    file.write_all(
+        &csv.into_inner()
+            .map_err(|e| anyhow::anyhow!(e.to_string()))?,
+    )?;
     file.flush()?;
     let calibration = verdicts_calibration(
         results,

@@ -156,7 +156,8 @@ impl LabelsFile {
                     .and_then(|i| record.get(i))
                     .unwrap_or_default()
             };
-            let (Ok(attempt), Ok(human)) = (cell(Column::Attempt).parse(), cell(Column::Human).parse())
+            let (Ok(attempt), Ok(human)) =
+                (cell(Column::Attempt).parse(), cell(Column::Human).parse())
             else {
                 continue;
             };
@@ -210,7 +211,9 @@ impl LabelsFile {
         });
         let mut row = csv::Writer::from_writer(Vec::new());
         row.write_record(cells).map_err(|e| anyhow::anyhow!(e))?;
-        let row = row.into_inner().map_err(|e| anyhow::anyhow!(e.to_string()))?;
+        let row = row
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!(e.to_string()))?;
         // A file whose last line has no line end (written by hand) gets one first, so the
         // new row does not run into it.
         let len = file.metadata().map_err(io)?.len();
@@ -266,11 +269,17 @@ mod tests {
         assert_eq!(after.len(), 1);
         file.append(&label("t@v", 3, "bo")).unwrap();
         let again = file.append(&label("t@v", 3, "ann")).unwrap_err();
-        assert!(matches!(again, AppendError::AlreadyLabelled { .. }), "{again}");
+        assert!(
+            matches!(again, AppendError::AlreadyLabelled { .. }),
+            "{again}"
+        );
         let read = LabelsFile::open(&path).unwrap().read().unwrap();
         assert_eq!(read.len(), 2);
         assert_eq!(read[0].note, "a \"quoted\", note\nover two lines");
-        assert_eq!((read[1].task.as_str(), read[1].rater.as_str()), ("t@v", "bo"));
+        assert_eq!(
+            (read[1].task.as_str(), read[1].rater.as_str()),
+            ("t@v", "bo")
+        );
         assert!(read[0].timestamp.ends_with('Z'), "{}", read[0].timestamp);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("task,attempt,human,rater,note,timestamp\n"));
@@ -289,6 +298,9 @@ mod tests {
         );
         std::fs::write(&path, "task,attempt,human\n").unwrap();
         let err = LabelsFile::open(&path).unwrap_err().to_string();
-        assert!(err.contains(":1: the header has no `rater` column"), "{err}");
+        assert!(
+            err.contains(":1: the header has no `rater` column"),
+            "{err}"
+        );
     }
 }

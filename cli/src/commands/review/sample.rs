@@ -110,7 +110,7 @@ mod tests {
         let mut all = attempts(2, 2);
         all.swap(0, 3);
         let (order, plan) = draw(&all, None, 0, None);
-        assert_eq!(order, [1, 2, 0, 3]);
+        assert_eq!(order, [1, 3, 0, 2]);
         assert!(plan.is_none());
     }
 
@@ -123,7 +123,10 @@ mod tests {
         assert_eq!(order.len(), 6);
         let (_, even) = draw(&all, Some(5), 7, None);
         let even = even.unwrap();
-        assert_eq!((even.judge_pass, even.judge_fail, even.rule.as_str()), (3, 2, "even"));
+        assert_eq!(
+            (even.judge_pass, even.judge_fail, even.rule.as_str()),
+            (3, 2, "even")
+        );
         let (_, all_of_them) = draw(&all, Some(50), 7, None);
         assert_eq!(all_of_them.unwrap().judge_pass, 10);
     }

@@ -74,7 +74,10 @@ pub async fn serve(listener: TcpListener, app: Arc<App>) {
 
 async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<Bytes>> {
     if !host_is_ours(app, &request) {
-        return refusal(StatusCode::FORBIDDEN, "this server answers only to its own address");
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "this server answers only to its own address",
+        );
     }
     let query = request.uri().query().unwrap_or_default();
     let given = request
@@ -109,8 +112,7 @@ async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<By
                 return refusal(StatusCode::BAD_REQUEST, "give ?index=N");
             };
             let app = app.clone();
-            let detail =
-                tokio::task::spawn_blocking(move || app.session.detail(index)).await;
+            let detail = tokio::task::spawn_blocking(move || app.session.detail(index)).await;
             match detail {
                 Ok(Some(Ok(value))) => json_answer(StatusCode::OK, &value),
                 Ok(None) => refusal(StatusCode::NOT_FOUND, "no such attempt"),
