@@ -36,7 +36,7 @@ pub struct ReviewArgs {
     #[arg(long)]
     pub show_judge: bool,
     /// The port on 127.0.0.1 (default: a free one).
-    #[arg(long, value_name = "P", default_value_t = 0)]
+    #[arg(long, value_name = "P", default_value_t = 0, hide_default_value = true)]
     pub port: u16,
 }
 
