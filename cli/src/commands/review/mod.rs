@@ -116,9 +116,22 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         }
         eprintln!("proctor: review: open the address above in a browser; Ctrl-C stops (every label is already saved)");
         tokio::select! {
-            () = server::serve(listener, app) => {}
+            () = server::serve(listener, app.clone()) => {}
             _ = tokio::signal::ctrl_c() => {}
         }
+        let session = &app.session;
+        let mine = session
+            .labels
+            .read()?
+            .iter()
+            .filter(|l| l.rater == session.rater)
+            .count();
+        eprintln!(
+            "proctor: review stopped: {mine} label{} by {} in {}",
+            if mine == 1 { "" } else { "s" },
+            session.rater,
+            session.labels.path().display()
+        );
         Ok(())
     })
 }
