@@ -20,6 +20,8 @@ pub enum Command {
     Compare(crate::commands::compare::CompareArgs),
     /// Measure the judge against human labels: TPR, TNR, κ, disagreements, corrected pass rates.
     Calibrate(crate::commands::calibrate::CalibrateArgs),
+    /// Label judged attempts PASS or FAIL in a browser, for `calibrate --labels`.
+    Review(crate::commands::review::ReviewArgs),
     /// Run agents on tasks in fresh sandboxes and grade every attempt.
     Run(crate::commands::run::RunArgs),
     /// Judge kept sandboxes again without running the agents, and rewrite the results.

@@ -9,7 +9,7 @@
 mod gates;
 mod judge_config;
 mod labels;
-mod problems;
+pub(crate) mod problems;
 mod results;
 mod set;
 mod verdicts;
@@ -76,43 +76,27 @@ pub enum CalibrateFormat {
 
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let mut problems = InputProblems::default();
-    let mut inputs = Vec::new();
-    // Read before the judge runs, so that a bad --results file costs no judge calls.
-    let counts = if args.results.is_empty() {
-        None
-    } else {
-        let counts = results::count(&args.results, &mut problems)?;
-        if counts.without_verdict > 0 {
-            eprintln!(
-                "proctor: note: {} of the --results runs have no judge verdict and are left out of the raw pass rate",
-                counts.without_verdict
-            );
-        }
-        Some(counts)
-    };
-    let (items, judges) = if let Some(set) = &args.set {
-        inputs.push(set.display().to_string());
+    let calibration = if let Some(set) = &args.set {
+        // Read before the judge runs, so that a bad --results file costs no judge calls.
+        let counts = judged_counts(&args.results, &mut problems)?;
         let judged = set::judge_set(set, &args.judge, &mut problems)?;
-        (judged.items, vec![judged.judge])
+        let mut calibration = build(&judged.items, counts, args.label_budget);
+        calibration.inputs = std::iter::once(set)
+            .chain(&args.results)
+            .map(|p| p.display().to_string())
+            .collect();
+        calibration.judges = vec![judged.judge];
+        calibration
     } else {
         let labels_file = args.labels.as_deref().expect("clap requires --labels");
-        let labels = labels::read_labels(labels_file, &mut problems)?;
-        let joined = verdicts::join(&args.verdicts, labels_file, labels, &mut problems)?;
-        inputs.extend(args.verdicts.iter().map(|p| p.display().to_string()));
-        inputs.push(labels_file.display().to_string());
-        (joined.items, joined.judges)
+        verdicts_calibration(
+            &args.verdicts,
+            labels_file,
+            &args.results,
+            args.label_budget,
+            &mut problems,
+        )?
     };
-    inputs.extend(args.results.iter().map(|p| p.display().to_string()));
-    let mut calibration = Calibration::build(
-        &items,
-        &CalibrationOptions {
-            z: Z95,
-            results: counts.map(|c| (c.passed, c.judged)),
-            label_budget: args.label_budget,
-        },
-    );
-    calibration.inputs = inputs;
-    calibration.judges = judges;
     let json = render::calibrate::json(&calibration);
     if let Some(out) = &args.out {
         write_out(out, &json)?;
@@ -131,6 +115,63 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             min_tnr: args.min_tnr,
         },
         &calibration,
+    )
+}
+
+/// `--verdicts R --labels L [--results R2]`: recorded verdicts joined with human labels and
+/// calibrated. `proctor review` calls this for its live numbers, so that its page shows what
+/// this command prints for the same files.
+pub(crate) fn verdicts_calibration(
+    verdicts: &[PathBuf],
+    labels_file: &Path,
+    results: &[PathBuf],
+    label_budget: Option<u64>,
+    problems: &mut InputProblems,
+) -> anyhow::Result<Calibration> {
+    let counts = judged_counts(results, problems)?;
+    let labels = labels::read_labels(labels_file, problems)?;
+    let joined = verdicts::join(verdicts, labels_file, labels, problems)?;
+    let mut calibration = build(&joined.items, counts, label_budget);
+    calibration.inputs = verdicts
+        .iter()
+        .map(|p| p.display().to_string())
+        .chain([labels_file.display().to_string()])
+        .chain(results.iter().map(|p| p.display().to_string()))
+        .collect();
+    calibration.judges = joined.judges;
+    Ok(calibration)
+}
+
+/// The judge's verdicts over `--results`, `None` without the option.
+fn judged_counts(
+    results: &[PathBuf],
+    problems: &mut InputProblems,
+) -> anyhow::Result<Option<results::JudgeCounts>> {
+    if results.is_empty() {
+        return Ok(None);
+    }
+    let counts = results::count(results, problems)?;
+    if counts.without_verdict > 0 {
+        problems.note(format!(
+            "{} of the --results runs have no judge verdict and are left out of the raw pass rate",
+            counts.without_verdict
+        ));
+    }
+    Ok(Some(counts))
+}
+
+fn build(
+    items: &[proctor_core::calibrate::LabelledItem],
+    counts: Option<results::JudgeCounts>,
+    label_budget: Option<u64>,
+) -> Calibration {
+    Calibration::build(
+        items,
+        &CalibrationOptions {
+            z: Z95,
+            results: counts.map(|c| (c.passed, c.judged)),
+            label_budget,
+        },
     )
 }
 

@@ -213,7 +213,7 @@ async fn judge_all(
 }
 
 /// Where `run --keep` put this attempt's sandbox, if it is there.
-fn kept_sandbox(keep: &Path, line: &ResultLine) -> Option<PathBuf> {
+pub(crate) fn kept_sandbox(keep: &Path, line: &ResultLine) -> Option<PathBuf> {
     let task = path_component(&line.task);
     let attempt = line.attempt.to_string();
     let mut candidates = Vec::new();

@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod mcp_bridge;
 pub mod merge;
 mod report;
+pub mod review;
 pub mod run;
 
 use crate::args::Command;
@@ -35,6 +36,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Report(args) => report::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Review(args) => review::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Init(args) => init::run(args),

@@ -171,6 +171,21 @@ impl Browser {
 
     /// As [`Browser::open`], with a fragment (`#attempt-3`) after the file's URL.
     pub fn open_at(&mut self, file: &Path, fragment: &str) {
+        let url = format!(
+            "file://{}{fragment}",
+            file.canonicalize().unwrap().display()
+        );
+        self.navigate(&url, true);
+    }
+
+    /// Opens a page served on loopback (the network emulation stays on, so that only
+    /// loopback answers) and waits until it is ready, as [`Browser::open`].
+    pub fn open_url(&mut self, url: &str) {
+        self.navigate(url, false);
+    }
+
+    /// A new tab at `url`; `offline` turns the network off first (a file needs none).
+    fn navigate(&mut self, url: &str, offline: bool) {
         let target = self.call("Target.createTarget", json!({"url": "about:blank"}));
         let attached = self.call(
             "Target.attachToTarget",
@@ -185,14 +200,12 @@ impl Browser {
         ] {
             self.call(domain, json!({}));
         }
-        self.call(
-            "Network.emulateNetworkConditions",
-            json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
-        );
-        let url = format!(
-            "file://{}{fragment}",
-            file.canonicalize().unwrap().display()
-        );
+        if offline {
+            self.call(
+                "Network.emulateNetworkConditions",
+                json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+            );
+        }
         self.call("Page.navigate", json!({"url": url}));
         let started = Instant::now();
         while self.eval("document.body && document.body.getAttribute('data-ready')")
@@ -217,6 +230,59 @@ impl Browser {
             panic!("{expression} threw: {details}");
         }
         result["result"]["value"].clone()
+    }
+
+    /// Presses and releases a key (`"p"`, `"ArrowRight"`) in the focused page.
+    pub fn press(&mut self, key: &str) {
+        let text = if key.chars().count() == 1 { key } else { "" };
+        for kind in ["keyDown", "keyUp"] {
+            let mut event = json!({"type": kind, "key": key, "code": key_code(key)});
+            if kind == "keyDown" && !text.is_empty() {
+                event["text"] = json!(text);
+            }
+            self.call("Input.dispatchKeyEvent", event);
+        }
+    }
+
+    /// Types `text` into the focused element, as an input method would.
+    pub fn type_text(&mut self, text: &str) {
+        self.call("Input.insertText", json!({"text": text}));
+    }
+
+    /// Clicks the middle of the first element matching `selector` with the mouse,
+    /// scrolling it into view first.
+    pub fn click(&mut self, selector: &str) {
+        let selector = serde_json::to_string(selector).unwrap();
+        let at = self.eval(&format!(
+            "(() => {{ const e = document.querySelector({selector}); if (!e) return null; \
+             e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
+             return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+        ));
+        let (x, y) = (
+            at[0]
+                .as_f64()
+                .unwrap_or_else(|| panic!("nothing matches {selector}")),
+            at[1].as_f64().unwrap(),
+        );
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
+    }
+
+    /// Waits until `expression` is true in the page.
+    pub fn wait_for(&mut self, expression: &str) {
+        let started = Instant::now();
+        while self.eval(expression) != json!(true) {
+            assert!(
+                started.elapsed() < WAIT,
+                "{expression} never became true; console: {:?}",
+                self.console_errors()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// Console errors, uncaught exceptions and browser log errors (a refused resource, a
@@ -270,5 +336,13 @@ impl Browser {
             std::fs::create_dir_all(parent).unwrap();
         }
         std::fs::write(path, png).unwrap();
+    }
+}
+
+/// The `code` of a key event: `KeyP` for `p`, the key's own name for the others.
+fn key_code(key: &str) -> String {
+    match key.chars().collect::<Vec<_>>().as_slice() {
+        [c] if c.is_ascii_alphabetic() => format!("Key{}", c.to_ascii_uppercase()),
+        _ => key.to_owned(),
     }
 }

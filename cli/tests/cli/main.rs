@@ -23,6 +23,7 @@ mod init;
 mod judge_concurrency;
 mod ledger;
 mod numbers;
+mod review;
 mod run;
 mod scorecards;
 mod served_limits;

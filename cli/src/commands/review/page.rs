@@ -1,0 +1,47 @@
+//! The page: a fixed HTML shell with the token, and its script and style served from the
+//! same server (the policy allows only those). The script fetches the state and each
+//! attempt as JSON and sets every piece of agent text with `textContent`: nothing from
+//! the results or the sandboxes is ever parsed as markup.
+
+const SHELL: &str = include_str!("assets/review.html");
+pub const SCRIPT: &str = include_str!("assets/review.js");
+pub const STYLE: &str = include_str!("assets/review.css");
+
+/// The page for a session whose token is `token` (hex digits only, so safe in an
+/// attribute).
+pub fn html(token: &str) -> String {
+    debug_assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    SHELL
+        // A policy in a meta element cannot forbid framing (the header does).
+        .replace(
+            "{{POLICY}}",
+            &super::server::POLICY.replace("; frame-ancestors 'none'", ""),
+        )
+        .replace("{{TOKEN}}", token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_never_parses_data_as_markup() {
+        for forbidden in [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "eval(",
+            "new Function",
+            "http://",
+            "https://",
+            "setTimeout(\"",
+        ] {
+            assert!(!SCRIPT.contains(forbidden), "review.js uses {forbidden}");
+            assert!(!STYLE.contains(forbidden), "review.css uses {forbidden}");
+        }
+        let page = html("00ff");
+        assert!(!page.contains("{{"), "a placeholder is left in the page");
+        assert!(page.contains("/review.js?token=00ff"));
+    }
+}
