@@ -43,6 +43,17 @@ impl WrittenKey {
 }
 
 impl CompactJson {
+    /// Writes a list of values kept as their compact text, each as it is, as a JSON array.
+    pub fn write_list(out: &mut Vec<u8>, items: &[CompactJson]) {
+        out.push(b'[');
+        for (index, item) in items.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(item.as_str().as_bytes());
+        }
+        out.push(b']');
+    }
     /// JSON `null`: the args of a step that gave none.
     #[must_use]
     pub fn null() -> Self {

@@ -9,7 +9,7 @@ pub mod calibrate;
 pub mod compact_json;
 pub mod compare;
 pub mod end_state;
-pub mod fast_hash;
+pub(crate) mod fast_hash;
 pub mod faults;
 pub mod grade;
 pub mod json_field;

@@ -8,7 +8,6 @@
 //! not integers are handed to `serde_json` itself. Tests hold the two writers together,
 //! over any string and number.
 
-use crate::compact_json::CompactJson;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
@@ -241,18 +240,6 @@ pub fn value(out: &mut Vec<u8>, value: &Value) {
             out.push(b'}');
         }
     }
-}
-
-/// A list of values kept as their compact text, each written as it is.
-pub fn compact_values(out: &mut Vec<u8>, items: &[CompactJson]) {
-    out.push(b'[');
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(item.as_str().as_bytes());
-    }
-    out.push(b']');
 }
 
 /// Anything else, by `serde_json`.

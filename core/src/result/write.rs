@@ -3,10 +3,11 @@
 //! writes millions of these lines.
 
 use super::json_text::{
-    boolean, compact_values, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string,
-    strings, uint, value,
+    boolean, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string, strings, uint,
+    value,
 };
 use super::{Cost, ModelCost, ResultLine, Timings};
+use crate::compact_json::CompactJson;
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Step;
 
@@ -94,7 +95,7 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         None => out.extend_from_slice(b"null"),
     }
     field!(out, "usage");
-    compact_values(out, &line.usage);
+    CompactJson::write_list(out, &line.usage);
     if let Some(share) = line.step_efficiency {
         field!(out, "step_efficiency");
         serde(out, &share);

@@ -5,11 +5,11 @@
 //! long-context tier applied). The run id and suite are left out: the same results added
 //! by `grade --ledger` and again by `ledger add` are still the same rows.
 
+use super::FastBuild;
 use super::columns::Col;
 use super::read::RawRow;
 use crate::pricing::LONG_CONTEXT_SUFFIX;
-use proctor_core::fast_hash::FastHasher;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher};
 
 /// A 128-bit digest of a row's identity (two independent 64-bit hashes).
 pub(crate) fn row_key(row: &RawRow<'_>) -> u128 {
@@ -40,7 +40,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 /// The identity of an attempt (for counting runs): time, run, suite, label, task, attempt.
 pub(crate) fn attempt_key(row: &RawRow<'_>, group: usize) -> u64 {
-    let mut h = FastHasher::default();
+    let mut h = FastBuild::default().build_hasher();
     for part in [
         row.bytes(Col::RecordedAt),
         row.bytes(Col::RunId),

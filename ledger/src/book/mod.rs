@@ -19,5 +19,6 @@ pub use read::{LedgerReader, RawRow};
 pub use row::{LedgerRow, csv_writer, write_header};
 
 pub(crate) use key::{DigestSet, attempt_key};
-pub(crate) use proctor_core::fast_hash::FastBuild;
+/// Builds foldhash's fast hashers with a fixed seed, for maps keyed by ledger rows' own values.
+pub(crate) type FastBuild = foldhash::fast::FixedState;
 pub(crate) use read::parse_u64;
