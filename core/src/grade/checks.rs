@@ -39,7 +39,7 @@ pub struct CheckResult {
 }
 
 /// A failed check: its reason, as DESIGN 3.2 spells it, and what was found (`None` when
-/// the sink did not want it, [`CheckSink::wants_detail`]).
+/// the sink did not want it, `CheckSink::wants_detail`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
     /// The reason text, as DESIGN 3.2 spells it.
@@ -72,7 +72,8 @@ pub(crate) fn quoted(text: &str) -> String {
 }
 
 impl CheckResult {
-    /// Whether a result line records this check (see [`on_record`]).
+    /// Whether a result line records this check: every check outside the gate, and every
+    /// gating check that failed.
     pub fn on_record(&self) -> bool {
         on_record(self.gating, self.passed)
     }

@@ -2,8 +2,8 @@
 //! arguments and one backend that answers its calls. proctor serves them to the agent over
 //! MCP and records every call; the recorded calls are the graded trajectory.
 //!
-//! - [`parse`]: a task's `tools:` list → [`ToolSpec`]s, refused with a clear message.
-//! - [`responses`]: the canned `responses` backend (first `when` that matches wins).
+//! - `parse`: a task's `tools:` list → [`ToolSpec`]s, refused with a clear message.
+//! - `responses`: the canned `responses` backend (first `when` that matches wins).
 
 mod parse;
 mod responses;
