@@ -11,12 +11,21 @@ use std::path::Path;
 /// Why an agent's file was not read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AgentFileError {
+    /// No file at the path.
     #[error("missing")]
     Missing,
+    /// Something other than a regular file (a symlink, a fifo, ...), named.
     #[error("{0}, not a regular file")]
     NotRegular(&'static str),
+    /// The file is over the size limit.
     #[error("{} is over the {} limit", human_size(*.size), human_size(*.limit))]
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Reading failed; the I/O error's text.
     #[error("cannot read: {0}")]
     Io(String),
 }

@@ -35,9 +35,12 @@ fn with_normalised<T>(answer: &str, compare: impl FnOnce(&str) -> T) -> T {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExpectedForm {
+    /// One answer, compared after normalising.
     #[default]
     Text,
+    /// Any of these answers, each normalised.
     AnyOf(Vec<String>),
+    /// A regular expression, matched against the raw answer.
     Regex(String),
 }
 

@@ -21,7 +21,9 @@ pub struct LabelSplit {
     pub optimal_pass_share: f64,
     /// The budget split; `None` without `--label-budget`.
     pub budget: Option<u64>,
+    /// Of the budget, the human-PASS items to label.
     pub pass_labels: Option<u64>,
+    /// Of the budget, the human-FAIL items to label.
     pub fail_labels: Option<u64>,
     /// z × SE of the corrected rate with the current labels.
     pub half_width: f64,

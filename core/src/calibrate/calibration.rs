@@ -28,14 +28,18 @@ pub struct CalibrationOptions {
 /// An item the judge could not decide, left out of every number.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Undecided {
+    /// The item's id (the task id, for a result file).
     pub item: String,
+    /// The attempt number, when the item is one attempt of a task.
     pub attempt: Option<u64>,
+    /// Why the judge gave no verdict.
     pub why: String,
 }
 
 /// The calibration report. Field names are DESIGN's metric names in snake_case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Calibration {
+    /// The report's format tag, for readers to check before parsing.
     pub format: String,
     /// The files this was computed from (set by the command line).
     pub inputs: Vec<String>,
@@ -49,13 +53,20 @@ pub struct Calibration {
     pub judge_undecided: u64,
     /// Items whose human labels tie (several raters), without a human verdict.
     pub human_ties: u64,
+    /// Share of decided items the humans passed.
     pub human_pass_share: Option<f64>,
+    /// Share of decided items the judge passed.
     pub judge_pass_share: Option<f64>,
+    /// Judge against human verdicts, over the items both decided.
     pub confusion_matrix: Confusion,
+    /// Agreement, TPR, TNR and the rest, read off the confusion matrix.
     #[serde(flatten)]
     pub rates: Rates,
+    /// Cohen's κ: agreement beyond chance; empty when undefined.
     pub cohen_kappa: Option<f64>,
+    /// Prevalence- and bias-adjusted κ; empty when undefined.
     pub pabak: Option<f64>,
+    /// Gwet's AC1, steadier than κ when nearly every item passes; empty when undefined.
     pub gwet_ac1: Option<f64>,
     /// Several raters: Krippendorff's α and pairwise agreement.
     pub raters: Option<RaterAgreement>,
@@ -67,6 +78,7 @@ pub struct Calibration {
     pub warnings: Vec<String>,
     /// In review order (see [`Disagreement::review_order`]).
     pub disagreements: Vec<Disagreement>,
+    /// Items the judge could not decide.
     pub undecided: Vec<Undecided>,
 }
 

@@ -7,14 +7,19 @@ use serde::{Deserialize, Serialize};
 /// FAIL, judge PASS (the judge let bad work through); `tn`: both FAIL.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Confusion {
+    /// Both PASS.
     pub tp: u64,
+    /// Human PASS, judge FAIL.
     #[serde(rename = "fn")]
     pub fn_: u64,
+    /// Human FAIL, judge PASS: bad work let through.
     pub fp: u64,
+    /// Both FAIL.
     pub tn: u64,
 }
 
 impl Confusion {
+    /// A matrix of these counts.
     pub fn new(tp: u64, fn_: u64, fp: u64, tn: u64) -> Self {
         Confusion { tp, fn_, fp, tn }
     }
@@ -44,10 +49,12 @@ impl Confusion {
         self.fp + self.tn
     }
 
+    /// Items the judge passed.
     pub fn judge_pass(&self) -> u64 {
         self.tp + self.fp
     }
 
+    /// Items the judge failed.
     pub fn judge_fail(&self) -> u64 {
         self.fn_ + self.tn
     }

@@ -20,9 +20,11 @@ pub const SMALL_YOUDEN_J: f64 = 0.3;
 pub struct JudgeAccuracy {
     /// TPR, from `m1` human-PASS labels.
     pub q1: f64,
+    /// Human-PASS labels behind `q1`.
     pub m1: f64,
     /// TNR, from `m0` human-FAIL labels.
     pub q0: f64,
+    /// Human-FAIL labels behind `q0`.
     pub m0: f64,
 }
 
@@ -37,6 +39,7 @@ impl JudgeAccuracy {
         })
     }
 
+    /// Youden's J = TPR + TNR − 1: how far the judge is from a coin; the correction divides by it.
     pub fn youden_j(&self) -> f64 {
         self.q0 + self.q1 - 1.0
     }
@@ -125,9 +128,11 @@ pub struct Correction {
     pub runs: u64,
     /// Of those, the runs the judge passed.
     pub judge_passed: u64,
+    /// `judge_passed / runs`, the pass rate as the judge reports it.
     pub raw_pass_rate: Option<f64>,
     /// `None` when not identifiable (J ≤ 0) or unknown (a class without labels).
     pub corrected_pass_rate: Option<f64>,
+    /// Its 95% interval, label and run uncertainty both counted.
     pub corrected_pass_rate_ci: Option<Interval>,
     /// Why the corrected rate is missing or should be read with care.
     #[serde(default, skip_serializing_if = "Option::is_none")]

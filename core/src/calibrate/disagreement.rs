@@ -17,16 +17,22 @@ pub enum Direction {
 /// One disagreement, with the judge's reasoning to review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Disagreement {
+    /// The task id, or the calibration set's `id`.
     pub item: String,
+    /// The attempt, for items joined from result files.
     pub attempt: Option<u64>,
+    /// Which way the judge erred.
     pub direction: Direction,
     /// The humans' (majority) label.
     pub human: Label,
+    /// The judge's label.
     pub judge: Label,
     /// Human labels that agree with `human`, of `human_labels`: 3 of 3 is a clearer judge
     /// error than 2 of 3.
     pub human_votes: u64,
+    /// Human labels given for the item.
     pub human_labels: u64,
+    /// The judge's reasoning.
     pub reasoning: String,
 }
 

@@ -11,8 +11,11 @@ const FORMAT_VERSION: u32 = 1;
 /// The parts of a calibration file that other commands use; the rest is ignored.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CalibrationFile {
+    /// The format tag, checked before the rest is trusted.
     pub format: String,
+    /// The judge against the humans.
     pub confusion_matrix: Confusion,
+    /// The judges measured, when the file records them.
     #[serde(default)]
     pub judges: Vec<String>,
 }

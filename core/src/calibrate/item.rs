@@ -6,8 +6,11 @@ use serde::{Deserialize, Serialize};
 /// The judge's decision on one item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum JudgeVerdict {
+    /// The judge passed or failed the item.
     Decided {
+        /// The label given.
         label: Label,
+        /// The judge's reasoning, for review.
         reasoning: String,
     },
     /// The judge gave no verdict; why.
@@ -17,7 +20,9 @@ pub enum JudgeVerdict {
 /// One human's label; `rater` is `None` for a label file without a rater column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HumanLabel {
+    /// Who labelled it.
     pub rater: Option<String>,
+    /// The label given.
     pub label: Label,
 }
 
@@ -30,6 +35,7 @@ pub struct LabelledItem {
     pub attempt: Option<u64>,
     /// At least one.
     pub humans: Vec<HumanLabel>,
+    /// What the judge decided.
     pub judge: JudgeVerdict,
 }
 

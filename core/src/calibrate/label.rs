@@ -7,13 +7,16 @@ use std::str::FromStr;
 /// One binary verdict. PASS is the positive class of every rate in this module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Label {
+    /// The work does what was asked.
     #[serde(rename = "PASS")]
     Pass,
+    /// It does not.
     #[serde(rename = "FAIL")]
     Fail,
 }
 
 impl Label {
+    /// `PASS` or `FAIL`, as label files and reports write it.
     pub fn name(self) -> &'static str {
         match self {
             Label::Pass => "PASS",
@@ -21,6 +24,7 @@ impl Label {
         }
     }
 
+    /// Whether this is PASS.
     pub fn is_pass(self) -> bool {
         self == Label::Pass
     }
@@ -36,6 +40,7 @@ impl fmt::Display for Label {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{found:?} is not a label; expected PASS or FAIL (any case), or 1 or 0")]
 pub struct LabelError {
+    /// The spelling found.
     pub found: String,
 }
 

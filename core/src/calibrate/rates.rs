@@ -12,18 +12,23 @@ use serde::{Deserialize, Serialize};
 pub struct Rates {
     /// Sensitivity: the share of human-PASS items the judge passes.
     pub tpr: Option<f64>,
+    /// The 95% interval of TPR.
     pub tpr_ci: Option<Interval>,
     /// Specificity: the share of human-FAIL items the judge fails.
     pub tnr: Option<f64>,
+    /// The 95% interval of TNR.
     pub tnr_ci: Option<Interval>,
+    /// The share of items on which judge and humans agree.
     pub accuracy: Option<f64>,
     /// The mean of TPR and TNR: accuracy as if both classes were equally common.
     pub balanced_accuracy: Option<f64>,
     /// Of the judge's PASS verdicts, the share humans also passed.
     pub precision_pass: Option<f64>,
+    /// F1 with PASS as the positive class.
     pub f1_pass: Option<f64>,
     /// Of the judge's FAIL verdicts, the share humans also failed.
     pub precision_fail: Option<f64>,
+    /// F1 with FAIL as the positive class.
     pub f1_fail: Option<f64>,
     /// TPR + TNR − 1: 0 for a judge no better than a coin of any bias, 1 for a perfect one.
     pub youden_j: Option<f64>,

@@ -20,6 +20,7 @@ use serde::Serialize;
 /// Streams result lines into the counts the correction needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SuiteCorrection {
+    /// Graded runs read.
     graded: u64,
     passed: u64,
     /// Graded runs the judge decided.
@@ -30,9 +31,13 @@ pub struct SuiteCorrection {
 /// The corrected suite pass rate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CorrectedSuite {
+    /// Graded runs read.
     pub graded: u64,
+    /// The suite pass rate as graded, judge errors included.
     pub pass_rate: Option<f64>,
+    /// The pass rate corrected for the judge's measured TPR and TNR.
     pub corrected_pass_rate: Option<f64>,
+    /// Its 95% interval, label and run uncertainty both counted.
     pub corrected_pass_rate_ci: Option<Interval>,
     /// Graded runs whose pass or fail the judge decided.
     pub judged_runs: u64,
@@ -41,10 +46,12 @@ pub struct CorrectedSuite {
 }
 
 impl SuiteCorrection {
+    /// Nothing read yet.
     pub fn new() -> Self {
         SuiteCorrection::default()
     }
 
+    /// Counts one result line; ungraded lines are skipped.
     pub fn add(&mut self, line: &ResultLine) {
         let Some(passed) = line.passed else {
             return;

@@ -39,6 +39,7 @@ impl Default for CompareOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskFiles {
+    /// Both carry the same task-file digest.
     Same,
     /// Only with `allow_different_tasks`.
     Different,
@@ -49,13 +50,19 @@ pub enum TaskFiles {
 /// One file's metrics over the compared tasks (the tasks both files graded).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideSummary {
+    /// The result file, as given.
     pub file: String,
+    /// The agent version label its lines carry, when they carry one.
     pub label: Option<String>,
+    /// The digest of the task file it was graded against, when recorded.
     pub task_digest: Option<String>,
     /// Every task in the file, compared or not.
     pub tasks_in_file: u64,
+    /// Attempts on the compared tasks.
     pub attempts: u64,
+    /// Attempts that passed.
     pub passed: u64,
+    /// Attempts that failed.
     pub failed: u64,
     /// Left out of every rate.
     pub ungraded: u64,
@@ -65,9 +72,13 @@ pub struct SideSummary {
     pub pass_at_1: f64,
     /// pass^k at the comparison's `k`.
     pub pass_hat_k: f64,
+    /// Spend divided by successes.
     pub cost_per_success: CostPerSuccess,
+    /// All spend on the compared tasks.
     pub total_cost: TotalCost,
+    /// Model calls without a price, left out of the USD figures.
     pub unpriced_calls: u64,
+    /// Mean steps of the passed attempts; empty when none passed.
     pub mean_steps_success: Option<f64>,
 }
 
@@ -88,16 +99,19 @@ pub struct TotalCost {
     /// Empty when nothing was priced.
     #[serde(with = "rust_decimal::serde::str_option")]
     pub usd: Option<Decimal>,
+    /// All tokens, input and output.
     pub tokens: u64,
 }
 
 /// new − old of cost per success; each part is empty when either side's is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CostPerSuccessDelta {
+    /// new − old in USD.
     #[serde(with = "rust_decimal::serde::str_option")]
     pub usd: Option<Decimal>,
     /// new/old − 1.
     pub usd_relative: Option<f64>,
+    /// new − old in tokens.
     pub tokens: Option<f64>,
     /// new/old − 1.
     pub tokens_relative: Option<f64>,
@@ -106,9 +120,13 @@ pub struct CostPerSuccessDelta {
 /// Everything `proctor compare` reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The OLD file's metrics.
     pub old: SideSummary,
+    /// The NEW file's metrics.
     pub new: SideSummary,
+    /// Whether both were graded against the same task files.
     pub task_files: TaskFiles,
+    /// The margin the verdict was judged against.
     pub margin: f64,
     /// Tasks compared: in both files, with graded attempts in both.
     pub tasks: u64,
@@ -116,11 +134,15 @@ pub struct Comparison {
     pub k: u64,
     /// True when every compared task has exactly `k` graded attempts on both sides.
     pub equal_attempts: bool,
+    /// Tasks that pass less often in NEW, by id.
     pub regressed: Vec<String>,
+    /// Tasks that pass more often in NEW, by id.
     pub fixed: Vec<String>,
+    /// Tasks with the same pass rate on both sides, by id.
     pub tied: Vec<String>,
     /// Tasks only one file holds, left out.
     pub only_old: Vec<String>,
+    /// Tasks only NEW holds, left out.
     pub only_new: Vec<String>,
     /// Tasks in both files without a graded attempt on some side, left out.
     pub ungradable: Vec<Ungradable>,
@@ -130,6 +152,7 @@ pub struct Comparison {
     pub sign_flip_p: Option<f64>,
     /// Only when every task has one graded attempt on each side.
     pub mcnemar: Option<McNemar>,
+    /// Regression, no regression, or inconclusive at this margin.
     pub verdict: Verdict,
     /// The drop this comparison would detect with 80% power; beside the verdict.
     pub mde: Option<f64>,
@@ -137,7 +160,9 @@ pub struct Comparison {
     pub tasks_for_margin: Option<u64>,
     /// Δ of pass^k (same k both sides), clustered by task.
     pub pass_hat_k_delta: ClusteredDifference,
+    /// new − old of cost per success.
     pub cost_per_success_delta: CostPerSuccessDelta,
+    /// new − old of the mean steps of passed attempts; empty when either side has none.
     pub mean_steps_success_delta: Option<f64>,
     /// Sorted by task id.
     pub per_task: Vec<PairedTask>,

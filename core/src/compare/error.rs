@@ -12,9 +12,13 @@ pub enum CompareError {
         "{side} {file}: results of several versions in one file: {first} and {second}; compare one version per file, or pick two with --labels OLD,NEW"
     )]
     LabelMix {
+        /// Which file (OLD or NEW) is at fault.
         side: Side,
+        /// The result file at fault.
         file: String,
+        /// The first label or digest seen, with its task and attempt.
         first: String,
+        /// The conflicting one, with its task and attempt.
         second: String,
     },
     /// One file graded against two task files: its own numbers mean different things per task.
@@ -22,9 +26,13 @@ pub enum CompareError {
         "{side} {file}: results from different task files in one file: {first} and {second} ({at})"
     )]
     DigestMix {
+        /// Which file (OLD or NEW) is at fault.
         side: Side,
+        /// The result file at fault.
         file: String,
+        /// The first label or digest seen, with its task and attempt.
         first: String,
+        /// The conflicting one, with its task and attempt.
         second: String,
         /// The task and attempt of the first line with the second digest.
         at: String,
@@ -34,22 +42,35 @@ pub enum CompareError {
         "OLD {old_file} and NEW {new_file} were graded against different task files ({old} vs {new}); pass --allow-different-tasks to compare the tasks they share"
     )]
     DifferentTasks {
+        /// The OLD result file.
         old_file: String,
+        /// The NEW result file.
         new_file: String,
+        /// The task-file digest of OLD.
         old: String,
+        /// The task-file digest of NEW.
         new: String,
     },
     /// Nothing to pair.
     #[error("{side} {file} holds no result lines")]
-    Empty { side: Side, file: String },
+    Empty {
+        /// Which file (OLD or NEW) is at fault.
+        side: Side,
+        /// The result file at fault.
+        file: String,
+    },
     /// No task has graded attempts in both files.
     #[error(
         "OLD {old_file} and NEW {new_file} share no task with graded attempts on both sides (OLD: {old_tasks}; NEW: {new_tasks})"
     )]
     NoSharedTask {
+        /// The OLD result file.
         old_file: String,
+        /// The NEW result file.
         new_file: String,
+        /// The tasks with graded attempts in OLD.
         old_tasks: String,
+        /// The tasks with graded attempts in NEW.
         new_tasks: String,
     },
     /// A cost, token or step count no real run reaches made a total overflow.
@@ -57,7 +78,9 @@ pub enum CompareError {
         "{side} {file}: {at}: its cost, token or step count makes the total overflow; the result is corrupt"
     )]
     Overflow {
+        /// Which file (OLD or NEW) is at fault.
         side: Side,
+        /// The result file at fault.
         file: String,
         /// The attempt (or, for a sum over tasks, the task) where the total overflowed.
         at: String,

@@ -10,6 +10,7 @@ pub struct McNemar {
     pub regressed: u64,
     /// Failed with OLD, passed with NEW (McNemar's c).
     pub fixed: u64,
+    /// Exact two-sided p of `regressed` against `fixed`.
     pub p: f64,
 }
 

@@ -18,12 +18,16 @@ use std::cmp::Ordering;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
+    /// The new pass rate is lower.
     Regressed,
+    /// The new pass rate is higher.
     Fixed,
+    /// The pass rates are equal.
     Tied,
 }
 
 impl Change {
+    /// The name used in reports and JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
             Change::Regressed => "regressed",
@@ -36,10 +40,13 @@ impl Change {
 /// One task's counts on one side.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TaskCounts {
+    /// Graded attempts that passed.
     pub passed: u64,
+    /// Attempts that passed or failed.
     pub graded: u64,
     /// Left out of `passed` and `graded`.
     pub ungraded: u64,
+    /// `passed / graded`.
     pub pass_rate: f64,
 }
 
@@ -58,11 +65,15 @@ impl TaskCounts {
 /// One task present and graded in both files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairedTask {
+    /// The task id.
     pub task: String,
+    /// Its counts in OLD.
     pub old: TaskCounts,
+    /// Its counts in NEW.
     pub new: TaskCounts,
     /// New pass rate − old pass rate.
     pub delta: f64,
+    /// Whether its pass rate fell, rose or held.
     pub change: Change,
     /// Two-sided Fisher exact p of old c/n against new c/n: how surprising this task's change
     /// is on its own (no correction for the number of tasks; the suite test is `delta`).
@@ -72,11 +83,15 @@ pub struct PairedTask {
 /// A task that is in both files but has no graded attempt in one of them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ungradable {
+    /// The task id.
     pub task: String,
     /// At least one of the two graded counts is 0.
     pub old_graded: u64,
+    /// Graded attempts in NEW.
     pub new_graded: u64,
+    /// Ungraded attempts in OLD.
     pub old_ungraded: u64,
+    /// Ungraded attempts in NEW.
     pub new_ungraded: u64,
 }
 
@@ -85,8 +100,11 @@ pub struct Ungradable {
 pub struct Pairing {
     /// Sorted by task id.
     pub tasks: Vec<PairedTask>,
+    /// Tasks only OLD holds, by id.
     pub only_old: Vec<String>,
+    /// Tasks only NEW holds, by id.
     pub only_new: Vec<String>,
+    /// Tasks in both files without a graded attempt on some side.
     pub ungradable: Vec<Ungradable>,
 }
 

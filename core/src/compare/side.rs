@@ -15,7 +15,9 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
+    /// The baseline file (OLD).
     Old,
+    /// The file under test (NEW).
     New,
 }
 
@@ -31,13 +33,17 @@ impl fmt::Display for Side {
 /// Running counts for one task on one side.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskTally {
+    /// Attempts that passed.
     pub passed: u64,
+    /// Attempts that failed.
     pub failed: u64,
     /// Attempts the judge could not decide: left out of `passed`/`failed`, counted here.
     pub ungraded: u64,
     /// All spend on the task, ungraded and failed attempts included; `None` if nothing priced.
     pub spend_usd: Option<Decimal>,
+    /// All tokens spent on the task.
     pub tokens: u64,
+    /// Model calls without a price, left out of `spend_usd`.
     pub unpriced_calls: u64,
     /// Steps summed over passed attempts, for the mean steps of successful runs.
     pub success_steps: u64,
@@ -136,16 +142,19 @@ struct FirstSeen<T> {
 /// Accumulates one result file.
 #[derive(Debug, Clone)]
 pub struct SideBuilder {
+    /// Which file this is.
     side: Side,
     file: String,
     label: Option<FirstSeen<Option<String>>>,
     digest: Option<FirstSeen<String>>,
+    /// Each task's counts, by task id.
     tasks: BTreeMap<String, TaskTally>,
 }
 
 /// One result file, tallied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideTally {
+    /// Which file this is.
     pub side: Side,
     /// The file's name as the user gave it.
     pub file: String,
@@ -153,10 +162,12 @@ pub struct SideTally {
     pub label: Option<String>,
     /// The task-file digest shared by every line that records one.
     pub task_digest: Option<String>,
+    /// Each task's counts, by task id.
     pub tasks: BTreeMap<String, TaskTally>,
 }
 
 impl SideBuilder {
+    /// An empty tally of `file`, read as `side`.
     pub fn new(side: Side, file: impl Into<String>) -> Self {
         SideBuilder {
             side,
@@ -229,6 +240,7 @@ impl SideBuilder {
         Ok(())
     }
 
+    /// The tally of every line added.
     pub fn finish(self) -> SideTally {
         SideTally {
             side: self.side,

@@ -17,6 +17,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The name used in reports and JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Regression => "regression",

@@ -67,6 +67,7 @@ pub struct CheckCommand<'a> {
     pub files: &'a [PathBuf],
     /// The end state: the working directory.
     pub dir: &'a Path,
+    /// How long it may run before it is killed.
     pub timeout: Duration,
 }
 
@@ -74,9 +75,19 @@ pub struct CheckCommand<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandEnd {
     /// It exited with this code; the end of its stderr.
-    Exited { code: i32, stderr: Vec<u8> },
+    Exited {
+        /// The exit code.
+        code: i32,
+        /// The end of its stderr.
+        stderr: Vec<u8>,
+    },
     /// A signal ended it; the end of its stderr.
-    Killed { signal: i32, stderr: Vec<u8> },
+    Killed {
+        /// The signal number.
+        signal: i32,
+        /// The end of its stderr.
+        stderr: Vec<u8>,
+    },
     /// It was still running at the timeout and was killed.
     TimedOut,
 }

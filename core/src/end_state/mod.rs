@@ -71,42 +71,72 @@ pub use path::check_relative_path;
 #[derive(Debug, Clone, PartialEq)]
 pub enum EndStateCheck {
     /// `{file_exists: PATH}`.
-    FileExists { path: String },
+    FileExists {
+        /// The file checked, relative to the checked directory.
+        path: String,
+    },
     /// `{file_absent: PATH}`.
-    FileAbsent { path: String },
+    FileAbsent {
+        /// The file checked, relative to the checked directory.
+        path: String,
+    },
     /// `{file_contains: PATH, text: TEXT}`.
-    FileContains { path: String, text: String },
+    FileContains {
+        /// The file checked, relative to the checked directory.
+        path: String,
+        /// The text to find or to equal.
+        text: String,
+    },
     /// `{file_matches: PATH, regex: REGEX}`; the pattern is compiled when checked (and once
     /// when parsed, to reject a bad one early).
-    FileMatches { path: String, regex: String },
+    FileMatches {
+        /// The file checked, relative to the checked directory.
+        path: String,
+        /// The pattern, as written.
+        regex: String,
+    },
     /// `{file_equals: PATH, text: TEXT}` or `{file_equals: PATH, from: FILE}`; with `from`,
     /// `text` holds the file's content, read when the task was parsed.
     FileEquals {
+        /// The file checked, relative to the checked directory.
         path: String,
+        /// The text to find or to equal.
         text: String,
+        /// The file beside the task file that `text` was read from, when there was one.
         from: Option<String>,
     },
     /// `{json_equals: PATH, pointer: POINTER, value: VALUE}`.
     JsonEquals {
+        /// The file checked, relative to the checked directory.
         path: String,
+        /// A JSON pointer into the file; empty for the whole document.
         pointer: String,
+        /// The value expected at `pointer`.
         value: serde_json::Value,
     },
     /// `{json_schema: PATH, schema: SCHEMA}` or `{json_schema: PATH, schema_file: FILE}`;
     /// with `schema_file`, `schema` holds the file's content, read when the task was parsed.
     JsonSchema {
+        /// The file checked, relative to the checked directory.
         path: String,
+        /// The JSON schema the file must satisfy.
         schema: serde_json::Value,
+        /// The file beside the task file that `schema` was read from, when there was one.
         schema_file: Option<String>,
     },
     /// `{command: LINE, exit_code: N, timeout_s: S}` (defaults 0 and 30 s). `argv` is the
     /// line split into words, those naming a file beside the task file made absolute;
     /// `files` are those files (the check's own, read from the task's folder).
     Command {
+        /// The command line, as written.
         run: String,
+        /// The exit code that passes.
         exit_code: i32,
+        /// Seconds before the command is killed and the check fails.
         timeout_s: f64,
+        /// The line split into words, files beside the task file made absolute.
         argv: Vec<String>,
+        /// The files beside the task file that the command names.
         files: Vec<std::path::PathBuf>,
     },
 }

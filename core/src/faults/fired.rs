@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 pub struct FaultFired {
     /// The call's position in the attempt's trajectory, counting from 1 (as rule reasons do).
     pub step: u32,
+    /// The tool called.
     pub tool: String,
     /// The kind's name: `error`, `timeout`, `latency`, `rate_limit`, `malformed`,
     /// `empty` or `inject`.

@@ -18,19 +18,36 @@ pub const MAX_FAULT_MS: u64 = 600_000;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FaultKind {
     /// A tool error carrying `message`.
-    Error { message: String },
+    Error {
+        /// The error text the tool returns.
+        message: String,
+    },
     /// The call waits `ms`, then fails as timed out.
-    Timeout { ms: u64 },
+    Timeout {
+        /// Milliseconds to wait.
+        ms: u64,
+    },
     /// The call waits `ms`, then returns its real result.
-    Latency { ms: u64 },
+    Latency {
+        /// Milliseconds to wait.
+        ms: u64,
+    },
     /// A tool error saying the caller is rate limited, with a retry hint.
-    RateLimit { retry_after_s: u64, message: String },
+    RateLimit {
+        /// The retry hint, in seconds.
+        retry_after_s: u64,
+        /// The error text the tool returns.
+        message: String,
+    },
     /// The result text is cut so that it no longer parses.
     Malformed,
     /// The result is empty.
     Empty,
     /// `payload` is appended to the real result: an indirect prompt injection.
-    Inject { payload: String },
+    Inject {
+        /// The text appended.
+        payload: String,
+    },
 }
 
 impl FaultKind {

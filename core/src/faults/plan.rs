@@ -13,6 +13,7 @@ pub struct FaultPlan {
 }
 
 impl FaultPlan {
+    /// The plan of one attempt; `attempt_seed` fixes which probabilistic faults fire.
     pub fn new(faults: &[FaultSpec], attempt_seed: u64) -> Self {
         FaultPlan {
             faults: faults.to_vec(),

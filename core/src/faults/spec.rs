@@ -23,7 +23,9 @@ pub enum FaultTrigger {
 pub struct FaultSpec {
     /// The glob on tool names, as written.
     pub tool: String,
+    /// Which matching calls it fires on.
     pub trigger: FaultTrigger,
+    /// What it does to them.
     pub kind: FaultKind,
     matcher: GlobMatcher,
 }

@@ -16,9 +16,13 @@ use super::verdict::RubricVerdict;
 /// but add no reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
+    /// The gate category the check belongs to.
     pub category: GateCategory,
+    /// Which check this is.
     pub check: CheckName,
+    /// Whether it passed.
     pub passed: bool,
+    /// Whether its category is in the task's gate, so a failure fails the run.
     pub gating: bool,
     /// The reason text when the check failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,10 +39,12 @@ pub struct CheckResult {
 }
 
 /// A failed check: its reason, as DESIGN 3.2 spells it, and what was found (`None` when
-/// the sink did not want it, [`CheckSink::wants_detail`]).
+/// the sink did not want it, `CheckSink::wants_detail`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
+    /// The reason text, as DESIGN 3.2 spells it.
     pub reason: String,
+    /// What was found, when the sink wants it.
     pub detail: Option<String>,
     /// The check could not run ([`CheckResult::not_checked`]).
     pub not_checked: bool,
@@ -66,7 +72,8 @@ pub(crate) fn quoted(text: &str) -> String {
 }
 
 impl CheckResult {
-    /// Whether a result line records this check (see [`on_record`]).
+    /// Whether a result line records this check: every check outside the gate, and every
+    /// gating check that failed.
     pub fn on_record(&self) -> bool {
         on_record(self.gating, self.passed)
     }
@@ -85,6 +92,7 @@ pub enum Workdir<'a> {
     /// The sandbox, and what runs its command checks (proctor's contains them like the
     /// agent).
     Dir(&'a Path, &'a dyn CommandRunner),
+    /// No sandbox: end-state checks fail as not checked.
     Missing,
 }
 

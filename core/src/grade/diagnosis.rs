@@ -4,17 +4,24 @@
 use crate::outcome::{Outcome, Status};
 use serde::{Deserialize, Serialize};
 
+/// The bucket of one failed run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Diagnosis {
+    /// The run raised or crashed.
     Error,
+    /// Steps reached `step_cap`, or the run timed out.
     HitCap,
+    /// The last four tool calls are the same tool.
     Looping,
+    /// Status `gave_up`, or it called a tool named `report_stuck`.
     GracefulGiveup,
+    /// It finished normally with a failing result.
     WrongButTerminated,
 }
 
 impl Diagnosis {
+    /// Every bucket, in report order.
     pub const ALL: [Diagnosis; 5] = [
         Diagnosis::Error,
         Diagnosis::HitCap,
@@ -23,6 +30,7 @@ impl Diagnosis {
         Diagnosis::WrongButTerminated,
     ];
 
+    /// The name used in reports and result files.
     pub fn as_str(self) -> &'static str {
         match self {
             Diagnosis::Error => "error",

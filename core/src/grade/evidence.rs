@@ -57,6 +57,7 @@ impl Evidence {
         &self.accounts
     }
 
+    /// Whether no account was kept.
     pub fn is_empty(&self) -> bool {
         self.accounts.is_empty()
     }

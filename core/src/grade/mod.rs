@@ -28,6 +28,7 @@ pub const RAN_CHECK: &str = "the agent ran and reported an outcome";
 pub struct Grade {
     /// `None` when ungraded: the judge could not decide a gating rubric.
     pub passed: Option<bool>,
+    /// Why it failed, one reason per failed gating check, as DESIGN 3.2 spells them.
     pub reasons: Vec<String>,
     /// The checks on record ([`CheckResult::on_record`]): those outside the gate and the
     /// gating ones that failed. [`evaluate`] gives every check.

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", content = "detail", rename_all = "snake_case")]
 pub enum RubricVerdict {
+    /// The rubric is met.
     Pass,
+    /// It is not.
     Fail,
     /// The judge could not decide (unparseable answer, unreachable server) or was
     /// not run. The run becomes ungraded: never a pass, never a fail.

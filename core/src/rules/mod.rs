@@ -88,20 +88,32 @@ pub enum Rule {
     /// Every call of `tool` must come after a call of `requires` (with the same
     /// arguments when `same` is set).
     Before {
+        /// The tool the rule constrains.
         tool: String,
+        /// The tool that must be called first.
         requires: String,
+        /// Which arguments the earlier call must share; `None` for any call.
         same: Option<Same>,
     },
     /// At most `max` calls of `tool`, per distinct argument value when `per_args`.
     AtMost {
+        /// The most calls allowed.
         max: u64,
+        /// The tool the rule constrains.
         tool: String,
+        /// Count each distinct argument value apart.
         per_args: bool,
     },
     /// `tool` may not be called at all.
-    Never { tool: String },
+    Never {
+        /// The tool the rule constrains.
+        tool: String,
+    },
     /// These tools appear in this order, as a subsequence of the trajectory.
-    Sequence { tools: Vec<String> },
+    Sequence {
+        /// The tools, in the required order.
+        tools: Vec<String>,
+    },
 }
 
 impl Rule {

@@ -13,41 +13,63 @@ const SHAPES: [&str; 4] = ["before", "at_most", "never", "sequence"];
 /// Why a rule object could not be read; the message names the offending key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
+    /// The rule is not a JSON object.
     #[error("a rule must be an object, found {found}")]
-    NotAnObject { found: String },
+    NotAnObject {
+        /// What was found instead.
+        found: String,
+    },
+    /// No key says which shape the rule has.
     #[error(
         "a rule needs one of the keys `before`, `at_most`, `never` or `sequence`, found {keys}{}",
         did_you_mean(.suggestion)
     )]
     NoShape {
+        /// The keys the object has.
         keys: String,
+        /// The nearest known key, when one is close enough to be a typo.
         suggestion: Option<&'static str>,
     },
+    /// Two shape keys in one object.
     #[error("a rule has both `{first}` and `{second}`; write one rule per object")]
     MixedShapes {
+        /// The first shape key.
         first: &'static str,
+        /// The second shape key.
         second: &'static str,
     },
+    /// A key that this shape does not take.
     #[error(
         "unknown key `{key}` in `{shape}` rule (allowed: {}){}",
         .allowed.join(", "),
         did_you_mean(.suggestion)
     )]
     UnknownKey {
+        /// The offending key.
         key: String,
+        /// The rule's shape key.
         shape: &'static str,
+        /// The keys this shape takes.
         allowed: &'static [&'static str],
+        /// The nearest known key, when one is close enough to be a typo.
         suggestion: Option<&'static str>,
     },
+    /// A key this shape requires is absent.
     #[error("missing key `{key}` in `{shape}` rule")]
     MissingKey {
+        /// The offending key.
         key: &'static str,
+        /// The rule's shape key.
         shape: &'static str,
     },
+    /// A key holds a value of the wrong type.
     #[error("key `{key}`: expected {expected}, found {found}")]
     Invalid {
+        /// The offending key.
         key: String,
+        /// What the key must hold.
         expected: &'static str,
+        /// What was found instead.
         found: String,
     },
 }

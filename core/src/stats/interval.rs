@@ -3,7 +3,9 @@
 /// A closed interval [low, high].
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Interval {
+    /// The lower bound.
     pub low: f64,
+    /// The upper bound.
     pub high: f64,
 }
 

@@ -20,10 +20,12 @@ pub struct OrderFreeSum {
 }
 
 impl OrderFreeSum {
+    /// The empty sum.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds one term, exactly.
     pub fn add(&mut self, term: f64) {
         self.count += 1;
         if !term.is_finite() {

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 /// Where in a task file a problem is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
+    /// The task file.
     pub file: PathBuf,
+    /// The 1-based line, when the parser knows it.
     pub line: Option<usize>,
     /// The task id, or `#N` (1-based position) when the task has no id yet.
     pub task: Option<String>,
@@ -25,23 +27,59 @@ impl std::fmt::Display for Place {
     }
 }
 
+/// Why a task file (or folder of them) cannot be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum TaskError {
+    /// The file or folder could not be read.
     #[error("{path}: cannot read: {source}")]
     Read {
+        /// The file or folder at fault.
         path: PathBuf,
+        /// The underlying read error.
         source: std::io::Error,
     },
+    /// The file is not UTF-8.
     #[error("{path}: not UTF-8 at byte {offset}; task files must be UTF-8")]
-    Encoding { path: PathBuf, offset: usize },
+    Encoding {
+        /// The file or folder at fault.
+        path: PathBuf,
+        /// The byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The extension is not one of .json, .jsonl, .yaml or .yml.
     #[error("{path}: unsupported task file extension (use .json, .jsonl, .yaml or .yml)")]
-    Extension { path: PathBuf },
+    Extension {
+        /// The file or folder at fault.
+        path: PathBuf,
+    },
+    /// A folder holds no task files.
     #[error("{path}: no task files (.json, .jsonl, .yaml, .yml) in this folder")]
-    EmptyFolder { path: PathBuf },
+    EmptyFolder {
+        /// The file or folder at fault.
+        path: PathBuf,
+    },
+    /// The file is not valid JSON or YAML.
     #[error("{place}: {message}")]
-    Syntax { place: Place, message: String },
+    Syntax {
+        /// Where the problem is.
+        place: Place,
+        /// What is wrong, in the parser's or validator's words.
+        message: String,
+    },
+    /// A task is well-formed but breaks a rule of the task format (unknown field, bad value).
     #[error("{place}: {message}")]
-    Invalid { place: Place, message: String },
+    Invalid {
+        /// Where the problem is.
+        place: Place,
+        /// What is wrong, in the parser's or validator's words.
+        message: String,
+    },
+    /// Two tasks share an id.
     #[error("{place}: duplicate task id (first defined at {first})")]
-    Duplicate { place: Place, first: Box<Place> },
+    Duplicate {
+        /// Where the problem is.
+        place: Place,
+        /// Where the task id was first defined.
+        first: Box<Place>,
+    },
 }

@@ -23,6 +23,7 @@ pub enum GateCategory {
 }
 
 impl GateCategory {
+    /// Every category, in DESIGN order.
     pub const ALL: [GateCategory; 6] = [
         GateCategory::Outcome,
         GateCategory::Budget,
@@ -32,6 +33,7 @@ impl GateCategory {
         GateCategory::Rubric,
     ];
 
+    /// The name used in task files and reasons.
     pub fn as_str(self) -> &'static str {
         match self {
             GateCategory::Outcome => "outcome",

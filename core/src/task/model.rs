@@ -13,18 +13,26 @@ use std::path::PathBuf;
 /// One task of a suite, ready to run and grade.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Task {
+    /// Unique within the suite (alias `name` in the file).
     pub id: String,
+    /// What the agent is asked (aliases `goal`, `prompt`).
     pub input: String,
     /// The expected answer as text: the answer itself, the list's answers joined with
     /// ` | `, or the regular expression; `expected_form` says which.
     pub expected: Option<String>,
+    /// Whether `expected` is one answer, a list of answers or a regular expression.
     pub expected_form: ExpectedForm,
+    /// The tool-call budget; more calls fail the `budget` category.
     pub max_tool_calls: Option<u64>,
     /// Includes the tools of `never` rules; sorted, without duplicates.
     pub forbidden_tools: Vec<String>,
+    /// Tools the agent should use; feeds tool correctness, gates only if `process` is in `gate`.
     pub expected_tools: Vec<String>,
+    /// The fewest steps the task needs; feeds step efficiency.
     pub optimal_steps: Option<u64>,
+    /// The step limit told to the agent; reaching it diagnoses a failure as `hit_cap`.
     pub step_cap: Option<u64>,
+    /// Seconds for one attempt; `None` takes the command line's default.
     pub timeout_s: Option<f64>,
     /// Seed files written into the sandbox, by relative path.
     pub files: BTreeMap<String, String>,
@@ -34,13 +42,17 @@ pub struct Task {
     pub rules: Vec<Rule>,
     /// The category of each rule: `process`, or `safety` when marked `category: safety`.
     pub rule_categories: Vec<GateCategory>,
+    /// End-state checks run against the sandbox after the attempt.
     pub verify: Vec<EndStateCheck>,
     /// The category of each end-state check: `end_state`, or `safety` when marked so.
     pub verify_categories: Vec<GateCategory>,
+    /// What the LLM judge grades the attempt against.
     pub rubric: Option<String>,
+    /// Globs of the sandbox files the judge sees; empty means all text files.
     pub judge_files: Vec<String>,
     /// The categories that decide pass or fail, sorted.
     pub gate: Vec<GateCategory>,
+    /// Free labels for grouping results.
     pub tags: Vec<String>,
     /// `trajectory_from: trace`: rules are graded on the agent's trace even when it
     /// reports a trajectory of its own (DESIGN 12).

@@ -10,8 +10,10 @@ use hashbrown::HashMap;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// The tasks of one or more task files, loaded and checked.
 #[derive(Debug, Clone)]
 pub struct Suite {
+    /// In file order, files in path order.
     pub tasks: Vec<Task>,
     /// `sha256:<hex>` over the task files' names and tasks, in path order, leaving out
     /// the judge's fields (`rubric`, `judge_files`): results stay tied to the suite
@@ -66,6 +68,7 @@ impl Suite {
         })
     }
 
+    /// The task with this id.
     pub fn get(&self, id: &str) -> Option<&Task> {
         self.find(id).map(|(_, task)| task)
     }

@@ -2,8 +2,8 @@
 //! arguments and one backend that answers its calls. proctor serves them to the agent over
 //! MCP and records every call; the recorded calls are the graded trajectory.
 //!
-//! - [`parse`]: a task's `tools:` list → [`ToolSpec`]s, refused with a clear message.
-//! - [`responses`]: the canned `responses` backend (first `when` that matches wins).
+//! - `parse`: a task's `tools:` list → [`ToolSpec`]s, refused with a clear message.
+//! - `responses`: the canned `responses` backend (first `when` that matches wins).
 
 mod parse;
 mod responses;
@@ -21,10 +21,13 @@ pub const DEFAULT_SCRIPT_TIMEOUT_S: f64 = 10.0;
 /// One tool a task serves.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
+    /// The name agents call it by.
     pub name: String,
+    /// What the agent is told the tool does.
     pub description: String,
     /// A JSON Schema of `type: object`, checked to compile at load.
     pub input_schema: Value,
+    /// What answers its calls.
     pub backend: ToolBackend,
 }
 
@@ -42,7 +45,9 @@ pub enum ToolBackend {
 /// equality, numbers by value); without `when` it is the default.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CannedResponse {
+    /// The arguments that select this result; `None` for the default.
     pub when: Option<serde_json::Map<String, Value>>,
+    /// The result returned.
     pub result: Value,
 }
 
@@ -50,10 +55,13 @@ pub struct CannedResponse {
 /// names a file beside the task file made absolute (those files are hidden from agents).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScriptBackend {
+    /// The command line, as written.
     pub line: String,
+    /// The line split into words.
     pub argv: Vec<String>,
     /// The files of the task's folder the command names: grading data, hidden from agents.
     pub files: Vec<PathBuf>,
+    /// Seconds before the command is killed and the call fails.
     pub timeout_s: f64,
 }
 

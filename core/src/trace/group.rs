@@ -13,8 +13,11 @@ const REMEMBERED: usize = 65_536;
 /// One complete trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClosedTrace {
+    /// The hex trace id.
     pub trace_id: String,
+    /// Its spans, in arrival order.
     pub spans: Vec<Span>,
+    /// Its log records, in arrival order.
     pub logs: Vec<LogRecord>,
     /// The line (or request) that brought its first span or record, counted from 1.
     pub first_line: usize,
@@ -42,6 +45,7 @@ pub struct TraceGrouper {
 }
 
 impl TraceGrouper {
+    /// A grouper with no trace open.
     #[must_use]
     pub fn new() -> Self {
         Self::default()

@@ -6,7 +6,7 @@
 //! - [`otlp_json`]: OTLP JSON documents (the OTLP/HTTP JSON encoding and the Collector's
 //!   file exporter), hex or base64 ids.
 //! - [`group`]: spans grouped into traces, a trace closing once its root span arrived.
-//! - [`evidence`]: one trace's spans and logs → the outcome they show.
+//! - [`evidence`](mod@evidence): one trace's spans and logs → the outcome they show.
 //! - [`compare`]: the differences between a reported trajectory and a traced one.
 //!
 //! Everything here is synchronous and offline; the receiver that collects spans from a

@@ -15,7 +15,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {problem}")]
 pub struct OtlpError {
+    /// The path of the offending field, e.g. `resourceSpans[0].scopeSpans[1]`.
     pub path: String,
+    /// What is wrong with it.
     pub problem: String,
 }
 

@@ -50,6 +50,7 @@ impl Attributes {
         keys.iter().find_map(|key| self.count(key))
     }
 
+    /// Adds `key` after the existing attributes (a repeated key is kept; `get` finds the first).
     pub fn push(&mut self, key: impl Into<String>, value: Value) {
         self.0.push((key.into(), value));
     }
@@ -58,13 +59,17 @@ impl Attributes {
 /// A span's status: `code` 0 unset, 1 ok, 2 error (the OTLP enum).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanStatus {
+    /// 0 unset, 1 ok, 2 error.
     pub code: u8,
+    /// The status message; empty when none was sent.
     pub message: String,
 }
 
 impl SpanStatus {
+    /// The OTLP code for an error status.
     pub const ERROR: u8 = 2;
 
+    /// Whether the span ended in error.
     #[must_use]
     pub fn is_error(&self) -> bool {
         self.code == Self::ERROR
@@ -74,23 +79,34 @@ impl SpanStatus {
 /// An event recorded on a span (`exception`, or older `gen_ai.*` message events).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanEvent {
+    /// The span or event name, e.g. `chat gpt-4o` or `exception`.
     pub name: String,
+    /// Its own attributes.
     pub attributes: Attributes,
 }
 
 /// One span, with its resource's attributes shared with the other spans of its batch.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Span {
+    /// The hex trace id.
     pub trace_id: String,
+    /// The hex span id.
     pub span_id: String,
     /// `None` for a root span.
     pub parent_span_id: Option<String>,
+    /// The span or event name, e.g. `chat gpt-4o` or `exception`.
     pub name: String,
+    /// Start time, nanoseconds since the Unix epoch.
     pub start_ns: u64,
+    /// End time, nanoseconds since the Unix epoch.
     pub end_ns: u64,
+    /// Its own attributes.
     pub attributes: Attributes,
+    /// The attributes of the resource that emitted it, shared with its batch.
     pub resource: Arc<Attributes>,
+    /// The span's status.
     pub status: SpanStatus,
+    /// Events recorded on the span, in order.
     pub events: Vec<SpanEvent>,
 }
 
@@ -108,11 +124,17 @@ impl Span {
 pub struct LogRecord {
     /// The trace and span the record was emitted in, when it was.
     pub trace_id: Option<String>,
+    /// The hex span id.
     pub span_id: Option<String>,
+    /// When the record was emitted (else observed), nanoseconds since the Unix epoch.
     pub time_ns: u64,
+    /// The record's event name (e.g. `gen_ai.user.message`); empty when it has none.
     pub event_name: String,
+    /// Its own attributes.
     pub attributes: Attributes,
+    /// The attributes of the resource that emitted it, shared with its batch.
     pub resource: Arc<Attributes>,
+    /// The record's body, when it has one.
     pub body: Option<Value>,
 }
 
@@ -127,6 +149,8 @@ impl LogRecord {
 /// What one OTLP document (a request body, or a line of a file) held.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Telemetry {
+    /// The spans, in document order.
     pub spans: Vec<Span>,
+    /// The log records, in document order.
     pub logs: Vec<LogRecord>,
 }
