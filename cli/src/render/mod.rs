@@ -3,11 +3,13 @@
 
 pub mod calibrate;
 pub mod compare;
+mod grid;
 pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 mod numbers;
+mod reasons;
 mod rows;
 pub mod table;
 

@@ -1,11 +1,11 @@
 //! `--format table`: aligned plain text for a terminal.
 
 use super::numbers::{interval, rate, usd_at_least};
+use super::reasons::{card_columns, reason_rows, top_reason};
 use super::rows::{
     cost_per_success, count_rows, process_rows, safety_rows, scorecard_rows, variant_rows,
 };
-use crate::details::with_detail;
-use proctor_core::summary::{Scorecards, Summary, TaskSummary};
+use proctor_core::summary::{Scorecards, Summary};
 use std::fmt::Write;
 
 /// Lays out rows as left-aligned columns two spaces apart.
@@ -62,22 +62,11 @@ pub fn render(title: &str, s: &Summary) -> String {
     out.push_str(&columns(&rows));
     if !s.grid.is_empty() {
         let _ = writeln!(out);
-        out.push_str(&columns(&super::markdown::grid_rows(s)));
+        out.push_str(&columns(&super::grid::grid_rows(s)));
     }
     let _ = writeln!(out);
     out.push_str(&columns(&suite_rows(s)));
     out
-}
-
-/// The most frequent reason of a task, with the first detail seen and its count.
-fn top_reason(t: &TaskSummary) -> String {
-    t.reasons.first().map_or_else(String::new, |r| {
-        format!(
-            "{} (x{})",
-            with_detail(&r.reason, r.detail.as_deref()),
-            r.count
-        )
-    })
 }
 
 /// The suite metrics of one summary, one row each.
@@ -136,50 +125,9 @@ pub fn render_cards(title: &str, cards: &Scorecards) -> String {
     }
     if cards.agents.len() > 1 {
         let _ = writeln!(out);
-        out.push_str(&columns(&super::markdown::cards_grid_rows(cards)));
+        out.push_str(&columns(&super::grid::cards_grid_rows(cards)));
     }
     let _ = writeln!(out);
     out.push_str(&columns(&reason_rows(cards)));
     out
-}
-
-/// The columns of the scorecard table: each agent, then each of its groups as
-/// `agent [group]`.
-pub fn card_columns(cards: &Scorecards) -> Vec<(String, &Summary)> {
-    let mut columns = Vec::new();
-    for agent in &cards.agents {
-        columns.push((agent.label.clone(), &agent.summary));
-        for (group, summary) in &agent.groups {
-            columns.push((format!("{} [{group}]", agent.label), summary));
-        }
-    }
-    columns
-}
-
-/// Per agent and task: attempts, pass rate and the top reason with its detail.
-pub fn reason_rows(cards: &Scorecards) -> Vec<Vec<String>> {
-    let mut rows = vec![vec![
-        "task".to_owned(),
-        "agent".to_owned(),
-        "attempts".to_owned(),
-        "pass rate".to_owned(),
-        "top reason".to_owned(),
-    ]];
-    for agent in &cards.agents {
-        for t in &agent.summary.per_task {
-            rows.push(vec![
-                t.task.clone(),
-                agent.label.clone(),
-                t.attempts.to_string(),
-                format!(
-                    "{} ({}/{})",
-                    rate(t.pass_rate),
-                    t.passed,
-                    t.passed + t.failed
-                ),
-                top_reason(t),
-            ]);
-        }
-    }
-    rows
 }

@@ -1,0 +1,58 @@
+//! Scorecard columns and the top reason per agent and task, shared by the text and
+//! markdown renderers.
+
+use super::numbers::rate;
+use crate::details::with_detail;
+use proctor_core::summary::{Scorecards, Summary, TaskSummary};
+
+/// The most frequent reason of a task, with the first detail seen and its count.
+pub fn top_reason(t: &TaskSummary) -> String {
+    t.reasons.first().map_or_else(String::new, |r| {
+        format!(
+            "{} (x{})",
+            with_detail(&r.reason, r.detail.as_deref()),
+            r.count
+        )
+    })
+}
+
+/// The columns of the scorecard table: each agent, then each of its groups as
+/// `agent [group]`.
+pub fn card_columns(cards: &Scorecards) -> Vec<(String, &Summary)> {
+    let mut columns = Vec::new();
+    for agent in &cards.agents {
+        columns.push((agent.label.clone(), &agent.summary));
+        for (group, summary) in &agent.groups {
+            columns.push((format!("{} [{group}]", agent.label), summary));
+        }
+    }
+    columns
+}
+
+/// Per agent and task: attempts, pass rate and the top reason with its detail.
+pub fn reason_rows(cards: &Scorecards) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "task".to_owned(),
+        "agent".to_owned(),
+        "attempts".to_owned(),
+        "pass rate".to_owned(),
+        "top reason".to_owned(),
+    ]];
+    for agent in &cards.agents {
+        for t in &agent.summary.per_task {
+            rows.push(vec![
+                t.task.clone(),
+                agent.label.clone(),
+                t.attempts.to_string(),
+                format!(
+                    "{} ({}/{})",
+                    rate(t.pass_rate),
+                    t.passed,
+                    t.passed + t.failed
+                ),
+                top_reason(t),
+            ]);
+        }
+    }
+    rows
+}
