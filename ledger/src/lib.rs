@@ -32,6 +32,8 @@
 //! only when a value is written out (reports: 6 decimals). A call with no price is
 //! *unpriced*: its cost is empty and it is counted, never 0.
 
+#![warn(missing_docs)]
+
 pub mod book;
 pub mod chart;
 pub mod cost;

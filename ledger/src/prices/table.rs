@@ -25,6 +25,8 @@ pub struct PriceTable {
 /// The row found for a call, and until when it stays the row in force.
 #[derive(Debug, Clone, Copy)]
 pub struct RowInForce<'a> {
+    /// The model's latest row whose effective time is not after the call (a row without
+    /// one is in force from the start).
     pub row: &'a PriceRow,
     /// The effective time of the model's next row: from then on another row is in force.
     pub until: Option<Timestamp>,
