@@ -18,8 +18,11 @@ pub struct AnthropicClient {
 }
 
 impl AnthropicClient {
+    /// The provider name recorded in provenance and cassette keys.
     pub const PROVIDER: &'static str = "anthropic";
+    /// The environment variable the API key is read from.
     pub const KEY_VARIABLE: &'static str = "ANTHROPIC_API_KEY";
+    /// The public API, used when no base URL is given.
     pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
     /// The API version sent in `anthropic-version`.
     pub const API_VERSION: &'static str = "2023-06-01";

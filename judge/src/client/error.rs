@@ -5,53 +5,86 @@ use std::time::Duration;
 /// A failed model call. Messages name the provider and URL, never a key.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ClientError {
+    /// The provider needs a key and none was given (its variable is unset or blank).
     #[error("{provider}: no API key; set {variable}")]
     MissingKey {
+        /// The provider's name, as in provenance.
         provider: String,
+        /// The environment variable to set.
         variable: &'static str,
     },
+    /// The server refused the key (HTTP 401 or 403). Never retried.
     #[error(
         "{provider}: authentication failed (HTTP {status}) at {url}; set {variable} to a valid key"
     )]
     Auth {
+        /// The provider's name, as in provenance.
         provider: String,
+        /// The HTTP status: 401 or 403.
         status: u16,
+        /// The URL called.
         url: String,
+        /// The environment variable whose key was refused.
         variable: &'static str,
     },
+    /// Any other non-2xx answer. Retried for 408, 429 and 5xx.
     #[error("{provider}: HTTP {status} from {url}: {body}")]
     Status {
+        /// The provider's name, as in provenance.
         provider: String,
+        /// The HTTP status.
         status: u16,
+        /// The URL called.
         url: String,
         /// The start of the response body, for the message.
         body: String,
         /// What the server asked us to wait (`retry-after-ms` or `retry-after`).
         retry_after: Option<Duration>,
     },
+    /// No complete answer within the request timeout. Retried.
     #[error("{provider}: no answer from {url} within {timeout:?}")]
     Timeout {
+        /// The provider's name, as in provenance.
         provider: String,
+        /// The URL called.
         url: String,
+        /// The request timeout that ran out.
         timeout: Duration,
     },
+    /// The connection failed (DNS, refused, reset, TLS). Retried.
     #[error("{provider}: cannot reach {url}: {detail}")]
     Unreachable {
+        /// The provider's name, as in provenance.
         provider: String,
+        /// The URL called.
         url: String,
+        /// The transport error with its causes.
         detail: String,
     },
+    /// A 2xx answer not in the API's shape: this run is left ungraded, the evaluation goes on.
     #[error("{provider}: malformed response from {url}: {detail}")]
     Malformed {
+        /// The provider's name, as in provenance.
         provider: String,
+        /// The URL called.
         url: String,
+        /// What is missing or wrong in the answer.
         detail: String,
     },
+    /// The HTTP client could not be built (say, its TLS backend).
     #[error("{provider}: cannot set up the HTTP client: {detail}")]
-    Setup { provider: String, detail: String },
+    Setup {
+        /// The provider's name, as in provenance.
+        provider: String,
+        /// The builder's error with its causes.
+        detail: String,
+    },
+    /// A retryable failure that ran out of attempts, or any failure after a retry.
     #[error("{last} (gave up after {attempts} attempts)")]
     GaveUp {
+        /// Calls made, the first and the throttled ones included.
         attempts: u32,
+        /// The final attempt's failure.
         last: Box<ClientError>,
     },
 }

@@ -24,25 +24,34 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Instructions that frame the conversation; Anthropic takes them as the top-level
+    /// `system` field, OpenAI as a message.
     System,
+    /// The asker: for the judge, the rendered prompt with the rubric and the bundle.
     User,
+    /// The model's side of the conversation.
     Assistant,
 }
 
 /// One message of a chat request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who speaks it.
     pub role: Role,
+    /// The message's text.
     pub content: String,
 }
 
 /// A chat request in no provider's shape; each client maps it onto its own API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
+    /// The model asked for, as the provider names it.
     pub model: String,
+    /// The conversation in order; the judge sends at most a system and a user message.
     pub messages: Vec<Message>,
     /// Always 0 for the judge: a grader should not be creative.
     pub temperature: f64,
+    /// The answer's token limit, sent as the API's `max_tokens`.
     pub max_tokens: u32,
 }
 

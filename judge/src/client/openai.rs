@@ -18,8 +18,12 @@ pub struct OpenAiClient {
 }
 
 impl OpenAiClient {
+    /// The provider name recorded in provenance and cassette keys, for compatible servers
+    /// too.
     pub const PROVIDER: &'static str = "openai";
+    /// The environment variable the API key is read from; optional for local servers.
     pub const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    /// OpenAI's public API, used when no base URL is given.
     pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
 
     /// A client for `options.base_url` (default OpenAI's API). Without a key no

@@ -74,6 +74,8 @@ impl FromStr for Provider {
 pub struct ClientOptions {
     /// Defaults to the provider's public API.
     pub base_url: Option<String>,
+    /// The key sent in the provider's header; `None` sends no key (an Anthropic call then
+    /// fails with [`ClientError::MissingKey`]).
     pub api_key: Option<ApiKey>,
     /// The limit on one request, connection and body included.
     pub timeout: Duration,
