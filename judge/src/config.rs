@@ -9,7 +9,10 @@ use std::time::Duration;
 /// The judge's configuration; start from [`JudgeConfig::new`] and set what differs.
 #[derive(Debug, Clone)]
 pub struct JudgeConfig {
+    /// The judge's API (`--judge-provider`); it also picks the key variable.
     pub provider: Provider,
+    /// The judge model (`--judge-model`), as the provider names it; recorded in provenance
+    /// and cassette keys.
     pub model: String,
     /// The API's base URL (`--judge-base-url`); default the provider's public API.
     pub base_url: Option<String>,
@@ -27,7 +30,9 @@ pub struct JudgeConfig {
     pub template: Option<PathBuf>,
     /// The answer's token limit: room for reasoning and the verdict.
     pub max_tokens: u32,
+    /// When and how often a failed call is tried again.
     pub retry: RetryPolicy,
+    /// How much of the sandbox goes into one prompt.
     pub limits: BundleLimits,
 }
 

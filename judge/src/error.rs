@@ -10,14 +10,20 @@ use crate::prompt::TemplateError;
 /// code it maps to: 3 for infrastructure, 2 for bad usage or input.
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
+    /// A model call failed for good: refused or unreachable after retries (exit 3), or no
+    /// key was given (exit 2). Malformed answers are not here: they leave one run ungraded.
     #[error("judge call failed: {0}")]
     Client(#[from] ClientError),
+    /// The cassette could not be read or written, or a replay found no recording (exit 3).
     #[error(transparent)]
     Cassette(#[from] CassetteError),
+    /// The user's template file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Template(#[from] TemplateError),
+    /// A `judge_files` glob is invalid, or the sandbox or seed could not be read (exit 2).
     #[error(transparent)]
     Bundle(#[from] BundleError),
+    /// The configuration cannot work: no samples, or no model (exit 2).
     #[error("invalid judge configuration: {0}")]
     Config(String),
 }

@@ -12,10 +12,13 @@ use serde_json::Value;
 pub struct SampleVerdict {
     /// `None` when this sample gave no verdict; `error` then says why.
     pub verdict: Option<Decision>,
+    /// Why this sample gave no verdict: the answer had none, or was not in the API's shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The judge's reasoning; empty without a verdict.
     #[serde(default)]
     pub reasoning: String,
+    /// Where the verdict came from and what it cost.
     pub provenance: Provenance,
 }
 
@@ -32,6 +35,7 @@ pub struct JudgeOutcome {
     pub reasoning: String,
     /// The share of decided samples against the majority; `null` when none decided.
     pub flip_rate: Option<f64>,
+    /// Every sample in order of its index, decided or not.
     pub samples: Vec<SampleVerdict>,
 }
 

@@ -7,14 +7,21 @@ use serde_json::{Map, Value};
 /// The provenance of one sample's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
+    /// The provider as its client names it (`anthropic`, `openai`): prices are looked up
+    /// by it, and it is part of the cassette key.
     pub provider: String,
     /// The model asked for (the name prices are looked up by).
     pub model: String,
     /// The model the server says answered, when it says (often a dated snapshot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served_model: Option<String>,
+    /// The prompt template's version: `proctor-v1` for the built-in one, `custom-` and 16
+    /// hex digits of its SHA-256 for a user's file.
     pub template_version: String,
+    /// SHA-256 (hex) of the rubric text as given.
     pub rubric_sha256: String,
+    /// SHA-256 (hex) of the rendered end-state bundle, with a fixed placeholder fence so that
+    /// it depends on the files alone.
     pub bundle_sha256: String,
     /// Which of the N samples (from 0).
     pub sample: u32,

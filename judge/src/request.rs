@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// the sandbox.
 #[derive(Debug, Clone)]
 pub struct JudgeRequest {
+    /// The task's rubric: the plain-language criteria the judge grades against.
     pub rubric: String,
     /// What the agent was asked.
     pub input: String,
