@@ -40,13 +40,18 @@ impl Default for BundleLimits {
 /// A file's state after the run compared with the seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum FileStatus {
+    /// In the sandbox, not in the seed.
     Added,
+    /// In both, with different contents.
     Modified,
+    /// In both, with the same contents (SHA-256 compared).
     Unchanged,
+    /// In the seed, gone from the sandbox.
     Deleted,
 }
 
 impl FileStatus {
+    /// The status as the prompt spells it: `added`, `modified`, `unchanged`, `deleted`.
     pub fn name(self) -> &'static str {
         match self {
             FileStatus::Added => "added",
@@ -67,13 +72,21 @@ impl fmt::Display for FileStatus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
     /// Text, possibly cut: `hidden` bytes at the end are not shown.
-    Text { text: String, hidden: u64 },
+    Text {
+        /// The shown start of the file, cut at a character boundary.
+        text: String,
+        /// Bytes not shown: the file's size minus the text's length.
+        hidden: u64,
+    },
     /// Text, but the total limit was spent on earlier files.
     OverBudget,
     /// Not UTF-8 text (or contains NUL bytes): listed only.
     Binary,
     /// A symbolic link, never followed (it could point outside the sandbox).
-    Symlink { target: String },
+    Symlink {
+        /// Where the link points, as stored in it (lossily UTF-8).
+        target: String,
+    },
     /// A FIFO, socket or device: never opened.
     Special,
     /// The file could not be read; the reason.
@@ -87,10 +100,15 @@ pub enum Content {
 pub struct BundleEntry {
     /// Relative to the sandbox, `/`-separated.
     pub path: String,
+    /// The file against the seed.
     pub status: FileStatus,
-    /// For deleted files, the seed's size and hash.
+    /// The size in bytes: the seed file's when deleted, the target path's for a symlink,
+    /// 0 for a file that was not read.
     pub size: u64,
+    /// SHA-256 (hex) of the contents: the seed file's when deleted, the target path's for
+    /// a symlink, empty for a file that was not read.
     pub sha256: String,
+    /// What the judge is shown of it.
     pub content: Content,
 }
 

@@ -11,7 +11,9 @@ use std::sync::Arc;
 /// One seed file's fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeedFile {
+    /// The size in bytes.
     pub size: u64,
+    /// SHA-256 (hex) of the contents.
     pub sha256: String,
 }
 
@@ -72,6 +74,7 @@ impl Seed {
         self.files.iter().map(|(path, file)| (path.as_str(), file))
     }
 
+    /// True when the sandbox starts with no files.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
