@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 /// Sampling parameters sent to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Parameters {
+    /// The request's temperature (0 for the judge).
     pub temperature: f64,
+    /// The answer's token limit.
     pub max_tokens: u32,
 }
 
@@ -17,16 +19,22 @@ pub struct Parameters {
 /// struct, and the key is the SHA-256 of its compact JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CanonicalRequest {
+    /// The provider's name, as its client gives it.
     pub provider: String,
+    /// The model asked for.
     pub model: String,
+    /// The template version, so that a template edit changes every key.
     pub template_version: String,
     /// Which of the N samples this is: samples are recorded apart.
     pub sample: u32,
+    /// The sampling parameters.
     pub parameters: Parameters,
+    /// The messages as sent.
     pub messages: Vec<Message>,
 }
 
 impl CanonicalRequest {
+    /// The canonical form of `request` as sample `sample` of a run.
     pub fn new(provider: &str, request: &ChatRequest, template_version: &str, sample: u32) -> Self {
         CanonicalRequest {
             provider: provider.to_owned(),

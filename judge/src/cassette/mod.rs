@@ -25,6 +25,7 @@ pub enum CassetteMode {
 }
 
 impl CassetteMode {
+    /// The mode as `--cassette-mode` spells it: `replay`, `record`, `auto`.
     pub fn name(self) -> &'static str {
         match self {
             CassetteMode::Replay => "replay",
@@ -58,25 +59,45 @@ impl FromStr for CassetteMode {
 /// A cassette failure; messages name the key or file.
 #[derive(Debug, thiserror::Error)]
 pub enum CassetteError {
+    /// Replay found no recording for the request.
     #[error(
         "cassette miss in {dir}: no recording for key {key} ({summary}); {closest}; record it with --cassette-mode record or auto"
     )]
     Miss {
+        /// The cassette directory.
         dir: PathBuf,
+        /// The request's key (the file `<key>.json` that is missing).
         key: String,
+        /// The request in one line: provider, model, template, sample.
         summary: String,
         /// The nearest recorded request and how it differs, or that there is none.
         closest: String,
     },
+    /// A recording could not be read, or is not a recording.
     #[error("cassette file {path} is unreadable: {detail}")]
-    Corrupt { path: PathBuf, detail: String },
+    Corrupt {
+        /// The cassette file.
+        path: PathBuf,
+        /// The I/O or JSON error.
+        detail: String,
+    },
+    /// The file named by a request's key records another request: its answer would
+    /// answer another question.
     #[error(
         "cassette file {path} holds a different request than its key {key} names (edited by hand?)"
     )]
-    Mismatch { path: PathBuf, key: String },
+    Mismatch {
+        /// The cassette file.
+        path: PathBuf,
+        /// The key the file is named by.
+        key: String,
+    },
+    /// A recording could not be written (record and auto modes).
     #[error("cannot write cassette file {path}: {source}")]
     Write {
+        /// The directory, temporary file or recording that failed.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
 }

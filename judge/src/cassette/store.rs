@@ -15,8 +15,11 @@ pub const CASSETTE_FORMAT: &str = "proctor.cassette/1";
 /// came back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recording {
+    /// Always [`CASSETTE_FORMAT`].
     pub format: String,
+    /// The request's key, which also names the file.
     pub key: String,
+    /// The request whose answer this is; loading checks it against the request asked for.
     pub request: CanonicalRequest,
     /// The answer's text and the model that gave it.
     pub response: RecordedResponse,
@@ -33,6 +36,7 @@ pub struct RecordedResponse {
 }
 
 impl Recording {
+    /// The recorded answer as a model client would have given it.
     pub fn into_response(self) -> ChatResponse {
         ChatResponse {
             text: self.response.text,
@@ -52,10 +56,12 @@ pub struct Cassette {
 static WRITES: AtomicU64 = AtomicU64::new(0);
 
 impl Cassette {
+    /// A cassette in `dir`; it is created at the first recording.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Cassette { dir: dir.into() }
     }
 
+    /// The cassette directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
