@@ -14,8 +14,11 @@ const HASH_FENCE: &str = "FENCE";
 /// A rendered prompt, with the hashes its provenance records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
+    /// The system message; `None` when the template has no `[system]` section.
     pub system: Option<String>,
+    /// The user message, with the template's slots filled.
     pub user: String,
+    /// The template's version, recorded in provenance and in the cassette key.
     pub template_version: String,
     /// SHA-256 of the rubric text as given.
     pub rubric_sha256: String,

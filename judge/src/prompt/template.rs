@@ -12,10 +12,15 @@ pub const BUILTIN_VERSION: &str = "proctor-v1";
 /// A slot the judge fills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variable {
+    /// `{{rubric}}`: the rubric text, trimmed. Every template must use it.
     Rubric,
+    /// `{{input}}`: the task's input, fenced.
     Input,
+    /// `{{answer}}`: the agent's final answer, fenced, or a line saying it gave none.
     Answer,
+    /// `{{files}}`: the rendered end-state bundle, contents fenced.
     Files,
+    /// `{{fence}}`: the fence's name, for instructions about the data lines.
     Fence,
 }
 
@@ -28,6 +33,7 @@ impl Variable {
         Variable::Fence,
     ];
 
+    /// The name written between the double braces.
     pub fn name(self) -> &'static str {
         match self {
             Variable::Rubric => "rubric",
@@ -48,29 +54,50 @@ enum Piece {
 /// Why a template could not be used; each message names the template and line.
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
+    /// A user's template file could not be read.
     #[error("cannot read the judge template {path}: {source}")]
     Read {
+        /// The template file.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// A `{{name}}` that is not one of the five variables.
     #[error(
         "{origin}, line {line}: unknown template variable {{{{{name}}}}}; known: rubric, input, answer, files, fence"
     )]
     UnknownVariable {
+        /// Where the template came from: its path, or the built-in template.
         origin: String,
+        /// The line of the `{{`, from 1.
         line: usize,
+        /// The name between the braces, trimmed.
         name: String,
     },
+    /// A `{{` without a later `}}`.
     #[error("{origin}, line {line}: `{{{{` is never closed with `}}}}`")]
-    Unclosed { origin: String, line: usize },
+    Unclosed {
+        /// Where the template came from: its path, or the built-in template.
+        origin: String,
+        /// The line of the `{{`, from 1.
+        line: usize,
+    },
+    /// A `[system]` or `[user]` header appears twice.
     #[error("{origin}, line {line}: section [{section}] appears twice")]
     DuplicateSection {
+        /// Where the template came from: its path, or the built-in template.
         origin: String,
+        /// The line of the second header, from 1.
         line: usize,
+        /// `system` or `user`.
         section: String,
     },
+    /// No section uses `{{rubric}}`: the judge would grade without the criteria.
     #[error("{origin}: the template never uses {{{{rubric}}}}")]
-    NoRubric { origin: String },
+    NoRubric {
+        /// Where the template came from: its path, or the built-in template.
+        origin: String,
+    },
 }
 
 /// A parsed template.
@@ -176,6 +203,8 @@ impl Template {
         })
     }
 
+    /// The version recorded in provenance and cassette keys: `proctor-v1` for the built-in
+    /// template, `custom-` and 16 hex digits of its SHA-256 for a user's file.
     pub fn version(&self) -> &str {
         &self.version
     }
