@@ -7,21 +7,29 @@ use serde_json::Value;
 /// A decision with the judge's reasoning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedVerdict {
+    /// PASS or FAIL.
     pub decision: Decision,
+    /// The JSON `reasoning` as given, or the text above the verdict line, trimmed.
     pub reasoning: String,
 }
 
 /// Why an answer gave no verdict. The run it belongs to becomes ungraded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerdictError {
+    /// Nothing but whitespace.
     #[error("the judge's answer is empty")]
     Empty,
+    /// A JSON object without a string `reasoning` or a `verdict` of `"PASS"` or `"FAIL"`.
     #[error("the judge's JSON answer is invalid: {0}")]
     BadJson(String),
+    /// Neither a JSON object nor text ending in a verdict line.
     #[error(
         "the judge's answer has no JSON verdict and does not end with a VERDICT: PASS|FAIL line: {excerpt:?}"
     )]
-    NoVerdict { excerpt: String },
+    NoVerdict {
+        /// The answer's last 120 characters, where the verdict should have been.
+        excerpt: String,
+    },
 }
 
 /// Parses an answer strictly.

@@ -10,12 +10,16 @@ use super::Decision;
 /// The counts behind a vote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tally {
+    /// Samples that said PASS.
     pub pass: usize,
+    /// Samples that said FAIL.
     pub fail: usize,
+    /// Samples without a verdict.
     pub errors: usize,
 }
 
 impl Tally {
+    /// All samples, decided or not.
     pub fn samples(&self) -> usize {
         self.pass + self.fail + self.errors
     }
