@@ -35,6 +35,8 @@
 //! - **Keys**: only read from `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`, sent in one
 //!   header, redacted from `Debug` and from error bodies, and never recorded.
 
+#![warn(missing_docs)]
+
 mod config;
 mod error;
 mod hash;
