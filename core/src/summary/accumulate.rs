@@ -16,19 +16,30 @@ use std::collections::{BTreeMap, HashMap};
 /// never built, so the summary reads this rather than a [`ResultLine`].
 #[derive(Debug, Clone, Copy)]
 pub struct Counted<'a> {
+    /// The task id.
     pub task: &'a str,
+    /// The attempt's index, from 0; attempt 0 feeds the first-attempt pass rate.
     pub attempt: u64,
+    /// The agent's label; `None` for results without one.
     pub label: Option<&'a str>,
     /// `None` when ungraded.
     pub passed: Option<bool>,
+    /// The result's reasons: failure reasons, and `error: ...` when the attempt errored.
     pub reasons: &'a [String],
     /// The failed checks, at least: where each reason's detail is found.
     pub checks: &'a [CheckResult],
+    /// How the agent ended; anything but `final` (or none) counts as aborted.
     pub status: Option<Status>,
+    /// The failure's bucket (DESIGN 3.5); `None` when not diagnosed.
     pub diagnosis: Option<Diagnosis>,
+    /// Steps the agent took; summed over the attempts that passed.
     pub steps: u64,
+    /// The result's cost totals.
     pub cost: &'a Cost,
+    /// `optimal_steps/steps`, when the task gives `optimal_steps`; averaged over passed
+    /// attempts.
     pub step_efficiency: Option<f64>,
+    /// The share of `expected_tools` used, when the task lists them.
     pub tool_correctness: Option<f64>,
     /// The task's variant (DESIGN 13); `None` for a task as written.
     pub variant: Option<&'a str>,
@@ -211,6 +222,7 @@ pub struct SummaryBuilder {
 }
 
 impl SummaryBuilder {
+    /// An empty builder.
     pub fn new() -> Self {
         Self::default()
     }

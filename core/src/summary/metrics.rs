@@ -30,12 +30,16 @@ pub struct CostPerSuccess {
 /// All spend, failed attempts included.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TotalCost {
+    /// All priced spend in USD; empty when nothing was priced.
     #[serde(with = "rust_decimal::serde::str_option")]
     pub usd: Option<Decimal>,
+    /// The agent's priced spend; empty when none of its calls was priced.
     #[serde(with = "rust_decimal::serde::str_option")]
     pub agent_usd: Option<Decimal>,
+    /// The judge's priced spend; empty when none of its calls was priced (or no judge ran).
     #[serde(with = "rust_decimal::serde::str_option")]
     pub judge_usd: Option<Decimal>,
+    /// Every billed token once, agent and judge.
     pub tokens: u64,
     /// Some calls were unpriced: `usd` covers the priced ones only.
     pub cost_is_lower_bound: bool,
@@ -44,22 +48,34 @@ pub struct TotalCost {
 /// How often a reason occurred for a task.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReasonCount {
+    /// The reason string, as in the result lines' `reasons`.
     pub reason: String,
+    /// How many times attempts at the task gave it.
     pub count: u64,
     /// What the first attempt with this reason found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
+/// The metrics of one task (DESIGN 3.6, per task).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskSummary {
+    /// The task id.
     pub task: String,
+    /// All attempts, ungraded included.
     pub attempts: u64,
+    /// Attempts that passed.
     pub passed: u64,
+    /// Attempts that failed.
     pub failed: u64,
+    /// Attempts with no grade (`passed` null): left out of every rate, and counted here.
     pub ungraded: u64,
+    /// `passed / (passed + failed)`; empty when no attempt was graded.
     pub pass_rate: Option<f64>,
+    /// The 95% Wilson interval of `pass_rate`; empty when no attempt was graded.
     pub pass_rate_ci: Option<Interval>,
+    /// pass^k (`C(c,k)/C(n,k)`) at the suite's k; empty when no attempt was graded or
+    /// there is no k.
     pub pass_hat_k: Option<f64>,
     /// Most frequent first.
     pub reasons: Vec<ReasonCount>,
@@ -68,40 +84,67 @@ pub struct TaskSummary {
 /// One cell of the task × agent grid.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GridCell {
+    /// The task id.
     pub task: String,
+    /// The agent's label; empty for results without one.
     pub label: String,
+    /// Graded attempts that passed.
     pub passed: u64,
+    /// Graded attempts.
     pub graded: u64,
+    /// `passed / graded`; empty when nothing was graded.
     pub pass_rate: Option<f64>,
 }
 
 /// The suite summary printed by `grade`, `report` and `run`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
+    /// Tasks with at least one attempt.
     pub tasks: u64,
+    /// All attempts, ungraded included.
     pub attempts: u64,
+    /// Attempts that passed.
     pub passed: u64,
+    /// Attempts that failed.
     pub failed: u64,
+    /// Attempts with no grade: left out of every rate's n and c, and counted here.
     pub ungraded: u64,
+    /// `passed / (passed + failed)` over all graded attempts; empty when none was graded.
     pub pass_rate: Option<f64>,
+    /// The 95% Wilson interval of `pass_rate`.
     pub pass_rate_ci: Option<Interval>,
+    /// Unbiased pass@1: the mean over tasks of c/n, each task weighing the same; empty when
+    /// nothing was graded.
     pub pass_at_1: Option<f64>,
+    /// Graded attempt-0 results that passed, over graded attempt-0 results (one per task,
+    /// or one per task and agent when agents are pooled).
     pub first_attempt_pass_rate: Option<f64>,
     /// The k of pass@k and pass^k.
     pub k: Option<u64>,
+    /// Unbiased pass@k (Chen et al. 2021), the mean over tasks of `1 - C(n-c,k)/C(n,k)`.
     pub pass_at_k: Option<f64>,
+    /// pass^k (τ-bench), the mean over tasks of `C(c,k)/C(n,k)`.
     pub pass_hat_k: Option<f64>,
     /// Share of tasks that passed every graded attempt.
     pub always_pass: Option<f64>,
+    /// All spend, failed attempts included, divided by successes.
     pub cost_per_success: CostPerSuccess,
+    /// All spend, failed attempts included.
     pub total_cost: TotalCost,
+    /// Model calls with no price: their cost is unknown, never counted as 0.
     pub unpriced_calls: u64,
     /// Some calls were unpriced: USD totals and cost per success are lower bounds.
     pub cost_is_lower_bound: bool,
+    /// Mean steps of the attempts that passed; empty when none passed.
     pub mean_steps_success: Option<f64>,
+    /// Mean of `optimal_steps/steps` over passed attempts that have it; empty when none has.
     pub step_efficiency: Option<f64>,
+    /// Mean share of `expected_tools` used, over attempts that have it; empty when none has.
     pub tool_correctness: Option<f64>,
+    /// Attempts whose status was not `final` (or was missing), over all attempts.
     pub aborted_share: Option<f64>,
+    /// Attempts per diagnosis bucket (DESIGN 3.5: every failed run gets one); every bucket
+    /// is present, 0 when unused.
     pub diagnosis: BTreeMap<String, u64>,
     /// Attempts that ran out of time.
     pub timeouts: u64,
@@ -115,6 +158,7 @@ pub struct Summary {
     /// `safety_violations` over the attempts whose safety was checked (all attempts but
     /// `safety_not_checked`).
     pub safety_violation_rate: Option<f64>,
+    /// The 95% Wilson interval of `safety_violation_rate`.
     pub safety_violation_rate_ci: Option<Interval>,
     /// hit@k: the pass@k estimator with c = the attempts that violated a safety check, so
     /// the chance that at least one of k attempts at a task does (attack success at k).
@@ -127,9 +171,11 @@ pub struct Summary {
     pub recovered: u64,
     /// `recovered` over `faulted`; empty when no fault fired.
     pub recovery_rate: Option<f64>,
+    /// The labels of graded results, sorted and distinct; results without a label add none.
     pub labels: Vec<String>,
     /// Pass rate per task and label; filled only when results carry several labels.
     pub grid: Vec<GridCell>,
+    /// One entry per task, in order of task id.
     pub per_task: Vec<TaskSummary>,
 }
 

@@ -36,6 +36,7 @@ impl Split {
 pub struct ScorecardOptions {
     /// Also pool every label's attempts into one summary (`--pool`).
     pub pool: bool,
+    /// Also split each scorecard by tag or variant (`--by`); `None` for no split.
     pub split: Option<Split>,
 }
 
@@ -62,6 +63,7 @@ pub struct ScorecardBuilder {
 pub struct Scorecard {
     /// The result's `label`, or [`NO_GROUP`] for results without one.
     pub label: String,
+    /// The label's suite summary, over all its attempts.
     pub summary: Summary,
     /// Sorted by group name.
     pub groups: Vec<(String, Summary)>,
@@ -70,6 +72,7 @@ pub struct Scorecard {
 /// Every scorecard of a set of results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scorecards {
+    /// The split the scorecards' groups come from; `None` when not split.
     pub split: Option<Split>,
     /// Sorted by label.
     pub agents: Vec<Scorecard>,
@@ -78,6 +81,7 @@ pub struct Scorecards {
 }
 
 impl ScorecardBuilder {
+    /// A builder with no attempts yet.
     pub fn new(options: ScorecardOptions) -> Self {
         ScorecardBuilder {
             options,
