@@ -27,7 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let words: Vec<String> = std::env::args().skip(1).collect();
-    if words.first().map(String::as_str) == Some(run::isolation::entry::ENTRY_COMMAND) {
+    if words.first().map(String::as_str) == Some(run::isolation::helper_words::ENTRY_COMMAND) {
         // An agent entering its containment: becomes the agent, or says why not.
         let error = run::isolation::entry::enter(&words[1..]).unwrap_err();
         eprintln!("proctor: {error:#}");

@@ -4,7 +4,7 @@
 //! attempt's tools and recorder. Anything else gets a 401 and is counted.
 
 use super::attempt::AttemptTools;
-use super::record::RecordedCall;
+use super::record::{CUT_OFF_WAIT, RecordedCall};
 use super::rmcp_adapter::{MAX_REQUEST_BYTES, McpHttp, McpResponse};
 use crate::otlp::listener::{Listener, mib, read_body};
 use bytes::Bytes;
@@ -14,14 +14,10 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// The path the tools are served at.
 pub const MCP_PATH: &str = "/mcp";
-/// How long after the agent exits the calls it started may still finish; calls running
-/// past it are stopped and recorded as cut off.
-pub const CUT_OFF_WAIT: Duration = Duration::from_secs(5);
 /// Request bodies held in memory at once, over all attempts; more wait their turn.
 pub const MAX_BODIES_IN_MEMORY: usize = 32 << 20;
 /// JSON values one request may hold: parsed, each takes far more memory than its bytes.

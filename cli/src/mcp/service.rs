@@ -1,5 +1,5 @@
-//! The seam between an MCP SDK and proctor's tools: the SDK adapter
-//! ([`super::rmcp_adapter`]) speaks the protocol, a [`ToolService`] answers. Swapping the SDK
+//! The seam between an MCP SDK and proctor's tools: the SDK adapter (`rmcp_adapter`)
+//! speaks the protocol, a [`ToolService`] answers. Swapping the SDK
 //! means writing another adapter; nothing else changes.
 
 use proctor_core::tools::ToolSpec;

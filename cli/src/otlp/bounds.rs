@@ -2,9 +2,13 @@
 //! decoding makes a structure per span, attribute and value, much larger than their
 //! bytes on the wire (an empty span is two bytes of protobuf or three of JSON), so the
 //! number of them is bounded, not only the body's size. Memory per request stays a small
-//! multiple of [`super::server::MAX_BODY_BYTES`].
+//! multiple of [`MAX_BODY_BYTES`].
 
 use super::decode::{Encoding, Signal};
+
+/// The largest request body read (exporters batch at most a few MiB). Compressed bodies
+/// are refused, so this bounds the decoded size too.
+pub const MAX_BODY_BYTES: usize = 8 << 20;
 
 /// Spans and log records one request may hold.
 pub const MAX_ITEMS_PER_REQUEST: usize = 10_000;

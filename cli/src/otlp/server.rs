@@ -2,7 +2,7 @@
 //! JSON, bodies up to [`MAX_BODY_BYTES`] holding what [`super::bounds`] allows. A body that
 //! cannot be read gets a 400 with the reason, one over a limit a 413, and the run goes on.
 
-use super::bounds::check;
+use super::bounds::{MAX_BODY_BYTES, check};
 use super::collector::TraceCollector;
 use super::decode::{Encoding, Signal, decode};
 use super::listener::{Listener, mib, read_body};
@@ -15,9 +15,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
-/// The largest request body read (exporters batch at most a few MiB). Compressed bodies
-/// are refused, so this bounds the decoded size too.
-pub const MAX_BODY_BYTES: usize = 8 << 20;
 /// Request bodies held in memory at once over all attempts: a request waits for its
 /// share before its body is read, so many agents sending large bodies at once cost
 /// proctor this much, not their number times [`MAX_BODY_BYTES`].

@@ -1,6 +1,6 @@
 //! Why two result files cannot be compared.
 
-use super::Side;
+use super::which::Side;
 
 /// Bad input for a comparison; each names the file (and the task and attempt where one line
 /// is at fault) so that the user can find it.

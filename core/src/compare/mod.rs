@@ -58,6 +58,7 @@ mod power;
 mod side;
 mod sign_flip;
 mod verdict;
+mod which;
 
 #[cfg(test)]
 mod tests;
@@ -71,6 +72,7 @@ pub use error::CompareError;
 pub use mcnemar::{McNemar, mcnemar};
 pub use pairing::{Change, PairedTask, Pairing, TaskCounts, Ungradable, pair};
 pub use power::{minimum_detectable_effect, tasks_to_detect};
-pub use side::{Side, SideBuilder, SideTally, TaskTally};
+pub use side::{SideBuilder, SideTally, TaskTally};
 pub use sign_flip::{SIGN_FLIP_MAX_TASKS, sign_flip_p};
 pub use verdict::{Verdict, verdict};
+pub use which::Side;

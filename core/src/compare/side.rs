@@ -5,30 +5,10 @@
 //! agent version graded against one task file, so the builder checks both as it goes.
 
 use super::CompareError;
+use super::which::Side;
 use crate::result::ResultLine;
 use rust_decimal::Decimal;
-use serde::Serialize;
 use std::collections::BTreeMap;
-use std::fmt;
-
-/// Which of the two files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    /// The baseline file (OLD).
-    Old,
-    /// The file under test (NEW).
-    New,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Old => "OLD",
-            Side::New => "NEW",
-        })
-    }
-}
 
 /// Running counts for one task on one side.
 #[derive(Debug, Clone, Default, PartialEq)]

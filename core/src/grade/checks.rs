@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use super::evidence::{Evidence, account_name, seen_in};
-use super::names::{CheckName, CheckNames};
 use super::verdict::RubricVerdict;
+use crate::task::CheckName;
+use crate::task::naming::{check_names, names_fit};
 
 /// One evaluated check. Checks outside the gate are still evaluated and reported here,
 /// but add no reason.
@@ -169,10 +170,10 @@ pub(crate) fn each_check(
     sink: &mut impl CheckSink,
 ) {
     let fresh;
-    let names = if task.check_names.fit(task) {
+    let names = if names_fit(&task.check_names, task) {
         &task.check_names
     } else {
-        fresh = CheckNames::of(task);
+        fresh = check_names(task);
         &fresh
     };
 

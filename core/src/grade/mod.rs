@@ -4,15 +4,14 @@
 mod checks;
 mod diagnosis;
 mod evidence;
-mod names;
 mod reasons_given;
 mod verdict;
 
+pub use crate::task::{CheckName, CheckNames};
 pub use checks::{CheckResult, Failed, Workdir, evaluate};
 use checks::{CheckSink, each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
 pub use evidence::Evidence;
-pub use names::{CheckName, CheckNames};
 pub use reasons_given::{ReasonsGiven, TaskReasons};
 pub use verdict::RubricVerdict;
 

@@ -1,5 +1,6 @@
 //! Reading task files (JSON array, JSONL, YAML list) and folders of them.
 
+use super::CheckNames;
 use super::error::{Place, TaskError};
 use super::gate::GateCategory;
 use super::locate::{field_in_message, field_line, raw_scalar, strip_position, task_line};
@@ -7,7 +8,6 @@ use super::model::Task;
 use super::raw::RawTask;
 use super::variant::{expand_variant, read_faults};
 use crate::end_state::{EndStateCheck, check_relative_path};
-use crate::grade::CheckNames;
 use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
 use serde_json::Value;
@@ -424,7 +424,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         }
     };
     debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
-    task.check_names = CheckNames::of(&task);
+    task.check_names = super::naming::check_names(&task);
     if let Some(expected) = &task.expected {
         task.expected_answer = ExpectedAnswer::of(expected, &task.expected_form);
     }

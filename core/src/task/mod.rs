@@ -1,15 +1,18 @@
 //! Tasks: the model, loading from files and folders, and gate categories.
 
+mod check_names;
 mod error;
 mod gate;
 mod grading_files;
 mod load;
 mod locate;
 mod model;
+pub(crate) mod naming;
 mod raw;
 mod suite;
 mod variant;
 
+pub use check_names::{CheckName, CheckNames};
 pub use error::{Place, TaskError};
 pub use gate::GateCategory;
 pub use load::{load_file, task_files};

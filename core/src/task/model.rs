@@ -1,9 +1,9 @@
 //! The task model (DESIGN 2), after aliases, defaults and validation.
 
+use super::CheckNames;
 use super::gate::GateCategory;
 use crate::end_state::EndStateCheck;
 use crate::faults::FaultSpec;
-use crate::grade::CheckNames;
 use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
 use serde::{Deserialize, Serialize};

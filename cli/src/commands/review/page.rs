@@ -3,6 +3,10 @@
 //! attempt as JSON and sets every piece of agent text with `textContent`: nothing from
 //! the results or the sandboxes is ever parsed as markup.
 
+/// The content security policy of every answer: the page runs its own script and style
+/// from this server and talks only to it.
+pub const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 const SHELL: &str = include_str!("assets/review.html");
 pub const SCRIPT: &str = include_str!("assets/review.js");
 pub const STYLE: &str = include_str!("assets/review.css");
@@ -15,7 +19,7 @@ pub fn html(token: &str) -> String {
         // A policy in a meta element cannot forbid framing (the header does).
         .replace(
             "{{POLICY}}",
-            &super::server::POLICY.replace("; frame-ancestors 'none'", ""),
+            &POLICY.replace("; frame-ancestors 'none'", ""),
         )
         .replace("{{TOKEN}}", token)
 }

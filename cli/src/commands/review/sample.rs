@@ -2,7 +2,7 @@
 //!
 //! Without `--sample` every judged attempt is offered, judge-PASS first, each class in file
 //! order. With `--sample N`, N are drawn: split between judge-PASS and judge-FAIL attempts as
-//! advised (see [`super::allocation`]), a class with too few attempts giving the rest to the
+//! advised (by the allocation rule of `calibrate --label-budget`), a class with too few attempts giving the rest to the
 //! other, and within each class the attempts with the smallest seeded hash of task and
 //! attempt. The draw depends only on the seed and the attempts, not on the file order, and
 //! an attempt appended later never displaces one drawn before. The drawn attempts are shown

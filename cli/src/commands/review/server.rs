@@ -7,7 +7,7 @@
 //! JSON, and at most [`MAX_BODY_BYTES`]. No part of a request names a file: the files shown
 //! are those of the offered attempts, read by the bundle code.
 
-use super::page;
+use super::page::{self, POLICY};
 use super::session::{PostedLabel, Refusal, Session};
 use super::token;
 use bytes::Bytes;
@@ -33,10 +33,6 @@ const MAX_HEAD_BYTES: usize = 16 << 10;
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once; more wait to be accepted.
 const MAX_CONNECTIONS: usize = 64;
-
-/// The content security policy of every answer: the page runs its own script and style
-/// from this server and talks only to it.
-pub const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 pub struct App {
     pub session: Session,

@@ -16,8 +16,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-/// The first argument that makes proctor an entry helper.
-pub const ENTRY_COMMAND: &str = "__contain";
+use super::helper_words::{ENTRY_COMMAND, INIT_OPTION};
 
 /// What the helper does before it becomes the agent.
 #[derive(Debug, Default)]
@@ -140,7 +139,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
             "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
             "--fallback" => entry.fallback = true,
             "--parent" => parent = Some(value()?.parse()?),
-            super::fallback::INIT_OPTION => init = true,
+            INIT_OPTION => init = true,
             "--status-fd" => status_fd = Some(value()?.parse()?),
             "--" => break words.cloned().collect(),
             other => bail!("{ENTRY_COMMAND}: unknown option {other}"),

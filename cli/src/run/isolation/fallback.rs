@@ -35,6 +35,8 @@ use nix::sys::signal::{SigSet, Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
+
+use super::helper_words::{ENTRY_COMMAND, INIT_OPTION};
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
@@ -246,7 +248,7 @@ fn through_init(program: &str, args: &[String], parent: i32) -> anyhow::Result<W
     }
     let mut init = std::process::Command::new(std::env::current_exe()?)
         .args([
-            super::entry::ENTRY_COMMAND,
+            ENTRY_COMMAND,
             INIT_OPTION,
             "--parent",
             &std::process::id().to_string(),
@@ -283,9 +285,6 @@ fn through_init(program: &str, args: &[String], parent: i32) -> anyhow::Result<W
     };
     Ok(status)
 }
-
-/// The option that makes the helper the init of the attempt's PID namespace.
-pub const INIT_OPTION: &str = "--init";
 
 /// PID 1 of the attempt's namespace: dies with the helper, confines itself, starts
 /// the agent, reaps, and exits when the agent has (taking every process left in the

@@ -9,6 +9,7 @@ pub mod disk;
 pub mod entry;
 pub mod fallback;
 pub mod forwarder;
+pub mod helper_words;
 pub mod limits;
 pub mod relay;
 mod visible;

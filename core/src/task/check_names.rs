@@ -4,8 +4,6 @@
 //! and shared by every attempt's result, instead of formatted again for each of a
 //! million log lines.
 
-use crate::normalise::ExpectedForm;
-use crate::task::Task;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::ops::Deref;
@@ -95,70 +93,24 @@ impl<'de> Deserialize<'de> for CheckName {
     }
 }
 
-/// The names of one task's checks, in the order [`super::evaluate`] reports them.
+/// The names of one task's checks, in the order grading reports them. Made from a task by
+/// `naming::check_names`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckNames {
-    pub(super) status: CheckName,
-    pub(super) answer: Option<CheckName>,
-    pub(super) budget: Option<CheckName>,
+    pub(crate) status: CheckName,
+    pub(crate) answer: Option<CheckName>,
+    pub(crate) budget: Option<CheckName>,
     /// One per forbidden tool, in the task's (sorted) order.
-    pub(super) forbidden_tools: Vec<CheckName>,
+    pub(crate) forbidden_tools: Vec<CheckName>,
     /// One per rule, in the task's order.
-    pub(super) rules: Vec<CheckName>,
+    pub(crate) rules: Vec<CheckName>,
     /// One per end-state check, in the task's order.
-    pub(super) verify: Vec<CheckName>,
-    pub(super) rubric: CheckName,
-}
-
-impl CheckNames {
-    /// The names of `task`'s checks.
-    pub fn of(task: &Task) -> Self {
-        CheckNames {
-            status: "status is final".into(),
-            answer: task
-                .expected
-                .as_ref()
-                .map(|expected| match &task.expected_form {
-                    ExpectedForm::Text => format!("answer is {expected:?}").into(),
-                    form => format!("answer is {}", form.describe(expected)).into(),
-                }),
-            budget: task
-                .max_tool_calls
-                .map(|budget| format!("at most {budget} tool calls").into()),
-            forbidden_tools: task
-                .forbidden_tools
-                .iter()
-                .map(|tool| format!("never calls {tool}").into())
-                .collect(),
-            rules: task
-                .rules
-                .iter()
-                .map(|rule| rule.describe().into())
-                .collect(),
-            verify: task
-                .verify
-                .iter()
-                .map(|check| check.describe().into())
-                .collect(),
-            rubric: "rubric".into(),
-        }
-    }
-}
-
-impl CheckNames {
-    /// Whether these are names for `task`'s checks: one for each, so a task built
-    /// without them (or changed after loading) gets fresh names rather than wrong ones.
-    pub(super) fn fit(&self, task: &Task) -> bool {
-        self.answer.is_some() == task.expected.is_some()
-            && self.budget.is_some() == task.max_tool_calls.is_some()
-            && self.forbidden_tools.len() == task.forbidden_tools.len()
-            && self.rules.len() == task.rules.len()
-            && self.verify.len() == task.verify.len()
-    }
+    pub(crate) verify: Vec<CheckName>,
+    pub(crate) rubric: CheckName,
 }
 
 impl Default for CheckNames {
-    /// The names of a task without checks; [`CheckNames::of`] fills in the rest.
+    /// The names of a task without checks; `naming::check_names` fills in the rest.
     fn default() -> Self {
         CheckNames {
             status: "status is final".into(),
