@@ -154,7 +154,8 @@ fn the_release_profile_builds_fast_and_the_benchmarks_use_the_whole_program_one(
         dist.contains("lto = \"fat\"") && dist.contains("codegen-units = 1"),
         "{dist}"
     );
-    // Every benchmark script that builds proctor builds the dist profile.
+    // Every benchmark script that builds proctor builds the dist profile (check_bench.py by
+    // choice: it measures the release profile users get by default), never `--release`.
     let mut folders = vec![root().join("bench")];
     let mut building = 0;
     while let Some(folder) = folders.pop() {
