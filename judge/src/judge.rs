@@ -45,7 +45,11 @@ impl Judge {
     /// key is needed, and in auto mode it is asked for at the first miss.
     pub fn new(config: JudgeConfig) -> Result<Judge, JudgeError> {
         let provider = config.provider;
-        let options = ClientOptions::from_env(provider, config.base_url.clone(), config.timeout);
+        let options = ClientOptions::from_env(
+            provider.key_variable(),
+            config.base_url.clone(),
+            config.timeout,
+        );
         let always_calls = config.cassette.is_none() || config.mode == CassetteMode::Record;
         if always_calls && provider.key_required() && options.api_key.is_none() {
             return Err(JudgeError::Client(ClientError::MissingKey {

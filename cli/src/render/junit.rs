@@ -4,7 +4,7 @@
 
 use crate::details::reasons_with_details;
 use proctor_core::result::ResultLine;
-use proctor_core::summary::{NO_GROUP, Scorecards, Summary};
+use proctor_core::summary::{Counted, NO_GROUP, Scorecards, Summary};
 use std::io::Write;
 
 /// Escapes text for XML attributes and content, dropping characters XML 1.0 forbids.
@@ -113,7 +113,7 @@ fn test_case(out: &mut impl Write, line: &ResultLine) -> std::io::Result<()> {
     let shown = reasons_with_details(line);
     match line.passed {
         Some(true) => writeln!(out, "{open}/>"),
-        Some(false) if line.errored() => writeln!(
+        Some(false) if Counted::from(line).errored() => writeln!(
             out,
             "{open}>\n      <error message=\"{}\" type=\"error\">{}</error>\n    </testcase>",
             escape(&line.reasons.join("; ")),

@@ -17,7 +17,6 @@ use crate::compact_json::CompactJson;
 use crate::faults::FaultFired;
 use crate::grade::{CheckResult, Diagnosis, Grade};
 use crate::outcome::{AgentError, CompactString, Outcome, Status, Step, TrajectorySource};
-use crate::summary::Counted;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -402,21 +401,6 @@ impl ResultLine {
         self.checks = recorded_checks(grade.checks);
         self.step_efficiency = grade.step_efficiency;
         self.tool_correctness = grade.tool_correctness;
-    }
-
-    /// True when the status was not `final`.
-    pub fn aborted(&self) -> bool {
-        Counted::from(self).aborted()
-    }
-
-    /// True when a `safety`-category check failed (see [`Counted::violated_safety`]).
-    pub fn violated_safety(&self) -> bool {
-        Counted::from(self).violated_safety()
-    }
-
-    /// True when the attempt ended in `error:` (see [`Counted::errored`]).
-    pub fn errored(&self) -> bool {
-        Counted::from(self).errored()
     }
 }
 

@@ -4,7 +4,8 @@
 //! comparing: they derive from the whole content, so they differ whenever anything does,
 //! and would hide where the real change is.
 
-use super::{CanonicalRequest, Recording};
+use super::CanonicalRequest;
+use super::recording::Recording;
 use std::path::Path;
 
 /// A description of the recorded request closest to `wanted`, for a miss message.

@@ -3,10 +3,12 @@
 
 mod closest;
 mod key;
+mod recording;
 mod store;
 
 pub use key::{CanonicalRequest, Parameters};
-pub use store::{CASSETTE_FORMAT, Cassette, Recording};
+pub use recording::{CASSETTE_FORMAT, Recording};
+pub use store::Cassette;
 
 use std::fmt;
 use std::path::PathBuf;

@@ -7,13 +7,15 @@ mod anthropic;
 mod error;
 mod http;
 mod openai;
+mod options;
 mod provider;
 mod retry;
 
 pub use anthropic::AnthropicClient;
 pub use error::ClientError;
 pub use openai::OpenAiClient;
-pub use provider::{ClientOptions, Provider};
+pub use options::ClientOptions;
+pub use provider::Provider;
 pub use retry::{RetryPolicy, RetryingClient};
 
 use async_trait::async_trait;

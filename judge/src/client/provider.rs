@@ -1,11 +1,9 @@
 //! The providers proctor can talk to, and how to build a client for one.
 
-use super::{AnthropicClient, ClientError, ModelClient, OpenAiClient};
-use crate::secret::ApiKey;
+use super::{AnthropicClient, ClientError, ClientOptions, ModelClient, OpenAiClient};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A judge API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,29 +63,6 @@ impl FromStr for Provider {
             other => Err(format!(
                 "unknown judge provider {other:?}; expected anthropic or openai"
             )),
-        }
-    }
-}
-
-/// What an HTTP client needs besides the request.
-#[derive(Debug, Clone)]
-pub struct ClientOptions {
-    /// Defaults to the provider's public API.
-    pub base_url: Option<String>,
-    /// The key sent in the provider's header; `None` sends no key (an Anthropic call then
-    /// fails with [`ClientError::MissingKey`]).
-    pub api_key: Option<ApiKey>,
-    /// The limit on one request, connection and body included.
-    pub timeout: Duration,
-}
-
-impl ClientOptions {
-    /// Options with the provider's key read from its environment variable.
-    pub fn from_env(provider: Provider, base_url: Option<String>, timeout: Duration) -> Self {
-        ClientOptions {
-            base_url,
-            api_key: ApiKey::from_env(provider.key_variable()),
-            timeout,
         }
     }
 }
