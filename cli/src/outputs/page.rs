@@ -1,6 +1,7 @@
-//! `--html FILE` on the commands that grade (`run`, `grade`): the page is made from the
-//! results file once the summary is printed.
+//! `--html FILE` on the commands that grade (`run`, `grade`, `judge`): the page is made
+//! from the results file once the summary is printed.
 
+use super::AttemptSink;
 use crate::commands::ledger::report::weekly_chart;
 use crate::exit::infrastructure;
 use crate::render::html::{self, EndStateDir, ReportInput};
@@ -64,8 +65,21 @@ impl ResultsFile {
     }
 }
 
-/// What a grading command adds to its page.
+/// The page, shown the scorecards once the results file is whole.
 #[derive(Debug)]
+pub struct PageOut<'a> {
+    pub file: ResultsFile,
+    pub options: PageOptions<'a>,
+}
+
+impl AttemptSink for PageOut<'_> {
+    fn present(&mut self, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
+        self.file.write_page(title.to_owned(), cards, self.options)
+    }
+}
+
+/// What a grading command adds to its page.
+#[derive(Debug, Clone, Copy)]
 pub struct PageOptions<'a> {
     /// `--html FILE`.
     pub page: Option<&'a Path>,
