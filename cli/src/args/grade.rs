@@ -37,6 +37,8 @@ pub struct GradeArgs {
     /// The field that names the task (default: `task`, then `task_id`).
     #[arg(long, value_name = "FIELD")]
     pub task_key: Option<String>,
+    // The text is clap's help, where backticks would show: the placeholders stay bare.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Folder holding the end state to check: DIR/<task>/<attempt>/ when it exists, else DIR.
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,

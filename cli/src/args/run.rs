@@ -36,6 +36,8 @@ pub struct RunArgs {
     /// The agent version stored on every result (a single unnamed --agent).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    // The text is clap's help, where backticks would show: the placeholders stay bare.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Keep each attempt's sandbox at DIR/<task>/<attempt>/ (DIR/<agent>/<task>/<attempt>/ with several agents).
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
