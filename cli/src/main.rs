@@ -5,6 +5,7 @@ mod commands;
 mod details;
 mod duplicates;
 mod exit;
+mod html;
 mod judging;
 mod lock_holder;
 mod mcp;

@@ -31,7 +31,7 @@ pub use merge::MergeArgs;
 pub use report::{ReportArgs, ReportFormat};
 pub use review::ReviewArgs;
 pub use run::{RunArgs, TrajectoryFrom};
-pub use summary::Format;
+pub use summary::{Format, SummaryArgs};
 
 use clap::{Parser, Subcommand};
 

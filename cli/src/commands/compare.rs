@@ -8,10 +8,10 @@ use crate::args::{CompareArgs, CompareFormat, FailOn};
 use crate::commands::calibrate::{correct_results, load_calibration};
 use crate::duplicates::Duplicates;
 use crate::exit::Failure;
+use crate::html::{self, Grouping, ReportInput};
 use crate::problems::Problems;
 use crate::render;
 use crate::render::Shape;
-use crate::render::html::{self, Grouping, ReportInput};
 use crate::results_file::for_each_result_at;
 use proctor_core::compare::{
     CompareOptions, Comparison, Side, SideBuilder, SideTally, Verdict, compare,

@@ -9,10 +9,8 @@
 
 use crate::args::JudgeCommandArgs;
 use crate::judging::{Judged, Seeds, check_globs, judge_failure, judge_run};
-use crate::outputs::gate::Gate;
-use crate::outputs::page::{PageOptions, PageOut, ResultsFile};
+use crate::outputs::page::{PageOptions, ResultsFile};
 use crate::outputs::results::ResultsOut;
-use crate::outputs::scorecards::ScorecardsOut;
 use crate::outputs::{Attempt, Ending, Outputs};
 use crate::problems::Problems;
 use crate::results_file::for_each_result;
@@ -122,20 +120,13 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     // Every judgement went through: replace the file whole.
     let mut outputs = Outputs::new(args.summary.scorecard_options());
     outputs.add(ResultsOut::replacing(&args.results)?);
-    outputs.add(ScorecardsOut::new(args.format));
-    outputs.add(PageOut {
-        file: ResultsFile::new(Some(&args.results), None)?,
-        options: PageOptions {
-            page: args.summary.html.as_deref(),
-            k: args.summary.k,
-            suite: &suite,
-            ledger: None,
-            kept: Some((args.keep.as_path(), false)),
-        },
-    });
-    outputs.add(Gate {
-        min_pass_rate: args.summary.min_pass_rate,
-    });
+    let page = PageOptions {
+        suite: &suite,
+        ledger: None,
+        kept: Some((args.keep.as_path(), false)),
+    };
+    let results = ResultsFile::new(Some(&args.results), None)?;
+    outputs.add_summary(args.format, &args.summary, results, page);
     for line in &lines {
         outputs.attempt(&Attempt::of_line(line, suite.tags_of(&line.task)))?;
     }

@@ -8,14 +8,14 @@
 
 use crate::args::MergeArgs;
 use crate::exit::{Failure, infrastructure};
-use crate::results_file::for_each_result;
+use crate::results_file::{for_each_result, partial_path};
 use crate::run::variants::VariantChoice;
 use anyhow::{Context, bail};
 use proctor_core::task::Suite;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// (label, task, attempt): what identifies one attempt across shards.
 type Key = (String, String, u64);
@@ -26,7 +26,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
         // A name no task defines is refused before anything is read or written.
         VariantChoice::parse(&args.variants, suite)?;
     }
-    let temporary = temporary_path(&args.out);
+    let temporary = partial_path(&args.out);
     let file = std::fs::File::create(&temporary)
         .with_context(|| format!("{}: cannot write", temporary.display()))?;
     let mut out = std::io::BufWriter::new(file);
@@ -47,15 +47,6 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
             Err(infrastructure(temporary.display(), error))
         }
     }
-}
-
-fn temporary_path(out: &Path) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".partial");
-    out.with_file_name(name)
 }
 
 #[derive(Debug, Default)]

@@ -7,15 +7,16 @@
 use crate::args::{ReportArgs, ReportFormat};
 use crate::commands::calibrate::{LoadedCalibration, correct_results, load_calibration};
 use crate::commands::ledger::report::weekly_chart;
+use crate::html::{self, EndStateDir, ReportInput};
 use crate::outputs::AttemptSink;
 use crate::outputs::gate::Gate;
 use crate::problems::Problems;
 use crate::render;
 use crate::render::Shape;
 use crate::render::calibrate::corrected;
-use crate::render::html::{self, EndStateDir, ReportInput};
 use crate::results_file::for_each_result_at;
 use anyhow::{Context, bail};
+use proctor_core::result::ResultLine;
 use proctor_core::summary::{ScorecardBuilder, Scorecards, Split};
 use proctor_core::task::Suite;
 use std::io::Write;
@@ -218,7 +219,7 @@ fn print(
             for summarised in all {
                 // Another pass per agent streams its test cases, so memory stays flat.
                 let digest = &summarised.digest;
-                render::junit::write(&mut out, &summarised.cards, &summarised.title, |each| {
+                let cases = |each: &mut dyn FnMut(&ResultLine) -> anyhow::Result<()>| {
                     let mut attempts = args.duplicates.filter(&args.results)?;
                     for_each_result_at(
                         &args.results,
@@ -233,7 +234,9 @@ fn print(
                         |_| {},
                         |_| {},
                     )
-                })?;
+                };
+                let io = |e| crate::exit::infrastructure("stdout", e);
+                render::junit::write(&mut out, &summarised.cards, &summarised.title, cases, io)?;
             }
             return Ok(());
         }

@@ -7,12 +7,10 @@ use crate::exit::Failure;
 use crate::judging::{Seeds, check_globs};
 use crate::otlp::Receiver;
 use crate::outputs::crashes::CrashTally;
-use crate::outputs::gate::Gate;
 use crate::outputs::ledger::LedgerOut;
-use crate::outputs::page::{PageOptions, PageOut, ResultsFile};
+use crate::outputs::page::{PageOptions, ResultsFile};
 use crate::outputs::progress::{Notes, Progress};
 use crate::outputs::results::ResultsOut;
-use crate::outputs::scorecards::ScorecardsOut;
 use crate::outputs::{Attempt, Ending, Outputs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
@@ -317,20 +315,12 @@ async fn execute(
     outputs.add(LedgerOut::new(ledger));
     outputs.add(progress);
     outputs.add(CrashTally::default());
-    outputs.add(ScorecardsOut::new(args.format));
-    outputs.add(PageOut {
-        file: results,
-        options: PageOptions {
-            page: args.summary.html.as_deref(),
-            k: args.summary.k,
-            suite: &context.suite,
-            ledger: args.cost.ledger.as_deref(),
-            kept: args.keep.as_deref().map(|dir| (dir, false)),
-        },
-    });
-    outputs.add(Gate {
-        min_pass_rate: args.summary.min_pass_rate,
-    });
+    let page = PageOptions {
+        suite: &context.suite,
+        ledger: args.cost.ledger.as_deref(),
+        kept: args.keep.as_deref().map(|dir| (dir, false)),
+    };
+    outputs.add_summary(args.format, &args.summary, results, page);
     let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
     // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
     // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded

@@ -18,9 +18,13 @@ pub mod progress;
 pub mod results;
 pub mod scorecards;
 
+use crate::args::{Format, SummaryArgs};
 use anyhow::Context;
+use gate::Gate;
+use page::{PageOptions, PageOut, ResultsFile};
 use proctor_core::result::ResultLine;
 use proctor_core::summary::{Counted, ScorecardBuilder, ScorecardOptions, Scorecards};
+use scorecards::ScorecardsOut;
 
 /// One output of the graded attempts. Every step has a default that does nothing, so an
 /// output implements only the steps it takes part in.
@@ -162,6 +166,27 @@ impl<'a> Outputs<'a> {
     /// Adds an output after the others: outputs take each step in the order added.
     pub fn add(&mut self, sink: impl AttemptSink + Send + 'a) {
         self.sinks.push(Box::new(sink));
+    }
+
+    /// Adds the outputs every command that prints scorecards ends with: the scorecards in
+    /// `format`, the `--html` page of `results`, and the `--min-pass-rate` gate.
+    pub fn add_summary(
+        &mut self,
+        format: Format,
+        summary: &'a SummaryArgs,
+        results: ResultsFile,
+        page: PageOptions<'a>,
+    ) {
+        self.add(ScorecardsOut::new(format));
+        self.add(PageOut {
+            file: results,
+            page: summary.html.as_deref(),
+            k: summary.k,
+            options: page,
+        });
+        self.add(Gate {
+            min_pass_rate: summary.min_pass_rate,
+        });
     }
 
     /// Counts one graded attempt and hands it to every output.

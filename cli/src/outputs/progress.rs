@@ -2,7 +2,7 @@
 //! (CI logs keep every line; a bar would be noise there).
 
 use super::{Attempt, AttemptSink};
-use crate::details::reasons_with_details;
+use crate::render::details::reasons_with_details;
 use indicatif::{ProgressBar, ProgressStyle};
 use proctor_core::result::ResultLine;
 use std::io::IsTerminal;

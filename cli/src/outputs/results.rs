@@ -1,7 +1,7 @@
 //! The results file (`--out`): one `proctor.result/1` line per attempt.
 
 use super::{Attempt, AttemptSink, Text};
-use crate::results_file::ResultWriter;
+use crate::results_file::{ResultWriter, partial_path};
 use std::path::{Path, PathBuf};
 
 /// Writes every attempt's result line.
@@ -67,14 +67,4 @@ impl AttemptSink for ResultsOut {
         }
         Ok(())
     }
-}
-
-/// `R.jsonl.partial` beside `R.jsonl`.
-fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".partial");
-    path.with_file_name(name)
 }

@@ -3,8 +3,8 @@
 
 pub mod calibrate;
 pub mod compare;
+pub mod details;
 mod grid;
-pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;

@@ -10,11 +10,9 @@ use crate::args::GradeArgs;
 use crate::commands::ledger::LedgerRows;
 use crate::judging::check_globs;
 use crate::outcome_log::{LineKeys, OutcomeLog};
-use crate::outputs::gate::Gate;
 use crate::outputs::ledger::LedgerOut;
-use crate::outputs::page::{PageOptions, PageOut, ResultsFile};
+use crate::outputs::page::{PageOptions, ResultsFile};
 use crate::outputs::results::ResultsOut;
-use crate::outputs::scorecards::ScorecardsOut;
 use crate::outputs::{Ending, Outputs};
 use crate::results_file::ResultWriter;
 use crate::run::isolation::contained_command::ContainedCommands;
@@ -166,20 +164,12 @@ fn finish(
 ) -> anyhow::Result<()> {
     // Whatever stopped grading, everything graded so far is kept.
     let (mut outputs, problems) = sink.finish();
-    outputs.add(ScorecardsOut::new(args.format));
-    outputs.add(PageOut {
-        file: results,
-        options: PageOptions {
-            page: args.summary.html.as_deref(),
-            k: args.summary.k,
-            suite,
-            ledger: args.cost.ledger.as_deref(),
-            kept: args.workdir.as_deref().map(|dir| (dir, true)),
-        },
-    });
-    outputs.add(Gate {
-        min_pass_rate: args.summary.min_pass_rate,
-    });
+    let page = PageOptions {
+        suite,
+        ledger: args.cost.ledger.as_deref(),
+        kept: args.workdir.as_deref().map(|dir| (dir, true)),
+    };
+    outputs.add_summary(args.format, &args.summary, results, page);
     outputs.conclude(Ending {
         title,
         k: args.summary.k,
