@@ -268,10 +268,52 @@ async fn execute(
         _ => HashSet::new(),
     };
     let planned = plan(&tasks, agents.len(), args.attempts, &done);
+    let (context, receiver) = start(&args, suite, agents, &tasks, jobs, judging).await?;
+    let ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
+    let mut outputs = Outputs::after(earlier);
+    let progress = Progress::new(planned.len() as u64);
+    let notes = progress.notes();
+    outputs.add(ResultsOut::new(writer, true));
+    outputs.add(LedgerOut::new(ledger));
+    outputs.add(progress);
+    outputs.add(CrashTally::default());
+    let page = PageOptions {
+        suite: &context.suite,
+        ledger: args.cost.ledger.as_deref(),
+        kept: args.keep.as_deref().map(|dir| (dir, false)),
+    };
+    outputs.add_summary(args.format, &args.summary, results, page);
+    let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
+    // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
+    // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded
+    // too, so that sandboxes do not pile up when the judge is slower than the agents.
+    let schedule = Schedule {
+        context: &context,
+        cancel: &cancel,
+        notes: &notes,
+        jobs,
+        waiting_at_most: jobs.max(2 * args.judge.judge_jobs as usize),
+    };
+    let ran = schedule.run(planned, &mut outputs).await?;
+    outputs.close()?;
+    report_servers(&context, &receiver);
+    outputs.conclude(ran.ending(&args, *cancel.borrow()))
+}
+
+/// Starts what the attempts reach (the OTLP receiver, the tool server, the forwarders of
+/// contained agents) and gathers everything an attempt needs.
+async fn start(
+    args: &RunArgs,
+    suite: Suite,
+    agents: Vec<AgentSpec>,
+    tasks: &[usize],
+    jobs: usize,
+    judging: Judging,
+) -> anyhow::Result<(Arc<RunContext>, Receiver)> {
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
-    let tools = serve_tools(&suite, &tasks).await?;
+    let tools = serve_tools(&suite, tasks).await?;
     let mut isolation = judging.isolation;
     // Agents whose network is none reach the receiver and the tool server through a
     // forwarder.
@@ -307,73 +349,7 @@ async fn execute(
         },
         tools,
     });
-    let ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
-    let mut outputs = Outputs::after(earlier);
-    let progress = Progress::new(planned.len() as u64);
-    let notes = progress.notes();
-    outputs.add(ResultsOut::new(writer, true));
-    outputs.add(LedgerOut::new(ledger));
-    outputs.add(progress);
-    outputs.add(CrashTally::default());
-    let page = PageOptions {
-        suite: &context.suite,
-        ledger: args.cost.ledger.as_deref(),
-        kept: args.keep.as_deref().map(|dir| (dir, false)),
-    };
-    outputs.add_summary(args.format, &args.summary, results, page);
-    let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
-    // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
-    // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded
-    // too, so that sandboxes do not pile up when the judge is slower than the agents.
-    let schedule = Schedule {
-        context: &context,
-        cancel: &cancel,
-        notes: &notes,
-        jobs,
-        waiting_at_most: jobs.max(2 * args.judge.judge_jobs as usize),
-    };
-    let ran = schedule.run(planned, &mut outputs).await?;
-    outputs.close()?;
-    report_servers(&context, &receiver);
-    let stopped = if ran.interrupted || *cancel.borrow() {
-        let kept = match &args.out {
-            Some(out) => format!(
-                "finished attempts are in {}; run the same command with --resume to complete it",
-                out.display()
-            ),
-            None => "no --out was given, so nothing was kept".to_owned(),
-        };
-        Err(
-            Failure::Interrupted(format!("interrupted; running agents were stopped; {kept}"))
-                .into(),
-        )
-    } else {
-        Ok(())
-    };
-    let failed = match ran.judge_failure {
-        Some(message) => {
-            let kept = match &args.out {
-                Some(out) => format!(
-                    "finished results are in {}; --resume completes the run",
-                    out.display()
-                ),
-                None => "no --out was given".to_owned(),
-            };
-            Err(Failure::Infrastructure(format!("judge: {message}; {kept}")).into())
-        }
-        None if ran.infrastructure_errors > 0 => Err(Failure::Infrastructure(format!(
-            "{} attempts could not run (see above); every other result was written",
-            ran.infrastructure_errors
-        ))
-        .into()),
-        None => Ok(()),
-    };
-    outputs.conclude(Ending {
-        title: format!("run {}", args.tasks.display()),
-        k: args.summary.k,
-        stopped,
-        failed,
-    })
+    Ok((context, receiver))
 }
 
 /// What the schedule needs besides the attempts to run.
@@ -393,6 +369,50 @@ struct Ran {
     infrastructure_errors: usize,
     interrupted: bool,
     judge_failure: Option<String>,
+}
+
+impl Ran {
+    /// How the run ends: interrupted (`cancelled` too), or with the judge failed or
+    /// attempts that could not run, each saying where the finished results are.
+    fn ending(self, args: &RunArgs, cancelled: bool) -> Ending {
+        let stopped = if self.interrupted || cancelled {
+            let kept = match &args.out {
+                Some(out) => format!(
+                    "finished attempts are in {}; run the same command with --resume to complete it",
+                    out.display()
+                ),
+                None => "no --out was given, so nothing was kept".to_owned(),
+            };
+            let message = format!("interrupted; running agents were stopped; {kept}");
+            Err(Failure::Interrupted(message).into())
+        } else {
+            Ok(())
+        };
+        let failed = match self.judge_failure {
+            Some(message) => {
+                let kept = match &args.out {
+                    Some(out) => format!(
+                        "finished results are in {}; --resume completes the run",
+                        out.display()
+                    ),
+                    None => "no --out was given".to_owned(),
+                };
+                Err(Failure::Infrastructure(format!("judge: {message}; {kept}")).into())
+            }
+            None if self.infrastructure_errors > 0 => Err(Failure::Infrastructure(format!(
+                "{} attempts could not run (see above); every other result was written",
+                self.infrastructure_errors
+            ))
+            .into()),
+            None => Ok(()),
+        };
+        Ending {
+            title: format!("run {}", args.tasks.display()),
+            k: args.summary.k,
+            stopped,
+            failed,
+        }
+    }
 }
 
 impl Schedule<'_> {
