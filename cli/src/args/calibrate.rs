@@ -1,7 +1,7 @@
 //! `proctor calibrate`.
 
+use super::judge_options::JudgeArgs;
 use super::values::{parse_kappa, parse_share};
-use crate::judging::JudgeArgs;
 use clap::{ArgGroup, Args, ValueEnum};
 use std::path::PathBuf;
 

@@ -1,8 +1,8 @@
 //! `proctor grade`.
 
 use super::cost::CostArgs;
+use super::judge_options::{JudgeArgs, NoJudgeArg};
 use super::summary::{Format, SummaryArgs};
-use crate::judging::{JudgeArgs, NoJudgeArg};
 use clap::Args;
 use std::path::PathBuf;
 

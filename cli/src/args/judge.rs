@@ -1,7 +1,7 @@
 //! `proctor judge`.
 
+use super::judge_options::JudgeArgs;
 use super::summary::{Format, SummaryArgs};
-use crate::judging::JudgeArgs;
 use clap::Args;
 use std::path::PathBuf;
 

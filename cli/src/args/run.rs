@@ -1,8 +1,8 @@
 //! `proctor run`.
 
 use super::cost::CostArgs;
+use super::judge_options::{JudgeArgs, NoJudgeArg};
 use super::summary::{Format, SummaryArgs};
-use crate::judging::{JudgeArgs, NoJudgeArg};
 use crate::run::isolation::args::ContainmentArgs;
 use crate::run::plan::Shard;
 use clap::Args;

@@ -240,3 +240,133 @@ impl<'a> Outputs<'a> {
         self.scorecards
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// An output that writes down each step it is asked to take, and fails its check
+    /// when told to.
+    #[derive(Debug)]
+    struct Recorder {
+        name: &'static str,
+        steps: Arc<Mutex<Vec<String>>>,
+        fails_check: bool,
+    }
+
+    impl Recorder {
+        fn note(&self, step: &str) {
+            self.steps
+                .lock()
+                .unwrap()
+                .push(format!("{} {step}", self.name));
+        }
+    }
+
+    impl AttemptSink for Recorder {
+        fn attempt(&mut self, attempt: &Attempt<'_>) -> anyhow::Result<()> {
+            let task = attempt.line.map_or("-", |line| line.task.as_str());
+            self.note(&format!("attempt {task}"));
+            Ok(())
+        }
+        fn close(&mut self) -> anyhow::Result<()> {
+            self.note("close");
+            Ok(())
+        }
+        fn present(&mut self, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
+            self.note(&format!("present {title} {}", cards.agents.len()));
+            Ok(())
+        }
+        fn check(&self, _cards: &Scorecards) -> anyhow::Result<()> {
+            self.note("check");
+            match self.fails_check {
+                true => Err(anyhow::anyhow!("{} failed", self.name)),
+                false => Ok(()),
+            }
+        }
+    }
+
+    /// Two recorders, `a` failing its check when `a_fails`, after one attempt of task `t`.
+    fn outputs(a_fails: bool) -> (Outputs<'static>, Arc<Mutex<Vec<String>>>) {
+        let steps = Arc::new(Mutex::new(Vec::new()));
+        let mut outputs = Outputs::new(ScorecardOptions::default());
+        for (name, fails_check) in [("a", a_fails), ("b", false)] {
+            outputs.add(Recorder {
+                name,
+                steps: steps.clone(),
+                fails_check,
+            });
+        }
+        let line = ResultLine::parse(r#"{"task": "t", "passed": true}"#).unwrap();
+        outputs.attempt(&Attempt::of_line(&line, &[])).unwrap();
+        (outputs, steps)
+    }
+
+    fn ending(stopped: anyhow::Result<()>, failed: anyhow::Result<()>) -> Ending {
+        Ending {
+            title: "run T".to_owned(),
+            k: None,
+            stopped,
+            failed,
+        }
+    }
+
+    fn taken(steps: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
+        steps.lock().unwrap().clone()
+    }
+
+    #[test]
+    fn every_output_takes_each_step_in_the_order_added() {
+        let (outputs, steps) = outputs(false);
+        outputs.conclude(ending(Ok(()), Ok(()))).unwrap();
+        assert_eq!(
+            taken(&steps),
+            [
+                "a attempt t",
+                "b attempt t",
+                "a close",
+                "b close",
+                "a present run T 1",
+                "b present run T 1",
+                "a check",
+                "b check"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stopped_command_closes_its_outputs_and_shows_nothing() {
+        let (outputs, steps) = outputs(false);
+        let error = outputs
+            .conclude(ending(Err(anyhow::anyhow!("interrupted")), Ok(())))
+            .unwrap_err();
+        assert_eq!(error.to_string(), "interrupted");
+        assert_eq!(
+            taken(&steps)[2..],
+            ["a close".to_owned(), "b close".to_owned()]
+        );
+    }
+
+    #[test]
+    fn the_commands_own_failure_comes_after_the_scorecards_and_before_the_gates() {
+        let (outputs, steps) = outputs(true);
+        let error = outputs
+            .conclude(ending(Ok(()), Err(anyhow::anyhow!("2 lines skipped"))))
+            .unwrap_err();
+        assert_eq!(error.to_string(), "2 lines skipped");
+        assert!(!taken(&steps).iter().any(|step| step.ends_with("check")));
+        assert!(taken(&steps).contains(&"b present run T 1".to_owned()));
+    }
+
+    #[test]
+    fn the_first_failed_check_ends_the_command() {
+        let (mut outputs, steps) = outputs(true);
+        outputs.close().unwrap();
+        let error = outputs.conclude(ending(Ok(()), Ok(()))).unwrap_err();
+        assert_eq!(error.to_string(), "a failed");
+        let steps = taken(&steps);
+        assert_eq!(steps.iter().filter(|s| s.ends_with("close")).count(), 2);
+        assert_eq!(steps.last().unwrap(), "a check");
+    }
+}
