@@ -132,6 +132,16 @@ fn lock(file: &File, path: &Path) -> anyhow::Result<bool> {
     }
 }
 
+/// `R.jsonl.partial` beside `R.jsonl`: a file is written there whole, then moved over it.
+pub fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
 /// A result line that could not be read.
 #[derive(Debug)]
 pub struct BadResult {

@@ -14,12 +14,11 @@ mod results;
 mod set;
 mod verdicts;
 
+use crate::args::{CalibrateArgs, CalibrateFormat};
 use crate::exit::infrastructure;
-use crate::judging::JudgeArgs;
 use crate::render;
 use crate::results_file::for_each_result;
 use anyhow::Context;
-use clap::{ArgGroup, Args, ValueEnum};
 use gates::Gates;
 use problems::InputProblems;
 use proctor_core::calibrate::{
@@ -27,52 +26,6 @@ use proctor_core::calibrate::{
 };
 use proctor_core::stats::Z95;
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Args)]
-#[command(group = ArgGroup::new("input").required(true).args(["set", "verdicts"]))]
-pub struct CalibrateArgs {
-    /// A labelled calibration set to run through the judge (JSONL: id, rubric, input, answer,
-    /// files or dir, human).
-    #[arg(long, value_name = "CAL.jsonl", conflicts_with_all = ["verdicts", "labels"])]
-    pub set: Option<PathBuf>,
-    /// Result files whose recorded judge verdicts are joined with --labels by task and attempt.
-    #[arg(long, value_name = "R.jsonl", requires = "labels")]
-    pub verdicts: Vec<PathBuf>,
-    /// Human labels (CSV: task, attempt, human, optional rater). PASS/FAIL in any case, or 1/0.
-    #[arg(long, value_name = "L.csv", requires = "verdicts")]
-    pub labels: Option<PathBuf>,
-    /// Judged, unlabelled runs: report the judge's raw and corrected pass rate over them.
-    #[arg(long, value_name = "R.jsonl")]
-    pub results: Vec<PathBuf>,
-    /// Plan this many more labels: how many human-PASS and human-FAIL items to label.
-    #[arg(long, value_name = "M", requires = "results")]
-    pub label_budget: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CalibrateFormat::Table)]
-    pub format: CalibrateFormat,
-    /// Write the full calibration as JSON here (for `report` and `compare --calibration`).
-    #[arg(long, value_name = "CAL.json")]
-    pub out: Option<PathBuf>,
-    /// Gate: exit 1 when Cohen's κ is below X (or undefined).
-    #[arg(long, value_name = "X", allow_hyphen_values = true, value_parser = parse_kappa)]
-    pub min_kappa: Option<f64>,
-    /// Gate: exit 1 when the judge's TPR is below X (0..1).
-    #[arg(long, value_name = "X", value_parser = parse_share)]
-    pub min_tpr: Option<f64>,
-    /// Gate: exit 1 when the judge's TNR is below X (0..1).
-    #[arg(long, value_name = "X", value_parser = parse_share)]
-    pub min_tnr: Option<f64>,
-    #[command(flatten)]
-    pub judge: JudgeArgs,
-}
-
-/// How the calibration is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CalibrateFormat {
-    Table,
-    Json,
-    Markdown,
-}
 
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let mut problems = InputProblems::default();
@@ -226,20 +179,4 @@ pub fn correct_results(
         |_| {},
     )?;
     Ok(suite.finish(&calibration.file.confusion_matrix, Z95))
-}
-
-fn parse_share(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} is not between 0 and 1")),
-        Err(_) => Err(format!("{text:?} is not a number")),
-    }
-}
-
-fn parse_kappa(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if (-1.0..=1.0).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} is not between -1 and 1")),
-        Err(_) => Err(format!("{text:?} is not a number")),
-    }
 }

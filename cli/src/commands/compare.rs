@@ -4,71 +4,19 @@
 //! [`proctor_core::compare`], prints the comparison and applies `--fail-on`. The statistics and
 //! the choices behind them are documented there.
 
+use crate::args::{CompareArgs, CompareFormat, FailOn};
 use crate::commands::calibrate::{correct_results, load_calibration};
 use crate::duplicates::Duplicates;
 use crate::exit::Failure;
+use crate::html::{self, Grouping, ReportInput};
 use crate::problems::Problems;
 use crate::render;
-use crate::render::html::{self, Grouping, ReportInput};
+use crate::render::Shape;
 use crate::results_file::for_each_result_at;
-use clap::{Args, ValueEnum};
 use proctor_core::compare::{
-    CompareOptions, Comparison, DEFAULT_MARGIN, Side, SideBuilder, SideTally, Verdict, compare,
+    CompareOptions, Comparison, Side, SideBuilder, SideTally, Verdict, compare,
 };
-use std::path::{Path, PathBuf};
-
-#[derive(Debug, Args)]
-pub struct CompareArgs {
-    /// Results of the old version, the baseline (proctor.result/1 JSONL).
-    #[arg(value_name = "OLD.jsonl")]
-    pub old: PathBuf,
-    /// Results of the new version (leave out with --labels to compare two labels of OLD.jsonl).
-    #[arg(value_name = "NEW.jsonl", required_unless_present = "labels")]
-    pub new: Option<PathBuf>,
-    /// Compare two labels (agents) of the results, paired by task: OLD's attempts against
-    /// NEW's, from one file (or from OLD.jsonl and NEW.jsonl respectively).
-    #[arg(long, value_name = "OLD,NEW", value_parser = parse_labels)]
-    pub labels: Option<(String, String)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
-    pub format: CompareFormat,
-    /// The largest drop of the pass rate that may still read "no regression" (0..1).
-    #[arg(long, value_name = "m", default_value_t = DEFAULT_MARGIN, value_parser = parse_margin)]
-    pub margin: f64,
-    /// Gate: exit 1 on a `regression` verdict, or on any task whose pass rate dropped.
-    #[arg(long, value_enum, value_name = "WHAT")]
-    pub fail_on: Option<FailOn>,
-    /// Compare results graded against different task files, on the task ids they share.
-    #[arg(long)]
-    pub allow_different_tasks: bool,
-    /// Show each side's pass rate corrected for the judge's errors, from `proctor calibrate --out`.
-    #[arg(long, value_name = "CAL.json")]
-    pub calibration: Option<PathBuf>,
-    /// Also write the comparison and every attempt of both files as one self-contained HTML page.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-    /// Two lines for the same label, task and attempt: refuse them (error), keep the first
-    /// or the last, or count all.
-    #[arg(long, value_enum, default_value_t = Duplicates::Error)]
-    pub duplicates: Duplicates,
-}
-
-/// How the comparison is printed (JUnit has no place for a comparison).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormat {
-    Table,
-    Json,
-    Markdown,
-}
-
-/// What `--fail-on` gates on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    /// The verdict is `regression` (the 95% interval of Δ lies below 0).
-    Regression,
-    /// Any task's pass rate dropped, however little: strict, and noisy with few attempts.
-    AnyRegressedTask,
-}
+use std::path::Path;
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let calibration = args
@@ -113,7 +61,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         Some(cal) => {
             let old = correct_results(std::slice::from_ref(&args.old), cal)?;
             let new = correct_results(std::slice::from_ref(&new_path), cal)?;
-            let shape = args.format.into();
+            let shape = match args.format {
+                CompareFormat::Table => Shape::Table,
+                CompareFormat::Markdown => Shape::Markdown,
+                CompareFormat::Json => Shape::Json,
+            };
             render::calibrate::corrected::compare(text, shape, &old, &new, cal.source())
         }
         None => text,
@@ -209,16 +161,6 @@ fn compare_page(args: &CompareArgs, comparison: &Comparison) -> anyhow::Result<R
     })
 }
 
-/// `OLD,NEW`: two different labels.
-fn parse_labels(text: &str) -> Result<(String, String), String> {
-    match text.split_once(',') {
-        Some((old, new)) if !old.trim().is_empty() && !new.trim().is_empty() && old != new => {
-            Ok((old.trim().to_owned(), new.trim().to_owned()))
-        }
-        _ => Err(format!("{text:?} is not two different labels as OLD,NEW")),
-    }
-}
-
 /// `--fail-on`: exit 1 with a message that says what failed.
 fn gate(fail_on: Option<FailOn>, c: &Comparison) -> anyhow::Result<()> {
     match fail_on {
@@ -238,16 +180,5 @@ fn gate(fail_on: Option<FailOn>, c: &Comparison) -> anyhow::Result<()> {
         ))
         .into()),
         _ => Ok(()),
-    }
-}
-
-fn parse_margin(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number"))?;
-    if (0.0..1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(format!("{value} is not in [0, 1)"))
     }
 }

@@ -2,16 +2,9 @@
 //! using every kind of check, a small agent that follows the protocol, and the judge's
 //! recorded answer for its rubric task.
 
+use crate::args::InitArgs;
 use anyhow::{Context, bail};
-use clap::Args;
-use std::path::{Path, PathBuf};
-
-#[derive(Debug, Args)]
-pub struct InitArgs {
-    /// The folder to write the starter suite into (made if missing; no file is overwritten).
-    #[arg(value_name = "DIR", default_value = ".")]
-    pub dir: PathBuf,
-}
+use std::path::Path;
 
 /// The judge's recorded answer for the rubric task; its name is the request's key.
 const CASSETTE: &str =

@@ -7,47 +7,24 @@
 //! unchanged. The file is replaced only when every judgement went through: a judge that
 //! cannot be reached leaves the results as they were (exit 3).
 
-use crate::commands::html_page::{PageOptions, ResultsFile};
-use crate::judging::{JudgeArgs, Judged, Seeds, check_globs, judge_failure, judge_run};
+use crate::args::JudgeCommandArgs;
+use crate::judging::{Judged, Seeds, check_globs, judge_failure, judge_run};
+use crate::outputs::page::{PageOptions, ResultsFile};
+use crate::outputs::results::ResultsOut;
+use crate::outputs::{Attempt, Ending, Outputs};
 use crate::problems::Problems;
-use crate::results_file::{ResultWriter, for_each_result};
+use crate::results_file::for_each_result;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
 use crate::usage_cost::load_pricer;
-use crate::{gate, render};
 use anyhow::Context;
-use clap::Args;
 use futures_util::{StreamExt, TryStreamExt};
 use proctor_core::grade::{Workdir, grade};
 use proctor_core::result::ResultLine;
-use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::Suite;
 use proctor_core::task::Task;
 use proctor_judge::{Judge, Seed};
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Args)]
-pub struct JudgeCommandArgs {
-    /// Task file or folder of task files the results were run on.
-    #[arg(long, value_name = "T")]
-    pub tasks: PathBuf,
-    /// The result file to judge again; it is rewritten in place.
-    #[arg(long, value_name = "R.jsonl")]
-    pub results: PathBuf,
-    /// The folder `proctor run --keep DIR` kept the sandboxes in.
-    #[arg(long, value_name = "DIR")]
-    pub keep: PathBuf,
-    /// Price tables over the built-in one, for the judge's usage.
-    #[arg(long, value_name = "FILE")]
-    pub prices: Vec<PathBuf>,
-    #[command(flatten)]
-    pub judge: JudgeArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = crate::args::Format::Table)]
-    pub format: crate::args::Format,
-    #[command(flatten)]
-    pub summary: crate::args::SummaryArgs,
-}
 
 pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     let suite = Suite::load(&args.tasks)?;
@@ -141,38 +118,29 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         rejudged += 1;
     }
     // Every judgement went through: replace the file whole.
-    let partial = partial_path(&args.results);
-    let mut writer = ResultWriter::create(&partial)?;
-    let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
+    let mut outputs = Outputs::new(args.summary.scorecard_options());
+    outputs.add(ResultsOut::replacing(&args.results)?);
+    let page = PageOptions {
+        suite: &suite,
+        ledger: None,
+        kept: Some((args.keep.as_path(), false)),
+    };
+    let results = ResultsFile::new(Some(&args.results), None)?;
+    outputs.add_summary(args.format, &args.summary, results, page);
     for line in &lines {
-        writer.write(line)?;
-        summary.add(line, suite.tags_of(&line.task));
+        outputs.attempt(&Attempt::of_line(line, suite.tags_of(&line.task)))?;
     }
-    writer.finish()?;
-    std::fs::rename(&partial, &args.results)
-        .map_err(|e| crate::exit::infrastructure(args.results.display(), e))?;
+    outputs.close()?;
     eprintln!(
         "proctor: judged {rejudged} results again and rewrote {}",
         args.results.display()
     );
-    let summary = summary
-        .finish(args.summary.k)
-        .context("cannot summarise the results")?;
-    let title = format!("judge {}", args.results.display());
-    render::print_scorecards(args.format, &title, &summary)?;
-    ResultsFile::new(Some(&args.results), None)?.write_page(
-        title,
-        &summary,
-        PageOptions {
-            page: args.summary.html.as_deref(),
-            k: args.summary.k,
-            suite: &suite,
-            ledger: None,
-            kept: Some((args.keep.as_path(), false)),
-        },
-    )?;
-    problems.into_result("results")?;
-    gate::check(&args.summary, &summary)
+    outputs.conclude(Ending {
+        title: format!("judge {}", args.results.display()),
+        k: args.summary.k,
+        stopped: Ok(()),
+        failed: problems.into_result("results"),
+    })
 }
 
 /// The judgement of each line to judge, in the same order, with `jobs` calls in flight;
@@ -222,13 +190,4 @@ pub(crate) fn kept_sandbox(keep: &Path, line: &ResultLine) -> Option<PathBuf> {
     }
     candidates.push(keep.join(&task).join(&attempt));
     candidates.into_iter().find(|dir| dir.is_dir())
-}
-
-fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".partial");
-    path.with_file_name(name)
 }

@@ -7,8 +7,8 @@
 //! cannot answer (no token, server gone) gets a JSON-RPC error naming why, so the client
 //! never waits forever. Diagnostics go to stderr, never stdout.
 
+use crate::args::McpBridgeArgs;
 use anyhow::{Context, bail};
-use clap::Args;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -19,13 +19,6 @@ use tokio::sync::Mutex as AsyncMutex;
 const MAX_MESSAGE_BYTES: u64 = 16 << 20;
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
-
-#[derive(Debug, Args)]
-pub struct McpBridgeArgs {
-    /// The server's URL (default: $PROCTOR_MCP_URL).
-    #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
-}
 
 /// What the bridge learns from the server's replies and sends back on later requests.
 #[derive(Debug, Default)]

@@ -6,36 +6,16 @@
 //! `--attempts K`), and tasks of `--tasks` with no result at all, are listed. The
 //! output is written to a temporary file and renamed into place, so it is whole.
 
+use crate::args::MergeArgs;
 use crate::exit::{Failure, infrastructure};
-use crate::results_file::for_each_result;
+use crate::results_file::{for_each_result, partial_path};
 use crate::run::variants::VariantChoice;
 use anyhow::{Context, bail};
-use clap::Args;
 use proctor_core::task::Suite;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// Result files to join (e.g. one per shard).
-    #[arg(required = true, value_name = "R.jsonl")]
-    pub results: Vec<PathBuf>,
-    /// The merged file.
-    #[arg(long, value_name = "ALL.jsonl")]
-    pub out: PathBuf,
-    /// The task files the shards ran, to list tasks with no result at all.
-    #[arg(long, value_name = "T")]
-    pub tasks: Option<PathBuf>,
-    /// Attempts each task should have, to list missing ones beyond the highest seen.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub attempts: Option<u64>,
-    /// The `--variants` the shards ran (all, none or names), so that variants they did not
-    /// run are not listed as missing.
-    #[arg(long, value_name = "none|all|NAME", num_args = 1.., requires = "tasks")]
-    pub variants: Vec<String>,
-}
+use std::path::PathBuf;
 
 /// (label, task, attempt): what identifies one attempt across shards.
 type Key = (String, String, u64);
@@ -46,7 +26,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
         // A name no task defines is refused before anything is read or written.
         VariantChoice::parse(&args.variants, suite)?;
     }
-    let temporary = temporary_path(&args.out);
+    let temporary = partial_path(&args.out);
     let file = std::fs::File::create(&temporary)
         .with_context(|| format!("{}: cannot write", temporary.display()))?;
     let mut out = std::io::BufWriter::new(file);
@@ -67,15 +47,6 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
             Err(infrastructure(temporary.display(), error))
         }
     }
-}
-
-fn temporary_path(out: &Path) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".partial");
-    out.with_file_name(name)
 }
 
 #[derive(Debug, Default)]

@@ -3,7 +3,6 @@
 pub mod calibrate;
 pub mod compare;
 mod grade;
-pub mod html_page;
 pub mod init;
 pub mod judge;
 pub mod ledger;

@@ -4,15 +4,19 @@
 //! together: their pass rates measure different things. `--mixed` summarises each digest
 //! on its own instead.
 
-use crate::args::{Format, ReportArgs, ReportFormat};
+use crate::args::{ReportArgs, ReportFormat};
 use crate::commands::calibrate::{LoadedCalibration, correct_results, load_calibration};
 use crate::commands::ledger::report::weekly_chart;
+use crate::html::{self, EndStateDir, ReportInput};
+use crate::outputs::AttemptSink;
+use crate::outputs::gate::Gate;
 use crate::problems::Problems;
+use crate::render;
+use crate::render::Shape;
 use crate::render::calibrate::corrected;
-use crate::render::html::{self, EndStateDir, ReportInput};
 use crate::results_file::for_each_result_at;
-use crate::{gate, render};
 use anyhow::{Context, bail};
+use proctor_core::result::ResultLine;
 use proctor_core::summary::{ScorecardBuilder, Scorecards, Split};
 use proctor_core::task::Suite;
 use std::io::Write;
@@ -115,7 +119,10 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     problems.into_result("result lines")?;
     for summarised in &all {
-        gate::check(&args.summary, &summarised.cards)?;
+        Gate {
+            min_pass_rate: args.summary.min_pass_rate,
+        }
+        .check(&summarised.cards)?;
     }
     Ok(())
 }
@@ -212,7 +219,7 @@ fn print(
             for summarised in all {
                 // Another pass per agent streams its test cases, so memory stays flat.
                 let digest = &summarised.digest;
-                render::junit::write(&mut out, &summarised.cards, &summarised.title, |each| {
+                let cases = |each: &mut dyn FnMut(&ResultLine) -> anyhow::Result<()>| {
                     let mut attempts = args.duplicates.filter(&args.results)?;
                     for_each_result_at(
                         &args.results,
@@ -227,15 +234,17 @@ fn print(
                         |_| {},
                         |_| {},
                     )
-                })?;
+                };
+                let io = |e| crate::exit::infrastructure("stdout", e);
+                render::junit::write(&mut out, &summarised.cards, &summarised.title, cases, io)?;
             }
             return Ok(());
         }
         // Written by the caller.
         ReportFormat::Html => return Ok(()),
-        ReportFormat::Table => Format::Table,
-        ReportFormat::Json => Format::Json,
-        ReportFormat::Markdown => Format::Markdown,
+        ReportFormat::Table => Shape::Table,
+        ReportFormat::Json => Shape::Json,
+        ReportFormat::Markdown => Shape::Markdown,
     };
     if let Some(calibration) = calibration {
         let [Summarised { title, cards, .. }] = all else {
@@ -252,7 +261,7 @@ fn print(
         render::calibrate::print(&text);
         return Ok(());
     }
-    if all.len() > 1 && format == Format::Json {
+    if all.len() > 1 && format == Shape::Json {
         let digests: serde_json::Map<String, serde_json::Value> = all
             .iter()
             .map(|s| (s.digest.clone(), render::json::cards_value(&s.cards)))

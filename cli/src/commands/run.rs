@@ -1,12 +1,17 @@
 //! `proctor run`: run agents on every task, in fresh sandboxes, and grade each
 //! attempt as it ends.
 
-use crate::args::{CostArgs, SummaryArgs};
-use crate::commands::html_page::{PageOptions, ResultsFile};
+use crate::args::{RunArgs, TrajectoryFrom};
 use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
-use crate::judging::{JudgeArgs, NoJudgeArg, Seeds, check_globs};
+use crate::judging::{Seeds, check_globs};
 use crate::otlp::Receiver;
+use crate::outputs::crashes::CrashTally;
+use crate::outputs::ledger::LedgerOut;
+use crate::outputs::page::{PageOptions, ResultsFile};
+use crate::outputs::progress::{Notes, Progress};
+use crate::outputs::results::ResultsOut;
+use crate::outputs::{Attempt, Ending, Outputs};
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{
@@ -14,16 +19,12 @@ use crate::run::attempt::{
 };
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
-use crate::run::isolation::args::ContainmentArgs;
 use crate::run::isolation::contained_command::ContainedCommands;
-use crate::run::plan::{Shard, plan, selected};
-use crate::run::progress::Progress;
+use crate::run::plan::{Planned, plan, selected};
 use crate::run::signals;
 use crate::run::variants::VariantChoice;
 use crate::usage_cost::load_pricer;
-use crate::{gate, render};
 use anyhow::{Context, bail};
-use clap::Args;
 use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
@@ -32,89 +33,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinSet;
-
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// Task file or folder of task files.
-    #[arg(long, value_name = "T")]
-    pub tasks: PathBuf,
-    /// The agent command (split like a shell), or NAME=CMD; repeat for several agents. NAME
-    /// is letters, digits, _ - . @ + with no space after the `=`; a NAME in capitals only
-    /// (MODEL=x cmd) reads as an environment variable and is refused: use `env MODEL=x cmd`.
-    #[arg(long, value_name = "CMD", required_unless_present = "agents")]
-    pub agent: Vec<String>,
-    /// A YAML or JSON list of agents: name, command, optional env and cwd.
-    #[arg(long, value_name = "FILE", conflicts_with = "agent")]
-    pub agents: Option<PathBuf>,
-    /// Attempts per task and agent.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub attempts: u64,
-    /// Attempts run in parallel (default: the number of CPUs).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub jobs: Option<u64>,
-    /// Seconds an attempt may take, for tasks without `timeout_s`.
-    #[arg(long, default_value_t = 300.0, value_parser = parse_seconds)]
-    pub timeout: f64,
-    /// Run seed; each attempt's seed is a hash of it, the task and the attempt.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// The agent version stored on every result (a single unnamed --agent).
-    #[arg(long, value_name = "NAME")]
-    pub label: Option<String>,
-    /// Keep each attempt's sandbox at DIR/<task>/<attempt>/ (DIR/<agent>/<task>/<attempt>/ with several agents).
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
-    /// Append each result line to this file as soon as its attempt ends.
-    #[arg(long, value_name = "R.jsonl")]
-    pub out: Option<PathBuf>,
-    /// Skip attempts already in --out and append the rest.
-    #[arg(long, requires = "out")]
-    pub resume: bool,
-    /// Only tasks whose stable hash of the id falls in shard I of N (1-based).
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<Shard>,
-    /// Only tasks whose id or a tag matches one of these globs.
-    #[arg(long, value_name = "PATTERN")]
-    pub only: Vec<String>,
-    /// Which task variants run besides the base tasks: all (the default), none, or the
-    /// variants' names (repeat or separate with commas).
-    #[arg(long, value_name = "none|all|NAME", num_args = 1..)]
-    pub variants: Vec<String>,
-    /// Seconds an attempt that exported spans waits after its agent exits for late spans,
-    /// unless its root span arrived.
-    #[arg(long, default_value_t = 2.0, value_name = "S", value_parser = parse_seconds)]
-    pub trace_grace: f64,
-    /// Grade trajectory rules on the agent's OpenTelemetry trace, even when it reports a
-    /// trajectory of its own.
-    #[arg(long, value_enum, value_name = "SOURCE")]
-    pub trajectory_from: Option<TrajectoryFrom>,
-    #[command(flatten)]
-    pub containment: ContainmentArgs,
-    #[command(flatten)]
-    pub cost: CostArgs,
-    #[command(flatten)]
-    pub judge: JudgeArgs,
-    #[command(flatten)]
-    pub no_judge: NoJudgeArg,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = crate::args::Format::Table)]
-    pub format: crate::args::Format,
-    #[command(flatten)]
-    pub summary: SummaryArgs,
-}
-
-/// Where `--trajectory-from` takes the graded trajectory from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TrajectoryFrom {
-    Trace,
-}
-
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
-    }
-}
 
 pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     absolute_paths(&mut args)?;
@@ -336,24 +254,66 @@ async fn execute(
     jobs: usize,
     judging: Judging,
 ) -> anyhow::Result<()> {
-    let mut summary = ScorecardBuilder::new(args.summary.scorecard_options());
+    let mut earlier = ScorecardBuilder::new(args.summary.scorecard_options());
     let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
     // The file is locked before it is read for --resume and before any agent starts, so a
     // second run on the same --out is refused at once.
-    let mut writer = match &results.path {
+    let writer = match &results.path {
         Some(out) if args.resume => Some(ResultWriter::append(out)?),
         Some(out) => Some(ResultWriter::create(out)?),
         None => None,
     };
     let done = match (&args.out, args.resume) {
-        (Some(out), true) => previous_results(out, &suite, &agents, &tasks, &mut summary)?,
+        (Some(out), true) => previous_results(out, &suite, &agents, &tasks, &mut earlier)?,
         _ => HashSet::new(),
     };
     let planned = plan(&tasks, agents.len(), args.attempts, &done);
+    let (context, receiver) = start(&args, suite, agents, &tasks, jobs, judging).await?;
+    let ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
+    let mut outputs = Outputs::after(earlier);
+    let progress = Progress::new(planned.len() as u64);
+    let notes = progress.notes();
+    outputs.add(ResultsOut::new(writer, true));
+    outputs.add(LedgerOut::new(ledger));
+    outputs.add(progress);
+    outputs.add(CrashTally::default());
+    let page = PageOptions {
+        suite: &context.suite,
+        ledger: args.cost.ledger.as_deref(),
+        kept: args.keep.as_deref().map(|dir| (dir, false)),
+    };
+    outputs.add_summary(args.format, &args.summary, results, page);
+    let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
+    // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
+    // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded
+    // too, so that sandboxes do not pile up when the judge is slower than the agents.
+    let schedule = Schedule {
+        context: &context,
+        cancel: &cancel,
+        notes: &notes,
+        jobs,
+        waiting_at_most: jobs.max(2 * args.judge.judge_jobs as usize),
+    };
+    let ran = schedule.run(planned, &mut outputs).await?;
+    outputs.close()?;
+    report_servers(&context, &receiver);
+    outputs.conclude(ran.ending(&args, *cancel.borrow()))
+}
+
+/// Starts what the attempts reach (the OTLP receiver, the tool server, the forwarders of
+/// contained agents) and gathers everything an attempt needs.
+async fn start(
+    args: &RunArgs,
+    suite: Suite,
+    agents: Vec<AgentSpec>,
+    tasks: &[usize],
+    jobs: usize,
+    judging: Judging,
+) -> anyhow::Result<(Arc<RunContext>, Receiver)> {
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
-    let tools = serve_tools(&suite, &tasks).await?;
+    let tools = serve_tools(&suite, tasks).await?;
     let mut isolation = judging.isolation;
     // Agents whose network is none reach the receiver and the tool server through a
     // forwarder.
@@ -389,67 +349,124 @@ async fn execute(
         },
         tools,
     });
-    let mut ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
-    let cancel = signals::cancellation().context("cannot watch for Ctrl-C")?;
-    let mut progress = Progress::new(planned.len() as u64);
-    let mut queue = planned.into_iter();
-    // Agents hold one of `jobs` slots; judging and grading run apart, so that an attempt
-    // waiting for its verdict frees its slot. Attempts waiting to be finished are bounded
-    // too, so that sandboxes do not pile up when the judge is slower than the agents.
-    let waiting_at_most = jobs.max(2 * args.judge.judge_jobs as usize);
-    let mut agents_running = JoinSet::new();
-    let mut finishing = JoinSet::new();
-    let mut infrastructure_errors = 0usize;
-    let mut interrupted = false;
-    let mut judge_failure: Option<String> = None;
-    let mut crashes = CrashTally::default();
-    loop {
-        while agents_running.len() < jobs
-            && agents_running.len() + finishing.len() < jobs + waiting_at_most
-            && !*cancel.borrow()
-            && judge_failure.is_none()
-        {
-            let Some(next) = queue.next() else { break };
-            agents_running.spawn(run_agent(context.clone(), next, cancel.clone()));
-        }
-        if agents_running.is_empty() && finishing.is_empty() {
-            break;
-        }
-        tokio::select! {
-            Some(joined) = agents_running.join_next() => {
-                match attempt_ran(joined, &progress, &mut infrastructure_errors) {
-                    Some(AgentPhase::Ended(ended)) => {
-                        finishing.spawn(finish_attempt(context.clone(), *ended, cancel.clone()));
-                    }
-                    Some(AgentPhase::Cancelled) => interrupted = true,
-                    None => {}
-                }
+    Ok((context, receiver))
+}
+
+/// What the schedule needs besides the attempts to run.
+struct Schedule<'a> {
+    context: &'a Arc<RunContext>,
+    cancel: &'a tokio::sync::watch::Receiver<bool>,
+    notes: &'a Notes,
+    /// Agents running at once.
+    jobs: usize,
+    /// Attempts whose agent ended waiting to be judged and graded, at most.
+    waiting_at_most: usize,
+}
+
+/// How the schedule ended, besides the attempts handed to the outputs.
+#[derive(Debug, Default)]
+struct Ran {
+    infrastructure_errors: usize,
+    interrupted: bool,
+    judge_failure: Option<String>,
+}
+
+impl Ran {
+    /// How the run ends: interrupted (`cancelled` too), or with the judge failed or
+    /// attempts that could not run, each saying where the finished results are.
+    fn ending(self, args: &RunArgs, cancelled: bool) -> Ending {
+        let stopped = if self.interrupted || cancelled {
+            let kept = match &args.out {
+                Some(out) => format!(
+                    "finished attempts are in {}; run the same command with --resume to complete it",
+                    out.display()
+                ),
+                None => "no --out was given, so nothing was kept".to_owned(),
+            };
+            let message = format!("interrupted; running agents were stopped; {kept}");
+            Err(Failure::Interrupted(message).into())
+        } else {
+            Ok(())
+        };
+        let failed = match self.judge_failure {
+            Some(message) => {
+                let kept = match &args.out {
+                    Some(out) => format!(
+                        "finished results are in {}; --resume completes the run",
+                        out.display()
+                    ),
+                    None => "no --out was given".to_owned(),
+                };
+                Err(Failure::Infrastructure(format!("judge: {message}; {kept}")).into())
             }
-            Some(joined) = finishing.join_next() => {
-                match attempt_ran(joined, &progress, &mut infrastructure_errors) {
-                    Some(Finished::Result(line)) => {
-                        if let Some(writer) = writer.as_mut() {
-                            writer.write_now(&line)?;
+            None if self.infrastructure_errors > 0 => Err(Failure::Infrastructure(format!(
+                "{} attempts could not run (see above); every other result was written",
+                self.infrastructure_errors
+            ))
+            .into()),
+            None => Ok(()),
+        };
+        Ending {
+            title: format!("run {}", args.tasks.display()),
+            k: args.summary.k,
+            stopped,
+            failed,
+        }
+    }
+}
+
+impl Schedule<'_> {
+    /// Runs the planned attempts, `jobs` agents at a time, and hands each finished
+    /// attempt to `outputs`. Stops scheduling on Ctrl-C or when the judge fails; the
+    /// attempts already running finish and are kept.
+    async fn run(&self, planned: Vec<Planned>, outputs: &mut Outputs<'_>) -> anyhow::Result<Ran> {
+        let mut queue = planned.into_iter();
+        let mut agents_running = JoinSet::new();
+        let mut finishing = JoinSet::new();
+        let mut ran = Ran::default();
+        loop {
+            while agents_running.len() < self.jobs
+                && agents_running.len() + finishing.len() < self.jobs + self.waiting_at_most
+                && !*self.cancel.borrow()
+                && ran.judge_failure.is_none()
+            {
+                let Some(next) = queue.next() else { break };
+                agents_running.spawn(run_agent(self.context.clone(), next, self.cancel.clone()));
+            }
+            if agents_running.is_empty() && finishing.is_empty() {
+                return Ok(ran);
+            }
+            tokio::select! {
+                Some(joined) = agents_running.join_next() => {
+                    match attempt_ran(joined, self.notes, &mut ran.infrastructure_errors) {
+                        Some(AgentPhase::Ended(ended)) => {
+                            finishing.spawn(finish_attempt(self.context.clone(), *ended, self.cancel.clone()));
                         }
-                        if let Some(ledger) = ledger.as_mut() {
-                            ledger.push(&line)?;
+                        Some(AgentPhase::Cancelled) => ran.interrupted = true,
+                        None => {}
+                    }
+                }
+                Some(joined) = finishing.join_next() => {
+                    match attempt_ran(joined, self.notes, &mut ran.infrastructure_errors) {
+                        Some(Finished::Result(line)) => {
+                            let tags = self.context.suite.tags_of(&line.task);
+                            outputs.attempt(&Attempt::of_line(&line, tags))?;
                         }
-                        progress.finished(&line);
-                        crashes.add(&line);
-                        summary.add(&line, context.suite.tags_of(&line.task));
+                        Some(Finished::Cancelled) => ran.interrupted = true,
+                        Some(Finished::JudgeFailed(message)) if ran.judge_failure.is_none() => {
+                            self.notes.note(&format!("proctor: judge failed, stopping: {message}"));
+                            ran.judge_failure = Some(message);
+                        }
+                        Some(Finished::JudgeFailed(_)) | None => {}
                     }
-                    Some(Finished::Cancelled) => interrupted = true,
-                    // Stop scheduling; attempts already running finish and are kept.
-                    Some(Finished::JudgeFailed(message)) if judge_failure.is_none() => {
-                        progress.note(&format!("proctor: judge failed, stopping: {message}"));
-                        judge_failure = Some(message);
-                    }
-                    Some(Finished::JudgeFailed(_)) | None => {}
                 }
             }
         }
     }
-    progress.finish();
+}
+
+/// What the servers of the run refused or could not place, on stderr.
+fn report_servers(context: &RunContext, receiver: &Receiver) {
     if let Some(server) = &context.tools.server
         && server.unauthorized() > 0
     {
@@ -469,60 +486,6 @@ async fn execute(
             "proctor: {refused} requests to the OTLP receiver were refused (HTTP 413), the first: {reason}"
         );
     }
-    if let Some(writer) = writer {
-        writer.finish()?;
-    }
-    // Rows of every finished attempt, also when interrupted or the judge failed.
-    if let Some(ledger) = ledger {
-        ledger.commit()?;
-    }
-    if interrupted || *cancel.borrow() {
-        let kept = match &args.out {
-            Some(out) => format!(
-                "finished attempts are in {}; run the same command with --resume to complete it",
-                out.display()
-            ),
-            None => "no --out was given, so nothing was kept".to_owned(),
-        };
-        return Err(Failure::Interrupted(format!(
-            "interrupted; running agents were stopped; {kept}"
-        ))
-        .into());
-    }
-    let summary = summary
-        .finish(args.summary.k)
-        .context("cannot summarise the results")?;
-    let title = format!("run {}", args.tasks.display());
-    render::print_scorecards(args.format, &title, &summary)?;
-    results.write_page(
-        title,
-        &summary,
-        PageOptions {
-            page: args.summary.html.as_deref(),
-            k: args.summary.k,
-            suite: &context.suite,
-            ledger: args.cost.ledger.as_deref(),
-            kept: args.keep.as_deref().map(|dir| (dir, false)),
-        },
-    )?;
-    if let Some(message) = judge_failure {
-        let kept = match &args.out {
-            Some(out) => format!(
-                "finished results are in {}; --resume completes the run",
-                out.display()
-            ),
-            None => "no --out was given".to_owned(),
-        };
-        return Err(Failure::Infrastructure(format!("judge: {message}; {kept}")).into());
-    }
-    if infrastructure_errors > 0 {
-        return Err(Failure::Infrastructure(format!(
-            "{infrastructure_errors} attempts could not run (see above); every other result was written"
-        ))
-        .into());
-    }
-    crashes.check()?;
-    gate::check(&args.summary, &summary)
 }
 
 /// The MCP server and each in-scope task's compiled tools, when some task has `tools:`.
@@ -547,64 +510,11 @@ async fn serve_tools(suite: &Suite, tasks: &[usize]) -> anyhow::Result<ToolSetti
     })
 }
 
-/// Per agent, in the order first seen: attempts run, attempts that ended in `error:`, and
-/// the first such attempt's detail. An agent all of whose attempts errored evaluated
-/// nothing, which is not a result but a broken set-up (DESIGN 10: exit 3).
-#[derive(Debug, Default)]
-struct CrashTally(Vec<(String, u64, u64, Option<String>)>);
-
-impl CrashTally {
-    fn add(&mut self, line: &proctor_core::result::ResultLine) {
-        let label = line.label.as_deref().unwrap_or_default();
-        let at = match self.0.iter().position(|(name, ..)| name == label) {
-            Some(at) => at,
-            None => {
-                self.0.push((label.to_owned(), 0, 0, None));
-                self.0.len() - 1
-            }
-        };
-        let entry = &mut self.0[at];
-        entry.1 += 1;
-        if line
-            .reasons
-            .first()
-            .is_some_and(|r| r.starts_with("error: "))
-        {
-            entry.2 += 1;
-            if entry.3.is_none() {
-                let reason = &line.reasons[0];
-                entry.3 = Some(match crate::details::crash_detail(line) {
-                    Some(detail) => format!("{reason}: {detail}"),
-                    None => reason.clone(),
-                });
-            }
-        }
-    }
-
-    fn check(self) -> anyhow::Result<()> {
-        let broken: Vec<String> = self
-            .0
-            .into_iter()
-            .filter(|(_, attempts, errored, _)| *attempts > 0 && attempts == errored)
-            .map(|(name, _, _, first)| {
-                format!(
-                    "agent `{name}`: every attempt failed to start or crashed; the first: {}",
-                    first.unwrap_or_default()
-                )
-            })
-            .collect();
-        if broken.is_empty() {
-            return Ok(());
-        }
-        Err(Failure::Infrastructure(broken.join("\n")).into())
-    }
-}
-
 /// What a phase of an attempt gave; `None`, counted and reported, when it could not run
 /// (an infrastructure failure) or failed inside proctor.
 fn attempt_ran<T>(
     joined: Result<anyhow::Result<T>, tokio::task::JoinError>,
-    progress: &Progress,
+    notes: &Notes,
     infrastructure_errors: &mut usize,
 ) -> Option<T> {
     let message = match joined {
@@ -613,11 +523,11 @@ fn attempt_ran<T>(
         Err(error) => format!("proctor: an attempt failed inside proctor: {error}"),
     };
     *infrastructure_errors += 1;
-    progress.note(&message);
+    notes.note(&message);
     None
 }
 
-/// Reads `--out` for `--resume`: the attempts already done (fed into the summary),
+/// Reads `--out` for `--resume`: the attempts already done (counted in the scorecards),
 /// refusing results written for other task files.
 fn previous_results(
     out: &std::path::Path,

@@ -3,7 +3,7 @@
 //! `PROCTOR_MCP_TOKEN`, and every call is recorded; the recorded calls are the graded
 //! trajectory.
 //!
-//! - [`service`]: proctor's own seam between an MCP SDK and the tools: [`ToolService`].
+//! - [`service`]: proctor's own seam between an MCP SDK and the tools: [`ToolService`](service::ToolService).
 //! - [`attempt`]: one attempt's tools: argument checks, the step cap, backends, recording.
 //! - [`script`]: the `script` backend, run outside the agent's isolation.
 //! - [`record`]: the recorded calls, and the trajectory made of them.

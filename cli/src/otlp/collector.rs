@@ -46,7 +46,7 @@ struct AttemptTraces {
     logs: Vec<LogRecord>,
     root_seen: bool,
     dropped: u64,
-    /// What is kept, as [`weight`] counts it.
+    /// What is kept, in bytes, as [`span_weight`] and [`log_weight`] count it.
     bytes: usize,
     /// The last resource counted: a batch's spans share one.
     last_resource: usize,

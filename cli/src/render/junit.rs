@@ -2,7 +2,7 @@
 //! CI dashboards show which attempts failed and why. Failures carry the reasons with their
 //! details, crashes are errors, ungraded attempts are skipped; each case has its time.
 
-use crate::details::reasons_with_details;
+use super::details::reasons_with_details;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::{Counted, NO_GROUP, Scorecards, Summary};
 use std::io::Write;
@@ -28,14 +28,15 @@ fn escape(text: &str) -> String {
 
 /// Writes the document: one `<testsuite>` per agent, with that agent's scorecard as
 /// properties. `cases` calls its argument once per result line, and is called once per
-/// agent, so the lines are streamed again rather than held.
+/// agent, so the lines are streamed again rather than held. `io` says what a failed write
+/// means to the caller.
 pub fn write(
     out: &mut impl Write,
     cards: &Scorecards,
     title: &str,
     mut cases: impl FnMut(&mut dyn FnMut(&ResultLine) -> anyhow::Result<()>) -> anyhow::Result<()>,
+    io: impl Fn(std::io::Error) -> anyhow::Error + Copy,
 ) -> anyhow::Result<()> {
-    let io = |e: std::io::Error| crate::exit::infrastructure("stdout", e);
     let total = |f: fn(&Summary) -> u64| cards.agents.iter().map(|a| f(&a.summary)).sum::<u64>();
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#).map_err(io)?;
     writeln!(

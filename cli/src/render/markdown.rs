@@ -1,10 +1,10 @@
 //! `--format markdown`: tables fit for a pull-request comment.
 
+use super::details::with_detail;
 use super::grid::{cards_grid_rows, grid_rows};
 use super::numbers::{MISSING, interval, rate, usd_at_least};
 use super::reasons::{card_columns, reason_rows};
 use super::rows::{count_rows, process_rows, safety_rows, scorecard_rows, variant_rows};
-use crate::details::with_detail;
 use proctor_core::summary::{Scorecards, Summary};
 use std::fmt::Write;
 

@@ -3,8 +3,8 @@
 
 pub mod calibrate;
 pub mod compare;
+pub mod details;
 mod grid;
-pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -13,16 +13,24 @@ mod reasons;
 mod rows;
 pub mod table;
 
-use crate::args::Format;
 use proctor_core::summary::Scorecards;
 use std::io::Write;
 
-/// Prints every scorecard on stdout in the chosen format.
-pub fn print_scorecards(format: Format, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
-    let text = match format {
-        Format::Table => table::render_cards(title, cards),
-        Format::Markdown => markdown::render_cards(title, cards),
-        Format::Json => json::render_cards(cards),
+/// The text formats every summary can be printed in; each command maps its `--format` to
+/// one, so that renderers depend on no command's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Table,
+    Markdown,
+    Json,
+}
+
+/// Prints every scorecard on stdout in the chosen shape.
+pub fn print_scorecards(shape: Shape, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
+    let text = match shape {
+        Shape::Table => table::render_cards(title, cards),
+        Shape::Markdown => markdown::render_cards(title, cards),
+        Shape::Json => json::render_cards(cards),
     };
     print_text(&text);
     Ok(())

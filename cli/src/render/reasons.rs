@@ -1,8 +1,8 @@
 //! Scorecard columns and the top reason per agent and task, shared by the text and
 //! markdown renderers.
 
+use super::details::with_detail;
 use super::numbers::rate;
-use crate::details::with_detail;
 use proctor_core::summary::{Scorecards, Summary, TaskSummary};
 
 /// The most frequent reason of a task, with the first detail seen and its count.

@@ -9,7 +9,6 @@ pub mod outcome;
 pub mod outcome_file;
 pub mod plan;
 pub mod process;
-pub mod progress;
 pub mod sandbox;
 pub mod served;
 pub mod signals;

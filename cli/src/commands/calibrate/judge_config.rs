@@ -2,7 +2,7 @@
 //! shares ([`JudgeArgs`]), so a calibration measures exactly the judge a run uses: provider,
 //! model, base URL, template, samples, cassette.
 
-use crate::judging::JudgeArgs;
+use crate::args::JudgeArgs;
 use anyhow::bail;
 use proctor_judge::JudgeConfig;
 

@@ -9,8 +9,8 @@
 
 use super::judge_config;
 use super::problems::InputProblems;
+use crate::args::JudgeArgs;
 use crate::exit::Failure;
-use crate::judging::JudgeArgs;
 use anyhow::{Context, anyhow};
 use proctor_core::calibrate::{HumanLabel, JudgeVerdict, Label, LabelledItem};
 use proctor_judge::{Decision, Judge, JudgeError, JudgeOutcome, JudgeRequest, Seed};

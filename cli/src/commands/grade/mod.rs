@@ -7,13 +7,17 @@ mod sink;
 mod traces;
 
 use crate::args::GradeArgs;
-use crate::commands::html_page::{PageOptions, ResultsFile};
 use crate::commands::ledger::LedgerRows;
 use crate::judging::check_globs;
 use crate::outcome_log::{LineKeys, OutcomeLog};
+use crate::outputs::ledger::LedgerOut;
+use crate::outputs::page::{PageOptions, ResultsFile};
+use crate::outputs::results::ResultsOut;
+use crate::outputs::{Ending, Outputs};
+use crate::results_file::ResultWriter;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
-use crate::{gate, render, usage_cost};
+use crate::usage_cost;
 use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
@@ -42,9 +46,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .as_deref()
         .zip(commands.as_ref().map(|c| c as &dyn CommandRunner));
     if let Some(path) = &args.traces {
-        let mut sink = Sink::new(results.path.as_deref(), ledger)?;
-        sink.summarise(&args.summary, &suite);
-        sink.label_lines(args.label.as_deref());
+        let mut sink = grading_sink(&args, &suite, results.path.as_deref(), ledger)?;
         let grader = LineGrader {
             suite: &suite,
             pricer: &pricer,
@@ -70,9 +72,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .as_deref()
         .context("give --outcomes LOG or --traces FILE")?;
     let log = OutcomeLog::open(outcomes)?;
-    let mut sink = Sink::new(results.path.as_deref(), ledger)?;
-    sink.summarise(&args.summary, &suite);
-    sink.label_lines(args.label.as_deref());
+    let mut sink = grading_sink(&args, &suite, results.path.as_deref(), ledger)?;
     let grader = LineGrader {
         suite: &suite,
         pricer: &pricer,
@@ -132,6 +132,26 @@ fn no_judge(args: &GradeArgs, suite: &Suite) -> bool {
     true
 }
 
+/// Where graded lines go: the results file and the ledger, when asked for.
+fn grading_sink(
+    args: &GradeArgs,
+    suite: &Suite,
+    out: Option<&Path>,
+    ledger: Option<LedgerRows>,
+) -> anyhow::Result<Sink> {
+    let mut outputs = Outputs::new(args.summary.scorecard_options());
+    outputs.add(ResultsOut::new(
+        out.map(ResultWriter::create).transpose()?,
+        false,
+    ));
+    outputs.add(LedgerOut::new(ledger));
+    let tags = match args.summary.by {
+        Some(_) => suite.tasks.iter().map(|t| t.tags.clone()).collect(),
+        None => Vec::new(),
+    };
+    Ok(Sink::new(outputs, tags, args.label.as_deref()))
+}
+
 /// Writes what was graded, prints the summary, then reports skipped input and the gates.
 fn finish(
     args: &GradeArgs,
@@ -143,25 +163,19 @@ fn finish(
     what: &str,
 ) -> anyhow::Result<()> {
     // Whatever stopped grading, everything graded so far is kept.
-    let (summary, problems) = sink.finish()?;
-    graded?;
-    let summary = summary
-        .finish(args.summary.k)
-        .context("cannot summarise the results")?;
-    render::print_scorecards(args.format, &title, &summary)?;
-    results.write_page(
+    let (mut outputs, problems) = sink.finish();
+    let page = PageOptions {
+        suite,
+        ledger: args.cost.ledger.as_deref(),
+        kept: args.workdir.as_deref().map(|dir| (dir, true)),
+    };
+    outputs.add_summary(args.format, &args.summary, results, page);
+    outputs.conclude(Ending {
         title,
-        &summary,
-        PageOptions {
-            page: args.summary.html.as_deref(),
-            k: args.summary.k,
-            suite,
-            ledger: args.cost.ledger.as_deref(),
-            kept: args.workdir.as_deref().map(|dir| (dir, true)),
-        },
-    )?;
-    problems.into_result(what)?;
-    gate::check(&args.summary, &summary)
+        k: args.summary.k,
+        stopped: graded,
+        failed: problems.into_result(what),
+    })
 }
 
 /// What runs the command checks against `--workdir`: contained as `proctor run` contains

@@ -428,7 +428,7 @@ mod tests {
             for_ledger: false,
             writes_results: true,
         };
-        let mut sink = Sink::new(Some(out), None).unwrap();
+        let mut sink = Sink::writing(Some(out));
         let graded = grade_in_chunks(
             &grader,
             OutcomeLog::open(log).unwrap(),
@@ -436,8 +436,12 @@ mod tests {
             workers,
             chunk_bytes,
         );
-        let summary = match sink.finish() {
-            Ok((summary, _)) => crate::render::json::render_cards(&summary.finish(None).unwrap()),
+        let (mut outputs, _) = sink.finish();
+        let summary = match outputs.close() {
+            Ok(()) => {
+                let cards = outputs.into_scorecards().finish(None).unwrap();
+                crate::render::json::render_cards(&cards)
+            }
             Err(_) => String::new(),
         };
         (graded, summary)
@@ -497,7 +501,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         write_log(&log);
-        let mut sink = Sink::new(None, None).unwrap();
+        let mut sink = Sink::writing(None);
         let shared = Shared {
             chunk_bytes: CHUNK_BYTES,
             reading: Mutex::new(Reading {

@@ -1,13 +1,9 @@
-//! Where graded lines go, in log order: the results file, the ledger, the summary and the
-//! list of skipped lines. Attempts the log does not number are numbered here.
+//! Where graded lines go, in log order: every output, and the list of skipped lines.
+//! Attempts the log does not number are numbered here.
 
 use crate::commands::grade::line::{GradedLine, LineCounts, LineOutput, attempt_at};
-use crate::commands::ledger::LedgerRows;
+use crate::outputs::{Attempt, Outputs, Text};
 use crate::problems::Problems;
-use crate::results_file::ResultWriter;
-use proctor_core::summary::ScorecardBuilder;
-use proctor_core::task::Suite;
-use std::path::Path;
 
 /// Attempt numbers per task: a line's own, else one more than the highest seen so far.
 /// Tasks are known by their position in the suite.
@@ -34,9 +30,9 @@ impl AttemptCounter {
 
 #[derive(Debug)]
 pub struct Sink {
-    results: Option<ResultWriter>,
-    ledger: Option<LedgerRows>,
-    pub summary: ScorecardBuilder,
+    /// The outputs that take each attempt (the results file, the ledger); the outputs
+    /// of the conclusion are added once grading ends.
+    outputs: Outputs<'static>,
     /// Each suite task's tags, by position, when scorecards are split by tag.
     tags: Vec<Vec<String>>,
     pub problems: Problems,
@@ -46,29 +42,15 @@ pub struct Sink {
 }
 
 impl Sink {
-    pub fn new(out: Option<&Path>, ledger: Option<LedgerRows>) -> anyhow::Result<Sink> {
-        Ok(Sink {
-            results: out.map(ResultWriter::create).transpose()?,
-            ledger,
-            summary: ScorecardBuilder::default(),
-            tags: Vec::new(),
+    /// Graded lines go to `outputs`, under `label`; `tags` are each suite task's, by
+    /// position, when the scorecards are split by them (else empty).
+    pub fn new(outputs: Outputs<'static>, tags: Vec<Vec<String>>, label: Option<&str>) -> Sink {
+        Sink {
+            outputs,
+            tags,
             problems: Problems::default(),
             attempts: AttemptCounter::default(),
-            label: None,
-        })
-    }
-
-    /// Counts every graded line under `label` (`--label`).
-    pub fn label_lines(&mut self, label: Option<&str>) {
-        self.label = label.map(str::to_owned);
-    }
-
-    /// Summarises as `args` ask: pooled or not, split by the tags of `suite`'s tasks or not.
-    pub fn summarise(&mut self, args: &crate::args::SummaryArgs, suite: &Suite) {
-        let options = args.scorecard_options();
-        self.summary = ScorecardBuilder::new(options);
-        if options.split.is_some() {
-            self.tags = suite.tasks.iter().map(|t| t.tags.clone()).collect();
+            label: label.map(str::to_owned),
         }
     }
 
@@ -87,14 +69,15 @@ impl Sink {
                 LineOutput::Graded(graded) => self.accept_graded(graded, text, !whole)?,
             }
         }
-        match &mut self.results {
-            Some(results) if whole => results.write_text(&[text]),
-            _ => Ok(()),
+        match whole {
+            true => self.outputs.batch(text),
+            false => Ok(()),
         }
     }
 
-    /// Numbers, tallies and (with `write`) writes one graded line. The line is taken by
-    /// reference: moving a result line out of its box copies several hundred bytes.
+    /// Numbers one graded line and hands it to the outputs, its text written by itself
+    /// when `write`. The line is taken by reference: moving a result line out of its box
+    /// copies several hundred bytes.
     fn accept_graded(
         &mut self,
         graded: &mut GradedLine,
@@ -117,35 +100,47 @@ impl Sink {
         if let LineCounts::Result(result) = counts {
             result.attempt = attempt;
         }
-        if let Some(results) = self.results.as_mut().filter(|_| write) {
-            match given_attempt {
-                Some(_) => results.write_text(&[text])?,
-                None => {
-                    // The placeholder `0` gives way to the number.
-                    let at = attempt_at(text);
-                    let number = attempt.to_string();
-                    results.write_text(&[&text[..at], number.as_bytes(), &text[at + 1..]])?;
-                }
+        // The placeholder `0` of an unnumbered line gives way to the number.
+        let number;
+        let renumbered: [&[u8]; 3];
+        let parts: &[&[u8]] = match given_attempt {
+            _ if !write || text.is_empty() => &[],
+            Some(_) => std::slice::from_ref(&text),
+            None => {
+                let at = attempt_at(text);
+                number = attempt.to_string();
+                renumbered = [&text[..at], number.as_bytes(), &text[at + 1..]];
+                &renumbered
             }
-        }
-        if let (Some(ledger), LineCounts::Result(result)) = (&mut self.ledger, &*counts) {
-            ledger.push(result)?;
-        }
+        };
+        let line = match &*counts {
+            LineCounts::Result(result) => Some(&**result),
+            LineCounts::Summary(_) => None,
+        };
         let tags = self.tags.get(*slot).map_or(&[][..], Vec::as_slice);
         let counted = counts.counted(attempt, self.label.as_deref());
-        self.summary.add_counted_in_slot(*slot, &counted, tags);
-        Ok(())
+        let text = match write {
+            true => Text::Parts(parts),
+            false => Text::Batched,
+        };
+        self.outputs
+            .attempt(&Attempt::in_slot(*slot, counted, line, text, tags))
     }
 
-    /// Flushes the results and commits the ledger rows.
-    pub fn finish(self) -> anyhow::Result<(ScorecardBuilder, Problems)> {
-        if let Some(results) = self.results {
-            results.finish()?;
-        }
-        if let Some(ledger) = self.ledger {
-            ledger.commit()?;
-        }
-        Ok((self.summary, self.problems))
+    /// The outputs, to conclude with, and the skipped input.
+    pub fn finish(self) -> (Outputs<'static>, Problems) {
+        (self.outputs, self.problems)
+    }
+
+    /// A sink that writes the results to `out`, for tests.
+    #[cfg(test)]
+    pub fn writing(out: Option<&std::path::Path>) -> Sink {
+        use crate::outputs::results::ResultsOut;
+        use crate::results_file::ResultWriter;
+        let mut outputs = Outputs::new(Default::default());
+        let writer = out.map(|out| ResultWriter::create(out).unwrap());
+        outputs.add(ResultsOut::new(writer, false));
+        Sink::new(outputs, Vec::new(), None)
     }
 }
 

@@ -1,6 +1,6 @@
 //! `proctor ledger add R.jsonl... --ledger L.csv`.
 
-use super::AddArgs;
+use crate::args::AddArgs;
 use crate::exit::Failure;
 use crate::problems::Problems;
 use crate::results_file::for_each_result;

@@ -1,7 +1,7 @@
 //! `proctor ledger recost --ledger L.csv --prices FILE --out L2.csv`.
 
-use super::RecostArgs;
 use super::add::ledger_error;
+use crate::args::RecostArgs;
 use crate::exit::infrastructure;
 use crate::usage_cost::load_pricer;
 use proctor_ledger::book::LedgerReader;

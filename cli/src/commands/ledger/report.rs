@@ -1,7 +1,7 @@
 //! `proctor ledger report --ledger L.csv --period week ... --out R.csv [--chart R.svg]`.
 
-use super::ReportArgs;
 use super::add::ledger_error;
+use crate::args::LedgerReportArgs as ReportArgs;
 use crate::exit::infrastructure;
 use proctor_ledger::book::LedgerReader;
 use proctor_ledger::chart::render_chart;

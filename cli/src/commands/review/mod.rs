@@ -5,7 +5,7 @@
 //! `proctor calibrate --labels` reads, synced before the page moves on. The page shows the
 //! calibration of the labels so far, computed by `calibrate`'s own code.
 //!
-//! - [`args`]: the options; [`attempts`]: the judged attempts of the results;
+//! - [`ReviewArgs`]: the options; [`attempts`]: the judged attempts of the results;
 //!   [`sample`] and [`allocation`]: which are offered; [`labels_file`]: the CSV;
 //!   [`session`]: what the page asks; [`detail`]: one attempt; [`live`]: the calibration;
 //!   [`server`], [`token`], [`page`]: HTTP, the secret, the page.
@@ -16,7 +16,6 @@
 //! `--show-judge`.
 
 mod allocation;
-mod args;
 mod attempts;
 mod detail;
 mod labels_file;
@@ -27,7 +26,7 @@ mod server;
 mod session;
 mod token;
 
-pub use args::ReviewArgs;
+pub use crate::args::ReviewArgs;
 
 use crate::judging::{Seeds, check_globs};
 use anyhow::Context;

@@ -2,10 +2,9 @@
 //! compare` with `--calibration CAL.json`. Text formats get a few more lines; JSON gets more
 //! fields in the same object.
 
+use super::super::Shape;
 use super::super::numbers::{MISSING, interval, rate};
 use super::super::table::columns;
-use crate::args::Format;
-use crate::commands::compare::CompareFormat;
 use proctor_core::calibrate::{CalibrationFile, CorrectedSuite, Rates};
 use proctor_core::stats::Z95;
 use proctor_core::summary::Summary;
@@ -90,14 +89,14 @@ fn extend_json(text: &str, fields: Map<String, Value>) -> String {
 
 /// `proctor report --calibration`: the summary with the corrected pass rate added.
 pub fn report(
-    format: Format,
+    shape: Shape,
     title: &str,
     summary: &Summary,
     c: &CorrectedSuite,
     source: Source,
 ) -> anyhow::Result<String> {
-    Ok(match format {
-        Format::Json => {
+    Ok(match shape {
+        Shape::Json => {
             let mut fields = Map::new();
             fields.insert("corrected_pass_rate".into(), json!(c.corrected_pass_rate));
             fields.insert(
@@ -111,7 +110,7 @@ pub fn report(
             fields.insert("calibration".into(), Value::Object(calibration));
             extend_json(&super::super::json::render(summary), fields)
         }
-        Format::Table => {
+        Shape::Table => {
             let mut text = super::super::table::render(title, summary);
             text.push('\n');
             text.push_str(&columns(&[vec![
@@ -124,7 +123,7 @@ pub fn report(
             }
             text
         }
-        Format::Markdown => {
+        Shape::Markdown => {
             let mut text = super::super::markdown::render(title, summary);
             let _ = writeln!(text);
             let _ = writeln!(
@@ -140,24 +139,6 @@ pub fn report(
             text
         }
     })
-}
-
-/// How `compare` prints, for the lines added to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Table,
-    Markdown,
-    Json,
-}
-
-impl From<CompareFormat> for Shape {
-    fn from(format: CompareFormat) -> Self {
-        match format {
-            CompareFormat::Table => Shape::Table,
-            CompareFormat::Markdown => Shape::Markdown,
-            CompareFormat::Json => Shape::Json,
-        }
-    }
 }
 
 /// `proctor compare --calibration`: the comparison text with both sides' corrected rates.

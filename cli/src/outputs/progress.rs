@@ -1,7 +1,8 @@
 //! Progress on stderr: a bar on a terminal, one plain line per attempt otherwise
 //! (CI logs keep every line; a bar would be noise there).
 
-use crate::details::reasons_with_details;
+use super::{Attempt, AttemptSink};
+use crate::render::details::reasons_with_details;
 use indicatif::{ProgressBar, ProgressStyle};
 use proctor_core::result::ResultLine;
 use std::io::IsTerminal;
@@ -34,7 +35,7 @@ impl Progress {
         }
     }
 
-    pub fn finished(&mut self, line: &ResultLine) {
+    fn finished(&mut self, line: &ResultLine) {
         self.done += 1;
         if line.passed == Some(true) {
             self.passed += 1;
@@ -63,17 +64,37 @@ impl Progress {
         }
     }
 
-    /// A message that must not be garbled by the bar.
-    pub fn note(&self, message: &str) {
-        match &self.bar {
-            Some(bar) => bar.println(message),
-            None => eprintln!("{message}"),
+    /// Where messages go while the progress is shown.
+    pub fn notes(&self) -> Notes {
+        Notes(self.bar.clone())
+    }
+}
+
+impl AttemptSink for Progress {
+    fn attempt(&mut self, attempt: &Attempt<'_>) -> anyhow::Result<()> {
+        if let Some(line) = attempt.line {
+            self.finished(line);
         }
+        Ok(())
     }
 
-    pub fn finish(&self) {
+    fn close(&mut self) -> anyhow::Result<()> {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+        Ok(())
+    }
+}
+
+/// Messages printed above the bar while it is shown, so that it does not garble them.
+#[derive(Debug, Clone)]
+pub struct Notes(Option<ProgressBar>);
+
+impl Notes {
+    pub fn note(&self, message: &str) {
+        match &self.0 {
+            Some(bar) => bar.println(message),
+            None => eprintln!("{message}"),
         }
     }
 }

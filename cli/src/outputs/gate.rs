@@ -1,15 +1,27 @@
-//! Gate options shared by the summarising commands.
+//! `--min-pass-rate`, the gate of the commands that print scorecards.
 
-use crate::args::SummaryArgs;
+use super::AttemptSink;
 use crate::exit::Failure;
 use proctor_core::summary::Scorecards;
 
-/// Checks `--min-pass-rate` for every agent (and the pooled figures when shown): a
-/// missing pass rate (nothing graded) fails the gate, because missing data is never a pass.
-pub fn check(args: &SummaryArgs, cards: &Scorecards) -> anyhow::Result<()> {
-    let Some(min) = args.min_pass_rate else {
-        return Ok(());
-    };
+/// Exits 1 when a pass rate is below `--min-pass-rate`.
+#[derive(Debug, Clone, Copy)]
+pub struct Gate {
+    pub min_pass_rate: Option<f64>,
+}
+
+impl AttemptSink for Gate {
+    fn check(&self, cards: &Scorecards) -> anyhow::Result<()> {
+        match self.min_pass_rate {
+            Some(min) => check(min, cards),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Checks `min` for every agent (and the pooled figures when shown): a missing pass rate
+/// (nothing graded) fails the gate, because missing data is never a pass.
+pub fn check(min: f64, cards: &Scorecards) -> anyhow::Result<()> {
     let several = cards.agents.len() > 1;
     let mut failed = Vec::new();
     let pooled = cards.pooled.iter().map(|s| ("pooled", s));

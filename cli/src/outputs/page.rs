@@ -1,9 +1,10 @@
-//! `--html FILE` on the commands that grade (`run`, `grade`): the page is made from the
-//! results file once the summary is printed.
+//! `--html FILE` on the commands that grade (`run`, `grade`, `judge`): the page is made
+//! from the results file once the summary is printed.
 
+use super::AttemptSink;
 use crate::commands::ledger::report::weekly_chart;
 use crate::exit::infrastructure;
-use crate::render::html::{self, EndStateDir, ReportInput};
+use crate::html::{self, EndStateDir, ReportInput};
 use proctor_core::summary::Scorecards;
 use proctor_core::task::Suite;
 use std::path::{Path, PathBuf};
@@ -40,19 +41,28 @@ impl ResultsFile {
             _scratch: scratch,
         })
     }
+}
 
-    /// Writes the page when `--html` was given.
-    pub fn write_page(
-        &self,
-        title: String,
-        cards: &Scorecards,
-        options: PageOptions<'_>,
-    ) -> anyhow::Result<()> {
-        let (Some(page), Some(results)) = (options.page, &self.path) else {
+/// The page (`--html`), written once the results file is whole.
+#[derive(Debug)]
+pub struct PageOut<'a> {
+    pub file: ResultsFile,
+    /// `--html FILE`.
+    pub page: Option<&'a Path>,
+    /// `--k`.
+    pub k: Option<u64>,
+    pub options: PageOptions<'a>,
+}
+
+impl AttemptSink for PageOut<'_> {
+    fn present(&mut self, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
+        let (Some(page), Some(results)) = (self.page, &self.file.path) else {
             return Ok(());
         };
+        let options = &self.options;
         let summary = crate::render::json::cards_value(cards);
-        let mut input = ReportInput::of_results(title, vec![results.clone()], summary, options.k);
+        let mut input =
+            ReportInput::of_results(title.to_owned(), vec![results.clone()], summary, self.k);
         input.tasks = html::task_infos(options.suite);
         if let Some(ledger) = options.ledger {
             input.chart_svg = Some(weekly_chart(ledger)?);
@@ -65,12 +75,8 @@ impl ResultsFile {
 }
 
 /// What a grading command adds to its page.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct PageOptions<'a> {
-    /// `--html FILE`.
-    pub page: Option<&'a Path>,
-    /// `--k`.
-    pub k: Option<u64>,
     pub suite: &'a Suite,
     /// `--ledger`, for the cost chart.
     pub ledger: Option<&'a Path>,
