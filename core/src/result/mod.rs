@@ -10,8 +10,8 @@
 //! token buckets that are 0. Every such field has a default, so a line reads back the same
 //! whether it was written with them or without.
 
-pub(crate) mod json_text;
-mod write;
+#[cfg(test)]
+mod format_tests;
 
 use crate::compact_json::CompactJson;
 use crate::faults::FaultFired;
@@ -367,15 +367,13 @@ impl ResultLine {
 
     /// Writes the line as compact JSON (no trailing newline).
     pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(2048);
-        self.write_json(&mut out);
-        String::from_utf8(out).expect("JSON text is UTF-8")
+        serde_json::to_string(self).expect("a result line always serialises")
     }
 
-    /// Appends the line as compact JSON (no trailing newline) to `out`: the text
-    /// `serde_json` writes for it, written by hand because logs have millions of lines.
+    /// Appends the line as compact JSON (no trailing newline) to `out`, so a writer of
+    /// many lines reuses one buffer.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        write::write_line(out, self);
+        serde_json::to_writer(out, self).expect("a result line always serialises");
     }
 
     /// The agent's outcome as recorded on this line, for grading it again.
