@@ -77,7 +77,8 @@ def same_lines(a: Path, b: Path) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="main", help="commit to compare with (default main)")
-    parser.add_argument("--profile", default="release", help="cargo profile (default release)")
+    parser.add_argument("--profile", default="release", choices=["release", "dist"],
+                        help="cargo profile (default release)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--lines", type=int, default=1_000_000, help="log size (default 1,000,000)")
     parser.add_argument("--seed", type=int, default=7)
