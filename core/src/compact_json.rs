@@ -10,12 +10,12 @@
 //! looked into only when asked. The plain-line reader keeps text that already is that (as a
 //! program's JSON mostly is) as it was written; other text is transcoded.
 
+use crate::result::json_text;
 use crate::short_text::{same_bytes, same_text, starts_with_bytes};
 use compact_str::CompactString;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::fmt;
 use std::ops::Range;
 
@@ -38,12 +38,24 @@ impl WrittenKey {
     #[must_use]
     pub fn new(key: &str) -> Self {
         let mut quoted = Vec::with_capacity(key.len() + 2);
-        write_json(&mut quoted, key);
+        json_text::string(&mut quoted, key);
         WrittenKey(quoted[1..quoted.len() - 1].to_vec())
     }
 }
 
 impl CompactJson {
+    /// Writes a list of values kept as their compact text, each as it is, as a JSON array.
+    pub fn write_list(out: &mut Vec<u8>, items: &[CompactJson]) {
+        out.push(b'[');
+        for (index, item) in items.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(item.as_str().as_bytes());
+        }
+        out.push(b']');
+    }
+
     /// JSON `null`: the args of a step that gave none.
     #[must_use]
     pub fn null() -> Self {
@@ -54,7 +66,7 @@ impl CompactJson {
     #[must_use]
     pub fn from_value(value: &Value) -> Self {
         let mut out = Vec::new();
-        write_json(&mut out, value);
+        json_text::value(&mut out, value);
         CompactJson(CompactString::from_utf8(out).expect("JSON text is UTF-8"))
     }
 
@@ -86,7 +98,7 @@ impl CompactJson {
     /// are found by walking its bytes rather than by parsing it.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&str> {
-        if !key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        if json_text::needs_no_escape(key.as_bytes()) {
             self.member(key.as_bytes())
         } else {
             self.get_written(&WrittenKey::new(key))
@@ -201,20 +213,10 @@ impl fmt::Display for CompactJson {
     }
 }
 
-/// Written as its text, through serde_json's [`RawValue`]: a result line copies each
-/// step's arguments and usage object as they are instead of parsing them into a `Value`
-/// to print the same text again. `serde_json::to_value` parses the text; other formats
-/// see serde_json's raw-value wrapper, and proctor writes these values only as JSON.
 impl Serialize for CompactJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let raw: &RawValue = serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
-        raw.serialize(serializer)
+        self.to_value().serialize(serializer)
     }
-}
-
-/// Appends `item` as compact JSON, as serde_json writes it.
-fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, item: &T) {
-    serde_json::to_writer(out, item).expect("writing JSON into memory cannot fail");
 }
 
 impl<'de> Deserialize<'de> for CompactJson {
@@ -369,29 +371,29 @@ impl<'de> Visitor<'de> for Transcode<'_> {
     }
 
     fn visit_bool<E>(self, v: bool) -> Result<(), E> {
-        write_json(self.out, &v);
+        json_text::boolean(self.out, v);
         Ok(())
     }
 
     fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        write_json(self.out, &v);
+        json_text::value(self.out, &Value::from(v));
         Ok(())
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        write_json(self.out, &v);
+        json_text::uint(self.out, v);
         Ok(())
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<(), E> {
         // As `Value` does: a float JSON cannot hold becomes null.
         let value = serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
-        write_json(self.out, &value);
+        json_text::value(self.out, &value);
         Ok(())
     }
 
     fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        write_json(self.out, v);
+        json_text::string(self.out, v);
         Ok(())
     }
 
@@ -486,7 +488,7 @@ impl<'de> Visitor<'de> for KeyText<'_> {
     }
 
     fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        write_json(self.0, v);
+        json_text::string(self.0, v);
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 use crate::end_state::{CommandRunner, EndStateCheck};
 use crate::normalise::ExpectedForm;
 use crate::outcome::{Outcome, Status, TrajectorySource};
+use crate::result::json_text::push_decimal;
 use crate::task::{GateCategory, Task};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -343,11 +344,11 @@ fn trajectory_tools(outcome: &Outcome) -> String {
     let mut text =
         String::with_capacity(24 + shown.iter().map(|step| step.tool.len() + 5).sum::<usize>());
     text.push_str("trajectory (");
-    text.push_str(itoa::Buffer::new().format(steps));
+    push_decimal(&mut text, steps as u64);
     text.push_str(if steps == 1 { " step):" } else { " steps):" });
     for (at, step) in shown.iter().enumerate() {
         text.push(' ');
-        text.push_str(itoa::Buffer::new().format(at + 1));
+        push_decimal(&mut text, at as u64 + 1);
         text.push_str(". ");
         text.push_str(&step.tool);
     }

@@ -13,11 +13,29 @@ use std::sync::Arc;
 
 /// A check's name: text shared between results, serialised as a plain string.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CheckName(Arc<str>);
+pub struct CheckName(Arc<NameText>);
+
+/// A name and the JSON string that writes it: every result line writes each of its
+/// task's check names, and an answer check's name has quotes to escape.
+#[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct NameText {
+    text: Box<str>,
+    json: Box<[u8]>,
+}
 
 impl CheckName {
     fn new(text: &str) -> Self {
-        CheckName(Arc::from(text))
+        let mut json = Vec::with_capacity(text.len() + 2);
+        crate::result::json_text::string(&mut json, text);
+        CheckName(Arc::new(NameText {
+            text: text.into(),
+            json: json.into(),
+        }))
+    }
+
+    /// The name as a JSON string, quoted and escaped.
+    pub(crate) fn json(&self) -> &[u8] {
+        &self.0.json
     }
 }
 
@@ -25,13 +43,13 @@ impl Deref for CheckName {
     type Target = str;
 
     fn deref(&self) -> &str {
-        &self.0
+        &self.0.text
     }
 }
 
 impl fmt::Debug for CheckName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("CheckName").field(&&*self.0).finish()
+        f.debug_tuple("CheckName").field(&&*self.0.text).finish()
     }
 }
 

@@ -10,8 +10,8 @@
 //! token buckets that are 0. Every such field has a default, so a line reads back the same
 //! whether it was written with them or without.
 
-#[cfg(test)]
-mod format_tests;
+pub(crate) mod json_text;
+mod write;
 
 use crate::compact_json::CompactJson;
 use crate::faults::FaultFired;
@@ -417,13 +417,15 @@ impl ResultLine {
 
     /// Writes the line as compact JSON (no trailing newline).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a result line always serialises")
+        let mut out = Vec::with_capacity(2048);
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("JSON text is UTF-8")
     }
 
-    /// Appends the line as compact JSON (no trailing newline) to `out`, so a writer of
-    /// many lines reuses one buffer.
+    /// Appends the line as compact JSON (no trailing newline) to `out`: the text
+    /// `serde_json` writes for it, written by hand because logs have millions of lines.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(out, self).expect("a result line always serialises");
+        write::write_line(out, self);
     }
 
     /// The agent's outcome as recorded on this line, for grading it again.

@@ -7,6 +7,7 @@
 use super::{Rule, Same};
 use crate::compact_json::CompactJson;
 use crate::outcome::Step;
+use crate::result::json_text::push_decimal;
 use crate::short_text::same_text;
 use smallvec::SmallVec;
 
@@ -110,7 +111,7 @@ fn no_earlier(
         start..text.len()
     });
     text.push_str(" at step ");
-    text.push_str(itoa::Buffer::new().format(step_number));
+    push_decimal(&mut text, step_number as u64);
     text.push_str(" has no earlier ");
     text.push_str(requires);
     if let Some(shown) = shown {
