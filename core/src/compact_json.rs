@@ -34,6 +34,7 @@ pub struct CompactJson(CompactString);
 pub struct WrittenKey(Vec<u8>);
 
 impl WrittenKey {
+    /// `key` escaped as a JSON string, without its quotes.
     #[must_use]
     pub fn new(key: &str) -> Self {
         let mut quoted = Vec::with_capacity(key.len() + 2);
@@ -54,6 +55,7 @@ impl CompactJson {
         }
         out.push(b']');
     }
+
     /// JSON `null`: the args of a step that gave none.
     #[must_use]
     pub fn null() -> Self {
@@ -155,9 +157,8 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
-                && a.iter().all(|(key, x)| {
-                    crate::json_field::map_get(b, key).is_some_and(|y| same_value(x, y))
-                })
+                && a.iter()
+                    .all(|(key, x)| b.get(key).is_some_and(|y| same_value(x, y)))
         }
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))

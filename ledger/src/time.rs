@@ -8,7 +8,6 @@
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
-use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
 
 /// The keys of an outcome or usage object that may hold its time, first present wins.
@@ -67,7 +66,7 @@ pub fn parse_time(field: &str, value: &Value) -> Result<Timestamp, TimeError> {
 
 /// The time an object records under one of [`TIME_KEYS`], if any.
 pub fn time_of(object: &Map<String, Value>) -> Result<Option<Timestamp>, TimeError> {
-    first_time(TIME_KEYS.map(|key| map_get(object, key)))
+    first_time(TIME_KEYS.map(|key| object.get(key)))
 }
 
 /// The time in the first of `values` (those of [`TIME_KEYS`], in its order) that is

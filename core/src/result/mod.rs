@@ -105,12 +105,15 @@ impl Cost {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CallRole {
+    /// The agent under test.
     #[default]
     Agent,
+    /// The LLM judge grading a rubric.
     Judge,
 }
 
 impl CallRole {
+    /// The role as the line writes it (`agent`, `judge`).
     pub fn as_str(self) -> &'static str {
         match self {
             CallRole::Agent => "agent",
@@ -122,23 +125,30 @@ impl CallRole {
 /// The calls of one attempt to one model, summed, in disjoint token buckets.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelCost {
+    /// Whose calls these are.
     pub role: CallRole,
     /// Inline when short (up to 24 bytes), as provider and model names mostly are.
     #[serde(default)]
     pub provider: Option<CompactString>,
+    /// The model the calls named, as their usage reported it.
     #[serde(default)]
     pub model: Option<CompactString>,
     /// The service tier the calls ran on (`batch`, `flex`), when the usage named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<String>,
+    /// How many calls were summed into this entry.
     #[serde(default)]
     pub calls: u64,
+    /// Input tokens billed at the plain input price (cache reads and writes apart).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub input_tokens: u64,
+    /// Input tokens read from the prompt cache.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_read_tokens: u64,
+    /// Input tokens written to a cache that lives five minutes.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_5m_tokens: u64,
+    /// Input tokens written to a cache that lives an hour.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_1h_tokens: u64,
     /// Output, reasoning included.
@@ -147,7 +157,7 @@ pub struct ModelCost {
     /// Already inside `output_tokens`; reported apart.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
-    /// `None` when unpriced.
+    /// USD of these calls; `None` when unpriced.
     #[serde(default, with = "rust_decimal::serde::str_option")]
     pub usd: Option<Decimal>,
     /// The price row used, with `+long_context` or `+<tier>` when those applied.
@@ -158,8 +168,10 @@ pub struct ModelCost {
 /// When the attempt ran and for how long.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
+    /// When the attempt started (RFC 3339, UTC); `None` for a graded log that gave none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
+    /// Wall time of the attempt in milliseconds, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// When each served tool call (DESIGN 13) started and how long it took, by step;
@@ -173,6 +185,7 @@ pub struct Timings {
 pub struct CallTiming {
     /// The call's step in the trajectory, from 1.
     pub step: u64,
+    /// When the call started (RFC 3339, UTC).
     pub started_at: String,
     /// Microseconds, since a served call often takes less than a millisecond.
     pub duration_us: u64,
@@ -181,10 +194,13 @@ pub struct CallTiming {
 /// How the agent process ended, for attempts proctor ran itself.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProcessInfo {
+    /// The exit code, when the process exited rather than being killed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// The signal that killed the process, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+    /// Whether proctor killed it for running past the task's time limit.
     #[serde(default)]
     pub timed_out: bool,
     /// Bytes the agent wrote to stdout (only a bounded tail is kept).
@@ -209,14 +225,19 @@ pub struct ResultLine {
     /// (`null`, left out of the line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// The attempt's number within its task, from 0 (`run` on older lines).
     #[serde(default, alias = "run")]
     pub attempt: u64,
+    /// The `--label` of the run (the agent version compared), when given.
     #[serde(default)]
     pub label: Option<String>,
     /// `null` when ungraded.
     pub passed: Option<bool>,
+    /// Why the attempt did not pass: one reason per failed gating check, in DESIGN 3.2's
+    /// order; empty when it passed.
     #[serde(default)]
     pub reasons: Vec<String>,
+    /// What kind of failure it was (DESIGN 3.5); `None` when it passed or was not graded.
     #[serde(default)]
     pub diagnosis: Option<Diagnosis>,
     /// The checks the reasons do not account for: every check outside the gate, and
@@ -224,14 +245,20 @@ pub struct ResultLine {
     #[serde(default)]
     pub checks: Vec<CheckResult>,
     // The outcome fields.
+    /// How the agent's attempt ended, as its outcome said.
     #[serde(default)]
     pub status: Option<Status>,
+    /// The agent's final answer, when it gave one.
     #[serde(default)]
     pub answer: Option<String>,
+    /// How many tool calls the agent made.
     #[serde(default)]
     pub tool_calls: u64,
+    /// The tools the agent used, each once: as its outcome listed them, else in the order
+    /// of their first call.
     #[serde(default)]
     pub tools_used: Vec<CompactString>,
+    /// The graded tool calls, in order.
     #[serde(default)]
     pub trajectory: Vec<Step>,
     /// Where the graded trajectory came from; lines written before it existed were reported.
@@ -243,29 +270,38 @@ pub struct ResultLine {
     /// The seeded tool faults that fired, in call order; not written when none did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults_fired: Vec<FaultFired>,
+    /// How many steps the agent took, as its outcome counted them.
     #[serde(default)]
     pub steps: u64,
+    /// The agent's error, when the attempt ended in one.
     #[serde(default)]
     pub error: Option<AgentError>,
+    /// The usage objects of the agent's model calls, as reported, for pricing.
     #[serde(default)]
     pub usage: Vec<CompactJson>,
     // Per-run numbers that are reported, never gated; not written when there is none.
+    /// `optimal_steps / steps` (DESIGN 3.6), when the task gives `optimal_steps`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_efficiency: Option<f64>,
+    /// The share of the task's `expected_tools` used (DESIGN 3.6), when it lists some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_correctness: Option<f64>,
     /// The judge's verdict with its provenance, when the task has a rubric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<Value>,
+    /// What the attempt cost (agent and judge).
     #[serde(default)]
     pub cost: Cost,
+    /// When the attempt ran and for how long.
     #[serde(default)]
     pub timings: Timings,
+    /// The digest of the task file the attempt was graded against (`sha256:…`).
     #[serde(default)]
     pub task_digest: String,
     /// The attempt's seed, told to the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// How the agent process ended, for attempts proctor ran itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessInfo>,
 }
@@ -292,15 +328,29 @@ fn older_format() -> Cow<'static, str> {
 /// Why a result line could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultError {
+    /// The line is not JSON, or not a result line's shape.
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+    /// A later major version of the format, which this version could misread.
     #[error("format {found:?} is newer than this proctor reads ({RESULT_FORMAT}); upgrade proctor")]
-    Newer { found: String },
+    Newer {
+        /// The line's `format`.
+        found: String,
+    },
+    /// Another program's format.
     #[error("format {found:?} is not a proctor result")]
-    Foreign { found: String },
+    Foreign {
+        /// The line's `format`.
+        found: String,
+    },
     /// A cost below zero: no call earns money, and summing it would hide real spend.
     #[error("`{field}` is negative ({value})")]
-    NegativeCost { field: String, value: Decimal },
+    NegativeCost {
+        /// Where the amount is (`cost.models[1].usd`).
+        field: String,
+        /// The amount.
+        value: Decimal,
+    },
 }
 
 impl ResultLine {

@@ -6,7 +6,6 @@ use crate::time::{TIME_KEYS, TimeError, time_of};
 use crate::usage::{UsageError, normalise_compact};
 use jiff::Timestamp;
 use proctor_core::compact_json::{CompactJson, members};
-use proctor_core::json_field::{get, map_get};
 use proctor_core::result::{CallRole, Cost, ModelCost};
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -236,8 +235,9 @@ fn plain_service_tier(text: &str) -> Option<Option<&str>> {
 
 /// The `service_tier` a usage object (or the `usage` inside a response) reports.
 fn service_tier(object: &serde_json::Map<String, Value>) -> Option<&str> {
-    map_get(object, "service_tier")
-        .or_else(|| map_get(object, "usage").and_then(|u| get(u, "service_tier")))
+    object
+        .get("service_tier")
+        .or_else(|| object.get("usage").and_then(|u| u.get("service_tier")))
         .and_then(Value::as_str)
 }
 

@@ -7,7 +7,6 @@
 
 use compact_str::CompactString;
 use proctor_core::compact_json;
-use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
 
 use super::UsageError;
@@ -94,9 +93,7 @@ impl<'a> Fields<'a> {
     /// The value of `key` unless absent or `null`.
     pub(crate) fn get(&self, key: &str) -> Option<Member<'a>> {
         match &self.object {
-            Object::Parsed(map) => map_get(map, key)
-                .filter(|v| !v.is_null())
-                .map(Member::Parsed),
+            Object::Parsed(map) => map.get(key).filter(|v| !v.is_null()).map(Member::Parsed),
             Object::Text(members) => members
                 .iter()
                 .find(|(name, _)| *name == key)

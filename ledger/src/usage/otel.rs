@@ -26,7 +26,6 @@
 //! Reasoning is taken as inside the output (as the conventions and OpenAI count it); more
 //! reasoning than output is refused.
 
-use proctor_core::json_field::map_get;
 use serde_json::{Map, Value};
 
 use super::UsageError;
@@ -66,7 +65,7 @@ pub(crate) fn collect(outer: &Map<String, Value>) -> Option<Map<String, Value>> 
             flatten(key, value, &mut attrs);
         }
     }
-    match map_get(outer, "attributes") {
+    match outer.get("attributes") {
         Some(Value::Object(map)) => {
             for (key, value) in map {
                 flatten(key, value, &mut attrs);
