@@ -166,8 +166,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--scale", action="store_true", help="also proctor on a 4x log")
     parser.add_argument("--no-build", action="store_true")
-    parser.add_argument("--profile", default="release",
-                        help="cargo profile to build and run: release (what users get) or dist")
+    parser.add_argument("--profile", default="release", choices=("release", "dist"),
+                        help="cargo profile to build and run: release (what users get) or "
+                             "dist (the whole-program build)")
     parser.add_argument("--out-dir", type=Path, default=grade_bench.BENCH / "out")
     args = parser.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
