@@ -5,7 +5,7 @@
 //! skipped, and so is a line longer than [`MAX_LINE_BYTES`], which is not even held: a
 //! file without newlines (a binary, `/dev/zero`) would otherwise fill the memory.
 
-use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeSeed, kind_of};
+use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeReader, kind_of};
 use proctor_ledger::time::TIME_KEYS;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -308,7 +308,7 @@ impl OutcomeLog {
 }
 
 /// The top-level fields of a line that are not the outcome's, in the order
-/// [`OutcomeSeed`] returns their values: the task key (`task`, then `task_id`, or the
+/// [`OutcomeReader`] returns their values: the task key (`task`, then `task_id`, or the
 /// `--task-key` field alone), `attempt`, `run`, then the time keys.
 #[derive(Debug)]
 pub struct LineKeys {
@@ -349,7 +349,7 @@ fn read_line<'l>(
     buffer: &mut LineBuffer,
 ) -> Result<LineHead<'l>, String> {
     let LineBuffer { outcome, extras } = buffer;
-    let read = match OutcomeSeed::with_filter(&keys.keys, keys.filter)
+    let read = match OutcomeReader::with_filter(&keys.keys, keys.filter)
         .read_str_into(text, outcome, extras)
     {
         Ok(Ok(read)) => read,

@@ -4,37 +4,47 @@
 //! extra fields (timestamps, request ids) but strict about the fields it reads: a
 //! malformed `status` or trajectory step is an error, never a silent default.
 //!
-//! [`OutcomeSeed`] reads an outcome straight from JSON text (or a parsed object), so a
-//! large log is graded without building a map of every line first.
+//! Two readers read the same format. [`Outcome::from_json`] is the reference: the line
+//! parsed into a `serde_json::Value`, each field taken by the rules of DESIGN 3.1.
+//! [`OutcomeReader`] reads log lines: a scanner reads the plain lines programs write,
+//! compact or spaced, without building a value of each, and leaves every other line to
+//! the reference, so that both read every text alike (the property tests hold them to it).
 
-mod plain;
-mod read;
-mod skip;
+mod extra;
+mod fields;
+mod keys;
+#[cfg(test)]
+mod props;
+mod reader;
+mod reference;
+mod scan;
 mod source;
-mod steps;
-mod usage;
 
-pub use read::{Extra, KeyFilter, NotAnObject, OutcomeSeed, ReadOutcome};
+pub use extra::Extra;
+pub use keys::KeyFilter;
+pub use reader::OutcomeReader;
+pub use reference::{NotAnObject, ReadOutcome};
 pub use source::TrajectorySource;
 
 use crate::compact_json::CompactJson;
 use crate::short_text::same_text;
 pub use compact_str::CompactString;
-use read::RawFields;
-use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use steps::RawTrajectory;
-use usage::RawUsage;
 
 /// How an attempt ended, as the agent reported it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// The agent gave its answer (`final`, or the aliases `done` and `completed`).
     Final,
+    /// The agent stopped without an answer.
     GaveUp,
+    /// The agent ran into its step or tool-call cap.
     HitCap,
+    /// The attempt ran out of time.
     Timeout,
+    /// The agent failed with an error.
     Error,
 }
 
@@ -58,6 +68,8 @@ impl Status {
             .map(|&(_, status)| status)
     }
 
+    /// The status's name as outcomes and result lines write it.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Final => "final",
@@ -77,10 +89,11 @@ pub struct Step {
     /// The call's arguments as compact JSON text; rules look into them only when asked.
     #[serde(default)]
     pub args: CompactJson,
-    /// Boxed, as is `result`: a logged step rarely has either, and a step moved whole
-    /// (millions of times in a large log) stays small.
+    /// The error the call returned, if any. Boxed, as is `result`: a logged step rarely
+    /// has either, and a step moved whole (millions of times in a large log) stays small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<Value>>,
+    /// What the call returned, when the trajectory recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Box<Value>>,
 }
@@ -101,8 +114,10 @@ impl Step {
 /// The exception an agent raised, if any.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentError {
+    /// The exception's type (`KeyError`); `unknown` when the agent gave none.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The exception's message; empty when the agent gave none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
 }
@@ -112,16 +127,21 @@ pub struct AgentError {
 pub struct Outcome {
     /// `None` when the source recorded no status (production logs graded by process only).
     pub status: Option<Status>,
+    /// The final answer; a number or boolean answer as its JSON text.
     pub answer: Option<String>,
+    /// Tool calls made: as given, else the trajectory's length.
     pub tool_calls: u64,
     /// The tools the agent listed (`tools_used`), inline names as [`Step::tool`]; `None`
     /// when it listed none, as most logs do: the list is then the trajectory's tools
     /// ([`Outcome::used_tools`]), worked out only for a result line that shows it.
     pub tools_used: Option<Vec<CompactString>>,
+    /// The tool calls, in order.
     pub trajectory: Vec<Step>,
     /// Raw usage objects in whatever provider shape they came in, as their compact JSON.
     pub usage: Vec<CompactJson>,
+    /// Agent turns: as given, else the trajectory's length.
     pub steps: u64,
+    /// The exception the agent raised, if any.
     pub error: Option<AgentError>,
     /// Where `trajectory` came from; an outcome read from a report is `reported`.
     #[serde(default)]
@@ -136,7 +156,9 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("field `{field}`: {problem}")]
 pub struct OutcomeError {
+    /// The field, as `status` or `trajectory[2]`.
     pub field: String,
+    /// What is wrong with its value.
     pub problem: String,
 }
 
@@ -150,163 +172,10 @@ impl OutcomeError {
 }
 
 impl Outcome {
-    /// Reads an outcome from a JSON object, ignoring fields it does not know.
+    /// Reads an outcome from a JSON object, ignoring fields it does not know: the
+    /// reference reader, which [`OutcomeReader`] reads every line as.
     pub fn from_json(object: &Map<String, Value>) -> Result<Outcome, OutcomeError> {
-        // The same reader as for log lines, run over the parsed object, so both paths
-        // apply one set of rules.
-        match OutcomeSeed::<&str>::new(&[]).deserialize(object) {
-            Ok(Ok(read)) => read.outcome,
-            Ok(Err(NotAnObject(_))) => unreachable!("a map is an object"),
-            Err(e) => unreachable!("reading a parsed object cannot fail: {e}"),
-        }
-    }
-
-    /// Applies the defaults and checks of DESIGN 3.1 to the fields as read, moving
-    /// their values rather than copying them.
-    fn from_fields(mut fields: RawFields) -> Result<Outcome, OutcomeError> {
-        let mut outcome = Outcome::default();
-        outcome.fill(&mut fields)?;
-        Ok(outcome)
-    }
-
-    /// [`Outcome::from_fields`] into this outcome, whose lists keep their room: a reader
-    /// that reads line after line into one outcome allocates nothing for most lines. A
-    /// trajectory read as [`RawTrajectory::InPlace`] is already in `self.trajectory`.
-    /// On an error the outcome holds a mix of old and new values and must be read again.
-    fn fill(&mut self, fields: &mut RawFields) -> Result<(), OutcomeError> {
-        if !fields.values_read {
-            // Most logged lines give a trajectory and nothing else kept as a value: there
-            // is no value to check, and no empty slot is moved out.
-            self.status = None;
-            self.answer = None;
-            self.fill_trajectory(fields.trajectory.take())?;
-            self.tool_calls = self.trajectory.len() as u64;
-            self.steps = self.tool_calls;
-            self.tools_used = None;
-            self.fill_usage(fields.usage.take())?;
-            self.error = None;
-            self.trajectory_source = TrajectorySource::Reported;
-            self.uncaptured_args.clear();
-            return Ok(());
-        }
-        self.status = match fields.status.take() {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(Status::parse(&s).ok_or_else(|| {
-                OutcomeError::new(
-                    "status",
-                    format!(
-                        "unknown status {s:?} (expected final, done, completed, gave_up, hit_cap, timeout or error)"
-                    ),
-                )
-            })?),
-            Some(other) => {
-                return Err(OutcomeError::new(
-                    "status",
-                    format!("expected a string, found {}", kind_of(&other)),
-                ));
-            }
-        };
-        self.answer = match fields.answer.take() {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s),
-            // Numbers and booleans are answers too ("5", "true"); keep their JSON text.
-            Some(other) => Some(other.to_string()),
-        };
-        self.fill_trajectory(fields.trajectory.take())?;
-        let trajectory = &self.trajectory;
-        self.tool_calls = match fields.tool_calls.take() {
-            None | Some(Value::Null) => trajectory.len() as u64,
-            Some(v) => count(&v, "tool_calls")?,
-        };
-        self.steps = match fields.steps.take() {
-            None | Some(Value::Null) => trajectory.len() as u64,
-            Some(v) => count(&v, "steps")?,
-        };
-        self.tools_used = match fields.tools_used.take() {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => Some(
-                items
-                    .into_iter()
-                    .map(|item| match item {
-                        Value::String(s) => Ok(s.into()),
-                        _ => Err(OutcomeError::new(
-                            "tools_used",
-                            "expected a list of tool names",
-                        )),
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            Some(other) => {
-                return Err(OutcomeError::new(
-                    "tools_used",
-                    format!("expected a list of tool names, found {}", kind_of(&other)),
-                ));
-            }
-        };
-        self.fill_usage(fields.usage.take())?;
-        self.error = match fields.error.take() {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(AgentError {
-                kind: s,
-                message: String::new(),
-            }),
-            Some(Value::Object(mut map)) => {
-                let kind = match map.remove("type") {
-                    Some(Value::String(s)) if !s.trim().is_empty() => s,
-                    _ => "unknown".to_owned(),
-                };
-                let message = match map.remove("message") {
-                    Some(Value::String(s)) => s,
-                    Some(Value::Null) | None => String::new(),
-                    Some(other) => other.to_string(),
-                };
-                Some(AgentError { kind, message })
-            }
-            Some(other) => {
-                return Err(OutcomeError::new(
-                    "error",
-                    format!(
-                        "expected an object {{type, message}}, found {}",
-                        kind_of(&other)
-                    ),
-                ));
-            }
-        };
-        self.trajectory_source = TrajectorySource::Reported;
-        self.uncaptured_args.clear();
-        Ok(())
-    }
-
-    /// The trajectory as read; a list read in place is in `self.trajectory` already.
-    fn fill_trajectory(&mut self, read: Option<RawTrajectory>) -> Result<(), OutcomeError> {
-        match read {
-            None | Some(RawTrajectory::Null) => self.trajectory.clear(),
-            Some(RawTrajectory::InPlace) => {}
-            Some(RawTrajectory::Steps(steps)) => self.trajectory = steps?,
-            Some(RawTrajectory::NotAList(kind)) => {
-                return Err(OutcomeError::new(
-                    "trajectory",
-                    format!("expected a list of steps, found {kind}"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The usage objects as read, in place of the last line's.
-    fn fill_usage(&mut self, read: Option<RawUsage>) -> Result<(), OutcomeError> {
-        self.usage.clear();
-        match read {
-            None => {}
-            Some(RawUsage::Objects(items)) => self.usage.extend(items),
-            Some(RawUsage::Other(kind)) => {
-                return Err(OutcomeError::new(
-                    "usage",
-                    format!("expected a usage object or a list of them, found {kind}"),
-                ));
-            }
-        }
-        Ok(())
+        reference::outcome_of(object)
     }
 
     /// True when the agent used `tool` at least once.
@@ -329,15 +198,6 @@ impl Outcome {
         }
         tools
     }
-}
-
-fn count(value: &Value, field: &str) -> Result<u64, OutcomeError> {
-    value.as_u64().ok_or_else(|| {
-        OutcomeError::new(
-            field,
-            format!("expected a non-negative integer, found {value}"),
-        )
-    })
 }
 
 /// A short name for a JSON value's type, for error messages.

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Where a trajectory came from; result lines name it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrajectorySource {
@@ -16,6 +17,8 @@ pub enum TrajectorySource {
 }
 
 impl TrajectorySource {
+    /// The name result lines give it.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             TrajectorySource::Reported => "reported",
