@@ -4,6 +4,8 @@
 //! Everything here is synchronous and offline: no network, no async runtime. The
 //! command line (`proctor`) and the judge build on these types.
 
+#![warn(missing_docs)]
+
 pub mod agent_file;
 pub mod calibrate;
 pub mod compact_json;
