@@ -15,6 +15,8 @@ mod page;
 
 pub use attempts::Grouping;
 pub use end_state::EndStateDir;
+#[cfg(test)]
+pub(crate) use page::FORBIDDEN_IN_SCRIPTS;
 
 use crate::exit::infrastructure;
 use proctor_core::task::Suite;
