@@ -6,6 +6,7 @@
 
 mod calibrate;
 mod compare;
+mod containment;
 mod cost;
 mod grade;
 mod init;
@@ -22,6 +23,7 @@ mod values;
 
 pub use calibrate::{CalibrateArgs, CalibrateFormat};
 pub use compare::{CompareArgs, CompareFormat, FailOn};
+pub use containment::ContainmentArgs;
 pub use cost::CostArgs;
 pub use grade::GradeArgs;
 pub use init::InitArgs;

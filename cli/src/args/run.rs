@@ -1,9 +1,9 @@
 //! `proctor run`.
 
+use super::ContainmentArgs;
 use super::cost::CostArgs;
 use super::judge_options::{JudgeArgs, NoJudgeArg};
 use super::summary::{Format, SummaryArgs};
-use crate::run::isolation::args::ContainmentArgs;
 use crate::run::plan::Shard;
 use clap::Args;
 use std::path::PathBuf;

@@ -2,7 +2,6 @@
 //! memory and process limits, and, where namespaces are unavailable, landlock
 //! and a subreaper (`fallback`) with a clear statement of what is missing.
 
-pub mod args;
 pub mod bubblewrap;
 pub mod contained_command;
 pub mod disk;

@@ -1,9 +1,11 @@
 //! The command-line options that contain agents (`proctor run`).
 
-use super::{IsolateMode, IsolationOptions, NetworkMode, Requested, limits::parse_size};
+use crate::run::isolation::limits::parse_size;
+use crate::run::isolation::{IsolateMode, IsolationOptions, NetworkMode, Requested};
 use clap::Args;
 use std::path::PathBuf;
 
+/// How `run` contains its agents: isolation mode, network, visible paths and limits.
 #[derive(Debug, Args)]
 pub struct ContainmentArgs {
     /// Pass this host variable to every agent (repeatable; globs such as 'OPENAI_*').
@@ -35,6 +37,7 @@ pub struct ContainmentArgs {
 }
 
 impl ContainmentArgs {
+    /// What the runner is asked for, as it takes it.
     pub fn options(&self) -> IsolationOptions {
         IsolationOptions {
             mode: self.isolate,
