@@ -117,7 +117,7 @@ fn lines(label: &str) -> String {
     text
 }
 
-fn files(dir: &Path) -> (PathBuf, PathBuf) {
+pub fn files(dir: &Path) -> (PathBuf, PathBuf) {
     (
         write(dir, "v1.jsonl", &lines("v1")),
         write(dir, "v2.jsonl", &lines("v2")),
@@ -137,7 +137,7 @@ fn close(value: &Value, want: f64) {
 }
 
 /// `report --by variant` over both versions, in `format`.
-pub fn report(dir: &Path, format: &str) -> String {
+fn report(dir: &Path, format: &str) -> String {
     let (v1, v2) = files(dir);
     stdout(
         run(proctor()
