@@ -177,7 +177,8 @@ pub struct Summary {
     /// Its n is a task's graded attempts whose safety was checked; a task with fewer than
     /// k of them is left out.
     pub hit_at_k: Option<f64>,
-    /// Attempts where a seeded tool fault fired.
+    /// Attempts where a seeded tool fault other than `inject` fired: an injection is an
+    /// attack to resist, not a failure to recover from.
     pub faulted: u64,
     /// Of `faulted`, the attempts that still passed.
     pub recovered: u64,
