@@ -1,6 +1,7 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
 mod agent_output;
+mod attacks;
 mod bad_inputs;
 mod calibrate;
 mod chromium;
