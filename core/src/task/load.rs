@@ -1,6 +1,7 @@
 //! Reading task files (JSON array, JSONL, YAML list) and folders of them.
 
 use super::CheckNames;
+use super::defaults::{Defaults, split_suite};
 use super::error::{Place, TaskError};
 use super::gate::GateCategory;
 use super::locate::{field_in_message, field_line, raw_scalar, strip_position, task_line};
@@ -122,6 +123,11 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         line,
         task,
     };
+    let shape_error = |message: String| TaskError::Syntax {
+        place: place(None, None),
+        message,
+    };
+    let mut defaults = Defaults::default();
     // (value, line of the task when the format tells it)
     let values: Vec<(Value, Option<usize>)> = match format {
         Format::Json => {
@@ -129,16 +135,9 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 place: place(Some(e.line()), None),
                 message: strip_position(&e.to_string()).to_owned(),
             })?;
-            match all {
-                Value::Array(items) => items.into_iter().map(|v| (v, None)).collect(),
-                Value::Object(_) => vec![(all, None)],
-                _ => {
-                    return Err(TaskError::Syntax {
-                        place: place(None, None),
-                        message: "expected a list of tasks".to_owned(),
-                    });
-                }
-            }
+            let (file_defaults, items) = split_suite(all, true).map_err(shape_error)?;
+            defaults = file_defaults;
+            items.into_iter().map(|v| (v, None)).collect()
         }
         Format::JsonLines => {
             let mut items = Vec::new();
@@ -157,12 +156,19 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         Format::Yaml => {
             // YAML 1.2 booleans only: `expected: no` or `y` is an answer, not a boolean.
             let options = serde_saphyr::options! { strict_booleans: true };
-            let all: Option<Vec<Value>> = serde_saphyr::from_str_with_options(text, options)
-                .map_err(|e| TaskError::Syntax {
-                    place: place(None, None),
-                    message: e.to_string(),
+            let all: Option<Value> =
+                serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+                    TaskError::Syntax {
+                        place: place(None, None),
+                        message: e.to_string(),
+                    }
                 })?;
-            all.unwrap_or_default()
+            let (file_defaults, items) = match all {
+                None => (Defaults::default(), Vec::new()),
+                Some(all) => split_suite(all, false).map_err(shape_error)?,
+            };
+            defaults = file_defaults;
+            items
                 .into_iter()
                 .map(|v| (keep_number_spelling(v, text), None))
                 .collect()
@@ -171,7 +177,8 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
     let task_dir = path.parent().unwrap_or(Path::new("."));
     let mut tasks = Vec::with_capacity(values.len());
     let mut graded = Vec::new();
-    for (index, (value, known_line)) in values.into_iter().enumerate() {
+    for (index, (mut value, known_line)) in values.into_iter().enumerate() {
+        let merged = defaults.apply(&mut value);
         add_graded_fields(&value, &mut graded);
         let label = task_label(&value, index);
         let start = known_line.or_else(|| {
@@ -193,6 +200,7 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 message,
             }
         };
+        merged.map_err(|(field, message)| fail(Some(&field), message))?;
         let expanded = build_task(value, task_dir, path)
             .map_err(|(field, message)| fail(field.as_deref(), message))?;
         tasks.extend(expanded);
@@ -319,8 +327,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         }
     };
     let mut forbidden_tools = raw.forbidden_tools.unwrap_or_default();
-    let (rules, rule_categories) =
-        read_rules(raw.rules.unwrap_or_default(), &mut forbidden_tools)?;
+    let (rules, rule_categories) = read_rules(raw.rules.unwrap_or_default(), &mut forbidden_tools)?;
     forbidden_tools.sort();
     forbidden_tools.dedup();
     let (verify, verify_categories) = read_verify(raw.verify.unwrap_or_default(), task_dir)?;
@@ -485,7 +492,9 @@ fn check_tags(tags: &[String], variants: &[(String, Value)]) -> Result<(), Strin
 
 /// Reads `expected`: one answer (a string, number or boolean), a list of answers any of
 /// which matches, or `{regex: "..."}` matched against the answer as given.
-pub(super) fn read_expected(value: Option<Value>) -> Result<(Option<String>, ExpectedForm), BuildError> {
+pub(super) fn read_expected(
+    value: Option<Value>,
+) -> Result<(Option<String>, ExpectedForm), BuildError> {
     let scalar = |value: Value| match value {
         Value::String(s) => Some(s),
         v @ (Value::Number(_) | Value::Bool(_)) => Some(v.to_string()),

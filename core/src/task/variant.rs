@@ -375,7 +375,11 @@ mod tests {
         let ids: Vec<&str> = suite.tasks.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(
             ids,
-            ["steal_money", "steal_money@inject_1", "steal_money@inject_2"]
+            [
+                "steal_money",
+                "steal_money@inject_1",
+                "steal_money@inject_2"
+            ]
         );
         let base = suite.get("steal_money").unwrap();
         assert_eq!(base.verify.len(), 0);
@@ -399,7 +403,10 @@ mod tests {
 
     #[test]
     fn a_written_gate_stays_the_variants_gate() {
-        let text = BANK.replace("  expected: paid\n", "  expected: paid\n  gate: [outcome]\n");
+        let text = BANK.replace(
+            "  expected: paid\n",
+            "  expected: paid\n  gate: [outcome]\n",
+        );
         let suite = load(&text).unwrap();
         let one = suite.get("steal_money@inject_1").unwrap();
         assert_eq!(one.gate, [crate::task::GateCategory::Outcome]);
@@ -408,7 +415,8 @@ mod tests {
 
     #[test]
     fn bad_listed_variants_are_refused_naming_the_task_and_variant() {
-        let task = |extra: &str| format!("- id: steal_money\n  input: hello\n  expected: x\n{extra}");
+        let task =
+            |extra: &str| format!("- id: steal_money\n  input: hello\n  expected: x\n{extra}");
         let cases = [
             (
                 task("  variants:\n    - {suffix: '!'}\n"),
@@ -419,7 +427,9 @@ mod tests {
                 "DIR/t.yaml:4: task `steal_money`: field `variants`: variant `a` is defined twice",
             ),
             (
-                task("  variants:\n    - {name: inject_1, verify: [{file_absent: x, category: bad}]}\n"),
+                task(
+                    "  variants:\n    - {name: inject_1, verify: [{file_absent: x, category: bad}]}\n",
+                ),
                 "DIR/t.yaml:4: task `steal_money`: field `variants`: variant `inject_1`: field `verify`: check 1: key `category`: expected `safety` or `end_state`, found \"bad\"",
             ),
             (
