@@ -26,6 +26,7 @@ const FIELDS: &[(&str, Merge)] = &[
     ("tags", Merge::Join),
     ("timeout_s", Merge::TaskWins),
     ("max_tool_calls", Merge::TaskWins),
+    ("user", Merge::TaskWins),
 ];
 
 /// The keys of a suite mapping.
@@ -261,7 +262,7 @@ tasks:
         let cases = [
             (
                 "defaults: {toolz: []}\ntasks: []\n",
-                "DIR/t.yaml: `defaults`: unknown key `toolz`; defaults may hold tools, faults, tags, timeout_s, max_tool_calls",
+                "DIR/t.yaml: `defaults`: unknown key `toolz`; defaults may hold tools, faults, tags, timeout_s, max_tool_calls, user",
             ),
             (
                 "defaults: {tags: retail}\ntasks: []\n",

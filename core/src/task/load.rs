@@ -350,8 +350,13 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     };
     let tags = raw.tags.unwrap_or_default();
     check_tags(&tags, &variants).map_err(|m| field_error("tags", m))?;
-    let tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
+    let mut tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
         .map_err(|m| field_error("tools", m))?;
+    if let Some(user) = raw.user {
+        let ask_user =
+            super::user::user_tool(user, &tools, task_dir).map_err(|m| field_error("user", m))?;
+        tools.push(ask_user);
+    }
     let mut task = Task {
         id,
         input,

@@ -37,4 +37,6 @@ pub(super) struct RawTask {
     pub variants: Option<Value>,
     /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
     pub tools: Option<Value>,
+    /// The simulated user, read by [`super::user::parse_user`].
+    pub user: Option<Value>,
 }
