@@ -152,14 +152,17 @@ fn a_user_simulator_command_runs_once_per_attempt_with_the_history() {
     write(
         dir.path(),
         "user.py",
-        r#"import json, os, sys
+        r#"import json, os, signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+child = subprocess.Popen(["sleep", "60"])
 for line in sys.stdin:
     request = json.loads(line)
     turns = (len(request["history"]) + 1) // 2
-    reply = f"{os.getpid()} turn {turns} of {request['task_id']}/{request['attempt']}: {request['history'][0]['content'][:8]}"
+    reply = f"{os.getpid()},{child.pid} turn {turns} of {request['task_id']}/{request['attempt']}: {request['history'][0]['content'][:8]}"
     if turns == 2:
         reply += " ###STOP###"
     print(json.dumps({"reply": reply}), flush=True)
+time.sleep(60)
 "#,
     );
     let tasks = write(
@@ -173,20 +176,34 @@ for line in sys.stdin:
     for line in results(&out) {
         let attempt = line["attempt"].as_u64().unwrap();
         let said: Vec<String> = turns(&line).into_iter().map(|(_, _, said)| said).collect();
-        let pid = said[0].split(' ').next().unwrap().to_owned();
+        let pids = said[0].split(' ').next().unwrap().to_owned();
         assert_eq!(
             said,
             [
-                format!("{pid} turn 1 of sim/{attempt}: [{{\"tool\""),
-                format!("{pid} turn 2 of sim/{attempt}: [{{\"tool\" ###STOP###"),
+                format!("{pids} turn 1 of sim/{attempt}: [{{\"tool\""),
+                format!("{pids} turn 2 of sim/{attempt}: [{{\"tool\" ###STOP###"),
                 "conversation over".to_owned(),
             ],
             "{line}"
         );
         assert_eq!(line["passed"], true, "{line}");
-        // Killed with its attempt.
-        let alive = Path::new("/proc").join(&pid).exists();
-        assert!(!alive, "the simulator {pid} outlived its attempt");
+        // Killed with its attempt, and what it started too, though they would sleep on:
+        // gone (or zombies) within moments of proctor's exit.
+        for pid in pids.split(',') {
+            let stat = Path::new("/proc").join(pid).join("stat");
+            let alive = || {
+                std::fs::read_to_string(&stat).is_ok_and(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .is_some_and(|rest| !rest.starts_with(" Z"))
+                })
+            };
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while alive() && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            assert!(!alive(), "{pid} of the simulator outlived its attempt");
+        }
     }
 }
 
