@@ -28,6 +28,7 @@ mod review;
 mod run;
 mod scorecards;
 mod served_limits;
+mod simulated_user;
 mod tool_faults;
 mod tools;
 mod traces;

@@ -32,8 +32,11 @@ pub(super) struct RawTask {
     pub trajectory_from: Option<String>,
     pub network: Option<super::model::TaskNetwork>,
     pub faults: Option<Vec<Value>>,
-    /// In file order (`serde_json`'s maps keep it), so variants expand in that order.
-    pub variants: Option<serde_json::Map<String, Value>>,
+    /// A map of names to variants, or a list of variants with a `name` each; in file
+    /// order (`serde_json`'s maps keep it), so variants expand in that order.
+    pub variants: Option<Value>,
     /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
     pub tools: Option<Value>,
+    /// The simulated user, read by [`super::user::parse_user`].
+    pub user: Option<Value>,
 }
