@@ -154,14 +154,7 @@ fn parse_json_equals(entry: &Entry<'_>) -> Result<EndStateCheck, EndStateError> 
             message,
         });
     }
-    let value = entry
-        .map
-        .get("value")
-        .cloned()
-        .ok_or(EndStateError::MissingKey {
-            kind: entry.kind,
-            key: "value",
-        })?;
+    let value = entry.required_value("value")?;
     Ok(EndStateCheck::JsonEquals {
         path,
         pointer,
@@ -194,14 +187,7 @@ fn parse_json_query(entry: &Entry<'_>) -> Result<EndStateCheck, EndStateError> {
             &Comparison::NAMES,
         )?
         .unwrap_or(Comparison::Equal);
-    let value = entry
-        .map
-        .get("value")
-        .cloned()
-        .ok_or(EndStateError::MissingKey {
-            kind: entry.kind,
-            key: "value",
-        })?;
+    let value = entry.required_value("value")?;
     let mismatch = |message: String| {
         Err(EndStateError::QueryMismatch {
             path: path.clone(),
@@ -352,6 +338,14 @@ impl Entry<'_> {
     /// The string at `key`, which must be present.
     fn required_string(&self, key: &'static str) -> Result<&str, EndStateError> {
         self.string(key)?.ok_or(EndStateError::MissingKey {
+            kind: self.kind,
+            key,
+        })
+    }
+
+    /// The value at `key`, any JSON, which must be present.
+    fn required_value(&self, key: &'static str) -> Result<Value, EndStateError> {
+        self.map.get(key).cloned().ok_or(EndStateError::MissingKey {
             kind: self.kind,
             key,
         })

@@ -298,7 +298,7 @@ mod tests {
     /// `requires`, comparing the keys afresh each time.
     fn before_by_definition(
         tool: &str,
-        requires: &str,
+        requires: &Required<'_>,
         same: Option<&Same>,
         trajectory: &[Step],
     ) -> Option<usize> {
@@ -317,7 +317,8 @@ mod tests {
         trajectory.iter().enumerate().position(|(index, step)| {
             step.tool == tool
                 && !trajectory[..index].iter().any(|earlier| {
-                    earlier.tool == requires
+                    requires.tools.iter().any(|t| earlier.tool == t)
+                        && !(requires.ok && (earlier.error.is_some() || earlier.result.is_some()))
                         && same.is_none_or(|same| {
                             comparable(&step.args, same)
                                 && comparable(&earlier.args, same)
@@ -346,8 +347,9 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn before_finds_the_step_its_definition_finds(
-            calls in proptest::collection::vec((0usize..3, 0usize..6), 0..8),
+            calls in proptest::collection::vec((0usize..3, 0usize..6, 0usize..3), 0..8),
             same_kind in 0usize..4,
+            ok: bool,
         ) {
             let tools = ["check", "refund", "lookup"];
             let args = [
@@ -358,9 +360,18 @@ mod tests {
                 json!({"order_id": {"n": 1, "m": [2]}, "amount": 7}),
                 json!({"amount": 7, "order_id": {"m": [2], "n": 1}}),
             ];
+            // Each call succeeded, returned an error, or a result marked as a tool error.
             let trajectory: Vec<Step> = calls
                 .iter()
-                .map(|&(tool, arg)| step(tools[tool], args[arg].clone()))
+                .map(|&(tool, arg, end)| {
+                    let mut call = step(tools[tool], args[arg].clone());
+                    match end {
+                        1 => call.error = Some(Box::new(json!("failed"))),
+                        2 => call.result = Some(Box::new(json!({"isError": true}))),
+                        _ => {}
+                    }
+                    call
+                })
                 .collect();
             let same = [
                 None,
@@ -369,15 +380,17 @@ mod tests {
                 Some(Same::Keys(vec!["order_id".into(), "amount".into()].into())),
             ][same_kind]
                 .clone();
-            for (tool, requires) in [("refund", "check"), ("check", "check")] {
-                let required = [requires.to_owned()];
-                let found = before(
-                    tool,
-                    &Required { tools: &required, ok: false },
-                    same.as_ref(),
-                    &trajectory,
-                );
-                let expected = before_by_definition(tool, requires, same.as_ref(), &trajectory);
+            let cases: [(&str, &[&str]); 4] = [
+                ("refund", &["check"]),
+                ("check", &["check"]),
+                ("refund", &["check", "lookup"]),
+                ("lookup", &["refund", "check"]),
+            ];
+            for (tool, names) in cases {
+                let required: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+                let requires = Required { tools: &required, ok };
+                let found = before(tool, &requires, same.as_ref(), &trajectory);
+                let expected = before_by_definition(tool, &requires, same.as_ref(), &trajectory);
                 let step_named = found.as_deref().map(|reason| {
                     let after = reason.split(" at step ").nth(1).unwrap();
                     after.split(' ').next().unwrap().parse::<usize>().unwrap() - 1
