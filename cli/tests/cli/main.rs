@@ -25,6 +25,7 @@ mod judge_concurrency;
 mod ledger;
 mod numbers;
 mod review;
+mod richer_checks;
 mod run;
 mod scorecards;
 mod served_limits;

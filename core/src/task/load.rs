@@ -289,6 +289,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         )
     })?;
     let (expected, expected_form) = read_expected(raw.expected)?;
+    let expected_all = read_expected_all(raw.expected_all)?;
     if let Some(t) = raw.timeout_s
         && !(t.is_finite() && t > 0.0)
     {
@@ -362,6 +363,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         input,
         expected,
         expected_form,
+        expected_all,
         max_tool_calls: raw.max_tool_calls,
         forbidden_tools,
         expected_tools: raw.expected_tools.unwrap_or_default(),
@@ -532,6 +534,56 @@ pub(super) fn read_expected(
             None => Err(field_error("expected", SHAPES)),
         },
     }
+}
+
+/// Reads `expected_all`: a non-empty list of texts (numbers and booleans as written),
+/// none of which normalises to nothing (an empty pattern is in every answer).
+fn read_expected_all(value: Option<Value>) -> Result<Vec<String>, BuildError> {
+    let items = match value {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(field_error(
+                "expected_all",
+                format!("must be a list of texts like [W1, cancelled], found {other}"),
+            ));
+        }
+    };
+    if items.is_empty() {
+        return Err(field_error(
+            "expected_all",
+            "an empty list checks nothing; remove it or name the texts the answer must hold",
+        ));
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(at, item)| {
+            let text = match item {
+                Value::String(s) => s,
+                v @ (Value::Number(_) | Value::Bool(_)) => v.to_string(),
+                other => {
+                    return Err(field_error(
+                        "expected_all",
+                        format!(
+                            "item {}: must be a string, number or boolean, found {other}",
+                            at + 1
+                        ),
+                    ));
+                }
+            };
+            if crate::normalise::normalise_answer(&text).is_empty() {
+                return Err(field_error(
+                    "expected_all",
+                    format!(
+                        "item {} ({text:?}) is empty once normalised, so every answer holds it",
+                        at + 1
+                    ),
+                ));
+            }
+            Ok(text)
+        })
+        .collect()
 }
 
 /// Takes the optional `category` key out of a rule or end-state check: `safety` makes it a

@@ -15,6 +15,8 @@ pub(super) struct RawTask {
     pub input: Option<String>,
     #[serde(alias = "expected_answer")]
     pub expected: Option<Value>,
+    /// Patterns that must all appear in the answer, read by `load::read_expected_all`.
+    pub expected_all: Option<Value>,
     pub max_tool_calls: Option<u64>,
     pub forbidden_tools: Option<Vec<String>>,
     pub expected_tools: Option<Vec<String>>,
