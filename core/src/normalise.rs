@@ -17,6 +17,21 @@ pub fn answers_match(answer: &str, expected: &str) -> bool {
     with_normalised(answer, |ours| ours == normalise_answer(expected))
 }
 
+/// The patterns of `expected_all` that the answer does not hold: each pattern and the
+/// answer normalised, then a substring search. Empty when all are there.
+pub fn missing_patterns<'p>(answer: &str, patterns: &'p [String]) -> Vec<&'p str> {
+    if patterns.is_empty() {
+        return Vec::new();
+    }
+    with_normalised(answer, |ours| {
+        patterns
+            .iter()
+            .filter(|pattern| !ours.contains(normalise_answer(pattern).as_str()))
+            .map(String::as_str)
+            .collect()
+    })
+}
+
 /// Runs `compare` on the normalised `answer`. Every graded line normalises its answer, so
 /// it is written into a buffer each thread keeps rather than into a new string.
 fn with_normalised<T>(answer: &str, compare: impl FnOnce(&str) -> T) -> T {
@@ -213,6 +228,27 @@ mod tests {
                 answers_match(&answer, &edited)
             );
         }
+    }
+
+    #[test]
+    fn missing_patterns_are_searched_in_the_normalised_answer() {
+        let patterns = [
+            "W1".to_owned(),
+            "Cancelled.".to_owned(),
+            "refund  issued".to_owned(),
+        ];
+        assert_eq!(
+            missing_patterns("Order w1 is CANCELLED; refund\n issued!", &patterns),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            missing_patterns("Order W1 is pending", &patterns),
+            ["Cancelled.", "refund  issued"]
+        );
+        assert_eq!(missing_patterns("", &patterns).len(), 3);
+        // Nothing more than normalising: no punctuation stripping.
+        assert_eq!(missing_patterns("order W-1", &patterns[..1]), ["W1"]);
+        assert!(missing_patterns("anything", &[]).is_empty());
     }
 
     #[test]

@@ -166,7 +166,14 @@ async fn sample(
     };
     let provider = inner.client.provider().to_owned();
     let canonical = CanonicalRequest::new(&provider, &chat, &prompt.template_version, index);
-    let answer = answer(&inner, &chat, &canonical).await?;
+    let answer = crate::cassette::answer(
+        &inner.client,
+        inner.cassette.as_ref(),
+        inner.mode,
+        &chat,
+        &canonical,
+    )
+    .await?;
     let provenance = |replayed: bool, response: Option<&ChatResponse>| Provenance {
         provider: provider.clone(),
         model: inner.model.clone(),
@@ -203,43 +210,4 @@ async fn sample(
             provenance: provenance(false, None),
         },
     })
-}
-
-/// The model's answer and whether it was replayed. The inner `Err` is a malformed
-/// response: this run's problem, not the evaluation's. Malformed answers are never
-/// recorded.
-async fn answer(
-    inner: &Inner,
-    chat: &ChatRequest,
-    canonical: &CanonicalRequest,
-) -> Result<Result<(ChatResponse, bool), ClientError>, JudgeError> {
-    let Some(cassette) = &inner.cassette else {
-        return call(inner, chat).await.map(|r| r.map(|a| (a, false)));
-    };
-    if inner.mode != CassetteMode::Record
-        && let Some(recording) = cassette.load(canonical)?
-    {
-        return Ok(Ok((recording.into_response(), true)));
-    }
-    if inner.mode == CassetteMode::Replay {
-        return Err(cassette.miss(canonical).into());
-    }
-    let response = match call(inner, chat).await? {
-        Ok(response) => response,
-        Err(malformed) => return Ok(Err(malformed)),
-    };
-    cassette.save(canonical, &response)?;
-    Ok(Ok((response, false)))
-}
-
-/// A call through the retrying client, sorting malformed answers from failures.
-async fn call(
-    inner: &Inner,
-    chat: &ChatRequest,
-) -> Result<Result<ChatResponse, ClientError>, JudgeError> {
-    match inner.client.complete(chat).await {
-        Ok(response) => Ok(Ok(response)),
-        Err(error) if error.is_malformed() => Ok(Err(error)),
-        Err(error) => Err(error.into()),
-    }
 }

@@ -71,6 +71,16 @@ pub struct RunArgs {
     pub cost: CostArgs,
     #[command(flatten)]
     pub judge: JudgeArgs,
+    /// The model playing the simulated users of tasks with `user: {instructions}`;
+    /// --cassette and --cassette-mode record and replay its answers as the judge's.
+    #[arg(long, value_name = "M")]
+    pub user_model: Option<String>,
+    /// The user model's API: anthropic, or openai (also any OpenAI-compatible server).
+    #[arg(long, value_name = "P", default_value = "anthropic")]
+    pub user_provider: proctor_judge::Provider,
+    /// Base URL of an OpenAI-compatible server for the user model.
+    #[arg(long, value_name = "URL")]
+    pub user_base_url: Option<String>,
     #[command(flatten)]
     pub no_judge: NoJudgeArg,
     /// Output format.

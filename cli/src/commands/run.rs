@@ -313,7 +313,7 @@ async fn start(
     let receiver = Receiver::start()
         .await
         .map_err(|e| crate::exit::infrastructure("the OTLP receiver on 127.0.0.1", e))?;
-    let tools = serve_tools(&suite, tasks).await?;
+    let tools = serve_tools(&suite, tasks, args).await?;
     let mut isolation = judging.isolation;
     // Agents whose network is none reach the receiver and the tool server through a
     // forwarder.
@@ -489,10 +489,15 @@ fn report_servers(context: &RunContext, receiver: &Receiver) {
 }
 
 /// The MCP server and each in-scope task's compiled tools, when some task has `tools:`.
-async fn serve_tools(suite: &Suite, tasks: &[usize]) -> anyhow::Result<ToolSettings> {
+async fn serve_tools(
+    suite: &Suite,
+    tasks: &[usize],
+    args: &RunArgs,
+) -> anyhow::Result<ToolSettings> {
+    let user_model = crate::mcp::user::llm::UserModel::for_run(args, suite, tasks)?;
     let mut by_task = HashMap::new();
     for &i in tasks {
-        let tools = crate::mcp::attempt::TaskTools::of(&suite.tasks[i])
+        let tools = crate::mcp::attempt::TaskTools::of(&suite.tasks[i], user_model.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}", suite.tasks[i].source.display()))?;
         if let Some(tools) = tools {
             by_task.insert(i, tools);

@@ -11,6 +11,8 @@ use super::faults;
 use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
 use super::service::{Reply, ToolReply, ToolService};
+use super::user::Conversation;
+use super::user::llm::UserModel;
 use crate::run::isolation::contained_command::ContainedCommands;
 use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
 use proctor_core::task::Task;
@@ -29,11 +31,16 @@ use tokio::sync::Notify;
 pub struct TaskTools {
     specs: Vec<ToolSpec>,
     schemas: Vec<ArgumentSchema>,
+    /// The model playing the task's LLM user, if it has one.
+    user_model: Option<Arc<UserModel>>,
 }
 
 impl TaskTools {
-    /// `None` when the task serves no tools.
-    pub fn of(task: &Task) -> Result<Option<Arc<TaskTools>>, String> {
+    /// `None` when the task serves no tools. A task with an LLM user needs `user_model`.
+    pub fn of(
+        task: &Task,
+        user_model: Option<&Arc<UserModel>>,
+    ) -> Result<Option<Arc<TaskTools>>, String> {
         if task.tools.is_empty() {
             return Ok(None);
         }
@@ -45,9 +52,19 @@ impl TaskTools {
                     .map_err(|e| format!("task `{}`: tool `{}`: {e}", task.id, tool.name))
             })
             .collect::<Result<_, _>>()?;
+        let llm_user = task
+            .user()
+            .is_some_and(proctor_core::task::UserSpec::needs_model);
+        if llm_user && user_model.is_none() {
+            return Err(format!(
+                "task `{}` has an LLM user (`user: {{instructions}}`), and no model plays it: pass --user-model (with --cassette DIR for recorded answers)",
+                task.id
+            ));
+        }
         Ok(Some(Arc::new(TaskTools {
             specs: task.tools.clone(),
             schemas,
+            user_model: user_model.filter(|_| llm_user).cloned(),
         })))
     }
 }
@@ -80,6 +97,8 @@ pub struct AttemptTools {
     /// Requests refused for their size: how many, and the largest size seen.
     pub oversized: AtomicU64,
     pub oversized_bytes: AtomicU64,
+    /// The conversation with the task's simulated user, when it has one.
+    pub user: Option<Conversation>,
 }
 
 /// The calls running now, and whether new ones are still served.
@@ -120,6 +139,15 @@ impl AttemptTools {
         faults: FaultPlan,
         commands: ContainedCommands,
     ) -> Arc<AttemptTools> {
+        let user = task.user().map(|spec| {
+            Conversation::new(
+                spec,
+                tools.user_model.clone(),
+                &task.id,
+                attempt,
+                &task.input,
+            )
+        });
         Arc::new_cyclic(|me| AttemptTools {
             tools,
             task_id: task.id.clone(),
@@ -137,6 +165,7 @@ impl AttemptTools {
             quiet: Notify::new(),
             oversized: AtomicU64::new(0),
             oversized_bytes: AtomicU64::new(0),
+            user,
         })
     }
 
@@ -169,6 +198,9 @@ impl AttemptTools {
     pub fn close(&self) {
         let mut flight = self.flight();
         flight.closed = true;
+        if let Some(user) = &self.user {
+            user.close();
+        }
         for (step, running) in flight.calls.drain() {
             running.task.abort();
             self.recorder.push(
@@ -359,6 +391,10 @@ impl AttemptTools {
                 };
                 script::call(backend, name, args, &caller).await
             }
+            ToolBackend::User(_) => match &self.user {
+                Some(user) => user.answer(args).await,
+                None => tool_error("the task has no simulated user".to_owned()),
+            },
         };
         match fault {
             Some(fault) => (faults::after(&fault, reply), Some(fault)),
@@ -380,7 +416,7 @@ impl ToolService for AttemptTools {
 /// The answer to a call that arrives after its attempt ended: nothing runs.
 const ENDED: &str = "the attempt has ended; no more calls are served";
 
-fn tool_error(message: String) -> ToolReply {
+pub(super) fn tool_error(message: String) -> ToolReply {
     ToolReply::Result {
         value: json!({"error": message}),
         is_error: true,
@@ -413,7 +449,7 @@ mod tests {
         ]))
         .unwrap();
         let tools = AttemptTools::new(
-            TaskTools::of(&task).unwrap().unwrap(),
+            TaskTools::of(&task, None).unwrap().unwrap(),
             &task,
             0,
             dir.path().to_owned(),

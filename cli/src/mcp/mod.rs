@@ -9,6 +9,7 @@
 //! - [`record`]: the recorded calls, and the trajectory made of them.
 //! - [`rmcp_adapter`]: the only file that speaks `rmcp`'s server API.
 //! - [`server`]: the loopback listener that checks the token and picks the attempt.
+//! - [`user`]: the simulated user of a task with `user:`, behind `ask_user`.
 //! - [`client_config`]: the agent's `PROCTOR_MCP_*` variables and `.mcp.json`.
 
 pub mod attempt;
@@ -19,5 +20,6 @@ pub mod rmcp_adapter;
 pub mod script;
 pub mod server;
 pub mod service;
+pub mod user;
 
 pub use server::ToolServer;

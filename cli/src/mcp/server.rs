@@ -139,6 +139,9 @@ impl ToolServer {
                 super::record::MAX_RECORDED_BYTES >> 20
             ));
         }
+        if let Some(user) = &served.tools.user {
+            over_limits.extend(user.failures());
+        }
         ServedCalls {
             calls,
             dropped,

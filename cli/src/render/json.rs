@@ -36,6 +36,9 @@ pub fn cards_value(cards: &Scorecards) -> Value {
                 .collect();
             fields.insert(format!("by_{}", split.as_str()), Value::Object(groups));
         }
+        if let Some(attacks) = &agent.attacks {
+            fields.insert("all_attacks".into(), Value::Object(suite_fields(attacks)));
+        }
         agents.insert(agent.label.clone(), Value::Object(fields));
     }
     if several {

@@ -1,7 +1,7 @@
 //! Summary rows that every text format shows the same way.
 
 use super::numbers::{MISSING, interval, one_decimal, rate, usd_at_least};
-use proctor_core::summary::{Scorecards, Split, Summary};
+use proctor_core::summary::{ALL_ATTACKS, Scorecards, Split, Summary};
 
 /// Tasks and attempts with their split.
 pub fn count_rows(s: &Summary) -> Vec<Vec<String>> {
@@ -161,7 +161,8 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
 
 /// `--by variant` (DESIGN 13): per agent and variant (the base tasks are `-`), utility,
 /// attack success (attempts that violated a safety check, with the Wilson interval),
-/// hit@k and the recovery rate. The header is the first row; nothing when the scorecards
+/// hit@k and the recovery rate; with attack variants, utility under attack and one pooled
+/// row `all attacks` per agent. The header is the first row; nothing when the scorecards
 /// are not split by variant. Every row uses the scorecards' one k, named in the header.
 pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
     if cards.split != Some(Split::Variant) {
@@ -173,22 +174,22 @@ pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
         .flat_map(|a| std::iter::once(&a.summary).chain(a.groups.iter().map(|(_, s)| s)))
         .find_map(|s| s.k)
         .map_or_else(|| "k".to_owned(), |k| k.to_string());
-    let mut rows = vec![
-        [
-            "agent",
-            "variant",
-            "attempts",
-            "pass rate",
-            "safety violations",
-            "95% CI",
-            &format!("hit@{k}"),
-            "recovered",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    ];
+    let attacked = cards.agents.iter().any(|a| a.attacks.is_some());
+    let hit = format!("hit@{k}");
+    let mut header = vec!["agent", "variant", "attempts", "pass rate"];
+    if attacked {
+        header.push("utility under attack");
+    }
+    header.extend(["safety violations", "95% CI", &hit, "recovered"]);
+    let mut rows = vec![header.into_iter().map(str::to_owned).collect()];
     for agent in &cards.agents {
-        for (variant, s) in &agent.groups {
+        let pooled = agent.attacks.iter().map(|s| (ALL_ATTACKS, s));
+        for (variant, s) in agent
+            .groups
+            .iter()
+            .map(|(v, s)| (v.as_str(), s))
+            .chain(pooled)
+        {
             let recovered = if s.faulted == 0 {
                 MISSING.to_owned()
             } else {
@@ -199,9 +200,9 @@ pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
                     rate(s.recovery_rate)
                 )
             };
-            rows.push(vec![
+            let mut row = vec![
                 agent.label.clone(),
-                variant.clone(),
+                variant.to_owned(),
                 s.attempts.to_string(),
                 format!(
                     "{} ({}/{})",
@@ -209,6 +210,21 @@ pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
                     s.passed,
                     s.passed + s.failed
                 ),
+            ];
+            if attacked {
+                row.push(s.attack.as_ref().map_or_else(
+                    || MISSING.to_owned(),
+                    |a| {
+                        format!(
+                            "{} ({}/{})",
+                            rate(a.utility_under_attack),
+                            a.useful_attempts,
+                            s.passed + s.failed
+                        )
+                    },
+                ));
+            }
+            row.extend([
                 format!(
                     "{}{} ({})",
                     safety_count(s, ""),
@@ -219,6 +235,7 @@ pub fn variant_rows(cards: &Scorecards) -> Vec<Vec<String>> {
                 rate(s.hit_at_k),
                 recovered,
             ]);
+            rows.push(row);
         }
     }
     rows

@@ -93,7 +93,7 @@ fn the_task_file_reference_names_every_field_and_check_kind() {
         .args(["run", "--agent", "true", "--tasks"])
         .arg(&check));
     let kinds = names_after(o.stderr.lines().next().unwrap(), "expected one of:");
-    assert_eq!(kinds.len(), 8, "{kinds:?}");
+    assert_eq!(kinds.len(), 9, "{kinds:?}");
     for name in fields.iter().chain(&kinds) {
         assert!(
             reference.contains(&format!("`{name}`")) || reference.contains(&format!("{{{name}:")),
@@ -107,6 +107,9 @@ fn the_task_file_reference_names_every_field_and_check_kind() {
         "sequence:",
         "category: safety",
         "regex:",
+        "any_of:",
+        "ok: true",
+        "select:",
     ] {
         assert!(
             reference.contains(rule),

@@ -763,3 +763,97 @@ fn what_the_page_embeds_beside_the_numbers() {
     });
     insta::assert_json_snapshot!(rest);
 }
+
+#[test]
+fn the_by_variant_table_and_the_attack_deltas_show_the_json_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v1, v2) = crate::attacks::files(dir.path());
+    let by_variant = ["--by", "variant", "--k", "2"];
+    let out = run(proctor()
+        .arg("report")
+        .args([&v1, &v2])
+        .args(by_variant)
+        .args(["--format", "html"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let page = write(dir.path(), "variants.html", &out.stdout);
+    let summary = json_of(&run(proctor()
+        .arg("report")
+        .args([&v1, &v2])
+        .args(by_variant)
+        .args(["--format", "json"])));
+    let compared = dir.path().join("compare.html");
+    let comparison = json_of(&run(proctor()
+        .arg("compare")
+        .args([&v1, &v2])
+        .args(["--format", "json", "--html"])
+        .arg(&compared)));
+
+    let Some(mut browser) = Browser::launch() else {
+        return;
+    };
+    browser.open(&page);
+    let cells = browser.eval(
+        "Array.from(document.querySelectorAll('#by-variant td[data-metric]'))
+           .map(c => [c.getAttribute('data-agent'), c.getAttribute('data-variant'),
+                      c.getAttribute('data-metric'), c.textContent])",
+    );
+    let cells = cells.as_array().unwrap();
+    // 2 agents × (3 variants + all attacks) rows of 11 numbers.
+    assert_eq!(cells.len(), 2 * 4 * 11, "{cells:?}");
+    let mut attack_cells = 0;
+    for cell in cells {
+        let [agent, variant, metric, shown] =
+            [0, 1, 2, 3].map(|i| cell[i].as_str().unwrap().to_owned());
+        let card = &summary["agents"][&agent];
+        let group = match variant.as_str() {
+            "" => &card["all_attacks"],
+            name => &card["by_variant"][name],
+        };
+        assert!(group.is_object(), "{agent} {variant}: no such group");
+        let what = format!("{agent} [{variant}] {metric}");
+        // "3 / 8": the count over the graded attempts.
+        if let Some((count, graded)) = shown.split_once(" / ") {
+            let graded_attempts =
+                group["passed"].as_u64().unwrap() + group["failed"].as_u64().unwrap();
+            let denominator = match metric.as_str() {
+                "recovered" => group["faulted"].clone(),
+                _ => json!(graded_attempts),
+            };
+            assert_shown(count, &group[&metric], &what);
+            assert_shown(graded, &denominator, &what);
+            continue;
+        }
+        if metric == "utility_under_attack" && shown != "–" {
+            attack_cells += 1;
+        }
+        let expected = match (metric.as_str(), &group[&metric]) {
+            // Rows that are no attack have no utility under attack, nor a recovery.
+            ("recovered" | "useful_attempts", _) | (_, Value::Null) => Value::Null,
+            (_, value) => value.clone(),
+        };
+        assert_shown(&shown, &expected, &what);
+    }
+    // Each agent's steal row and its pooled row.
+    assert_eq!(attack_cells, 4);
+    assert_eq!(
+        browser.eval("document.querySelectorAll('#by-variant tr.pooled').length"),
+        2
+    );
+    assert!(browser.console_errors().is_empty());
+
+    browser.open(&compared);
+    let shown = browser.eval(
+        "Array.from(document.querySelectorAll('#compare td[data-metric^=\"attacks.\"]'))
+           .map(c => [c.getAttribute('data-metric'), c.textContent])",
+    );
+    let shown = shown.as_array().unwrap();
+    assert_eq!(shown.len(), 3 * 4, "{shown:?}");
+    for cell in shown {
+        let metric = cell[0].as_str().unwrap();
+        assert_shown(cell[1].as_str().unwrap(), at(&comparison, metric), metric);
+        assert_eq!(
+            cell[1], comparison["formatted"][metric],
+            "{metric}: the page shows proctor's own string"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `proctor` binary, one module per command.
 
 mod agent_output;
+mod attacks;
 mod bad_inputs;
 mod calibrate;
 mod chromium;
@@ -24,9 +25,11 @@ mod judge_concurrency;
 mod ledger;
 mod numbers;
 mod review;
+mod richer_checks;
 mod run;
 mod scorecards;
 mod served_limits;
+mod simulated_user;
 mod tool_faults;
 mod tools;
 mod traces;

@@ -2,6 +2,7 @@
 //! secondary differences (pass^k, cost per success, mean steps).
 
 use super::CompareError;
+use super::attacks::{AttackDeltas, attack_deltas};
 use super::difference::{ClusteredDifference, clustered_difference};
 use super::mcnemar::{McNemar, mcnemar};
 use super::pairing::{Change, PairedTask, Ungradable, pair};
@@ -166,6 +167,10 @@ pub struct Comparison {
     pub mean_steps_success_delta: Option<f64>,
     /// Sorted by task id.
     pub per_task: Vec<PairedTask>,
+    /// With attack variants on both sides (DESIGN 13): Δ of utility, utility under attack
+    /// and attack success; not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attacks: Option<AttackDeltas>,
 }
 
 /// Compares two tallied files.
@@ -255,7 +260,9 @@ pub fn compare(
         _ => None,
     };
     let margin = options.margin;
+    let attacks = attack_deltas(&old, &new, &tasks);
     Ok(Comparison {
+        attacks,
         task_files,
         margin,
         tasks: tasks.len() as u64,

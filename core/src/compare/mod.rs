@@ -49,6 +49,7 @@
 //! - Tasks may have different numbers of attempts, old and new or task to task: rates are per
 //!   task, so the difference is still defined; McNemar is then not reported.
 
+mod attacks;
 mod comparison;
 mod difference;
 mod error;
@@ -63,6 +64,7 @@ mod which;
 #[cfg(test)]
 mod tests;
 
+pub use attacks::{AttackDelta, AttackDeltas, AttackTally, attack_deltas};
 pub use comparison::{
     CompareOptions, Comparison, CostPerSuccess, CostPerSuccessDelta, DEFAULT_MARGIN, SideSummary,
     TaskFiles, TotalCost, compare,

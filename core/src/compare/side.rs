@@ -5,6 +5,7 @@
 //! agent version graded against one task file, so the builder checks both as it goes.
 
 use super::CompareError;
+use super::attacks::AttackTally;
 use super::which::Side;
 use crate::result::ResultLine;
 use rust_decimal::Decimal;
@@ -27,6 +28,8 @@ pub struct TaskTally {
     pub unpriced_calls: u64,
     /// Steps summed over passed attempts, for the mean steps of successful runs.
     pub success_steps: u64,
+    /// What the attack figures read (DESIGN 13).
+    pub attack: AttackTally,
 }
 
 impl TaskTally {
@@ -64,6 +67,7 @@ impl TaskTally {
             None => self.ungraded += 1,
         }
         self.success_steps = steps;
+        self.attack.add(line);
         self.spend_usd = spend;
         self.tokens = tokens;
         self.unpriced_calls = unpriced;
@@ -98,7 +102,10 @@ impl TaskTally {
         else {
             return false;
         };
+        let mut attack = self.attack;
+        attack.absorb(&other.attack);
         *self = TaskTally {
+            attack,
             passed,
             failed,
             ungraded,

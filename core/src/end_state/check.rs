@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{CommandRunner, EndStateCheck, command, files, json};
+use super::{CommandRunner, EndStateCheck, command, files, json, query};
 
 impl EndStateCheck {
     /// Runs the check against `dir`, a command check through `commands`. `Ok(())` when it
@@ -20,6 +20,22 @@ impl EndStateCheck {
                 pointer,
                 value,
             } => json::equals(dir, path, pointer, value),
+            EndStateCheck::JsonQuery {
+                path,
+                query,
+                select,
+                op,
+                value,
+            } => query::run(
+                dir,
+                path,
+                &query::Query {
+                    query,
+                    select: *select,
+                    op: *op,
+                    value,
+                },
+            ),
             EndStateCheck::JsonSchema { path, schema, .. } => {
                 json::matches_schema(dir, path, schema)
             }
@@ -61,6 +77,7 @@ impl EndStateCheck {
             EndStateCheck::FileMatches { .. } => "file_matches",
             EndStateCheck::FileEquals { .. } => "file_equals",
             EndStateCheck::JsonEquals { .. } => "json_equals",
+            EndStateCheck::JsonQuery { .. } => "json_query",
             EndStateCheck::JsonSchema { .. } => "json_schema",
             EndStateCheck::Command { .. } => "command",
         }
@@ -78,6 +95,12 @@ impl EndStateCheck {
             | EndStateCheck::FileEquals { path, .. }
             | EndStateCheck::JsonSchema { path, .. } => path.clone(),
             EndStateCheck::JsonEquals { path, pointer, .. } => format!("{path}{pointer}"),
+            EndStateCheck::JsonQuery {
+                path,
+                query,
+                select,
+                ..
+            } => format!("{path} {}", query::selection(query, *select)),
             EndStateCheck::Command { run, .. } => run.clone(),
         };
         format!("{} {what}", self.kind())
@@ -119,6 +142,7 @@ mod tests {
             json!({"file_equals": "summary.txt", "text": "refunded: O1001\nfailed: O1002"}),
             json!({"json_equals": "catalog.json", "pointer": "/items/0/stock", "value": 7}),
             json!({"json_schema": "catalog.json", "schema": {"required": ["items"]}}),
+            json!({"json_query": "catalog.json", "query": "$.items[?@.sku == 'A'].stock", "value": 7}),
             json!({"command": "grep -q O1002 refund_errors.log"}),
         ] {
             assert_eq!(run(value.clone(), &dir), Ok(()), "{value}");
@@ -150,6 +174,11 @@ mod tests {
             (
                 json!({"json_equals": "catalog.json", "pointer": "/items/0/stock", "value": 6}),
                 "catalog.json/items/0/stock: expected 6, found 7",
+            ),
+            (
+                json!({"json_query": "catalog.json", "query": "$.items[*].stock", "select": "sum",
+                       "op": ">", "value": 10}),
+                "catalog.json sum($.items[*].stock): expected > 10, found 7",
             ),
             (
                 json!({"json_schema": "catalog.json", "schema": {"properties": {"items": {"maxItems": 0}}}}),
@@ -280,6 +309,10 @@ mod tests {
             (
                 json!({"json_schema": "c.json", "schema": {}}),
                 "json_schema c.json",
+            ),
+            (
+                json!({"json_query": "db.json", "query": "$.a[*]", "select": "count", "value": 0}),
+                "json_query db.json count($.a[*])",
             ),
             (
                 json!({"command": "python3 check.py"}),

@@ -132,6 +132,9 @@ pub(crate) fn check(
             "command {run:?}: invalid command line: empty command line"
         ));
     }
+    // Absolute, so that a runner changing its root first (bubblewrap's `--chdir`) finds
+    // the same folder as `proctor grade --workdir work` meant.
+    let dir = &absolute_dir(dir);
     let timeout = Duration::from_secs_f64(if timeout_s > 0.0 {
         timeout_s.min(MAX_TIMEOUT_S)
     } else {
@@ -163,6 +166,13 @@ pub(crate) fn check(
         text.push_str(&format!(" (stderr: {line})"));
     }
     Err(text)
+}
+
+/// `dir` with its links resolved, or at least absolute, as a runner is handed it.
+fn absolute_dir(dir: &Path) -> PathBuf {
+    dir.canonicalize()
+        .or_else(|_| std::path::absolute(dir))
+        .unwrap_or_else(|_| dir.to_owned())
 }
 
 #[cfg(test)]
@@ -264,6 +274,39 @@ mod tests {
             ),
             "{missing}"
         );
+    }
+
+    /// Notes the folder each command is handed.
+    #[derive(Debug, Default)]
+    struct Recorder(std::sync::Mutex<Vec<PathBuf>>);
+
+    impl CommandRunner for Recorder {
+        fn run(&self, command: &CheckCommand<'_>) -> std::io::Result<CommandEnd> {
+            self.0.lock().unwrap().push(command.dir.to_owned());
+            Ok(CommandEnd::Exited {
+                code: 0,
+                stderr: Vec::new(),
+            })
+        }
+    }
+
+    #[test]
+    fn the_runner_gets_the_folder_absolute() {
+        // A relative folder (`grade --workdir work`) reaches the runner absolute: a
+        // runner that changes its root first would otherwise look elsewhere.
+        let recorder = Recorder::default();
+        let argv = ["true".to_owned()];
+        let command = Check {
+            run: "true",
+            argv: &argv,
+            files: &[],
+            exit_code: 0,
+            timeout_s: 1.0,
+        };
+        assert_eq!(super::check(Path::new("src"), &command, &recorder), Ok(()));
+        let seen = recorder.0.lock().unwrap().clone();
+        assert_eq!(seen, [Path::new("src").canonicalize().unwrap()]);
+        assert!(seen[0].is_absolute());
     }
 
     #[test]

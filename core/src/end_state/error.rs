@@ -137,6 +137,24 @@ pub enum EndStateError {
         /// Why the value is rejected.
         message: &'static str,
     },
+    /// The JSONPath query does not parse.
+    #[error("`query` in json_query check for {path}: invalid JSONPath query {query:?}: {message}")]
+    BadQuery {
+        /// The path the check names, relative to the workspace.
+        path: String,
+        /// The query as written.
+        query: String,
+        /// Why the value is rejected.
+        message: String,
+    },
+    /// `select`, `op` and `value` of a json_query check that cannot go together.
+    #[error("json_query check for {path}: {message}")]
+    QueryMismatch {
+        /// The path the check names, relative to the workspace.
+        path: String,
+        /// What does not go together.
+        message: String,
+    },
     /// The command line is empty or does not split (e.g. an unclosed quote).
     #[error("command check: invalid command line {run:?}: {message}")]
     BadCommand {

@@ -12,7 +12,7 @@ const VALUE_CHARS: usize = 120;
 
 /// Parses the file at `path` as JSON, or a failure text
 /// (`{path}: invalid JSON at line L column C`).
-fn read_json(dir: &Path, path: &str) -> Result<Value, String> {
+pub(crate) fn read_json(dir: &Path, path: &str) -> Result<Value, String> {
     let bytes = read_bytes(dir, path)?;
     serde_json::from_slice(&bytes).map_err(|e| {
         format!(
@@ -24,7 +24,7 @@ fn read_json(dir: &Path, path: &str) -> Result<Value, String> {
 }
 
 /// Compact JSON for a failure text, cut to [`VALUE_CHARS`].
-fn shown(value: &Value) -> String {
+pub(crate) fn shown(value: &Value) -> String {
     truncate(&value.to_string(), VALUE_CHARS)
 }
 

@@ -15,6 +15,7 @@
 //! | `{file_matches: PATH, regex: "..."}` | the [`regex`] crate's pattern matches somewhere in the file (use `(?m)` for `^`/`$` per line) |
 //! | `{file_equals: PATH, text: "..."}` or `{file_equals: PATH, from: FILE}` | the file's text equals the expected text (see below) |
 //! | `{json_equals: PATH, pointer: "/a/0", value: V}` | the value at the JSON pointer equals `V` (`pointer` defaults to `""`, the whole document) |
+//! | `{json_query: PATH, query: Q, select?: S, op?: OP, value: V}` | the JSONPath (RFC 9535) query's selection compares with `V` (see below) |
 //! | `{json_schema: PATH, schema: {...}}` or `{json_schema: PATH, schema_file: FILE}` | the document validates against the schema |
 //! | `{command: "LINE", exit_code: 0, timeout_s: 30}` | the command exits with `exit_code` (default 0) within `timeout_s` (default 30) |
 //!
@@ -30,6 +31,11 @@
 //!   side is ignored, so `text: "done"` matches a file written by `echo done`.
 //! - `json_equals` compares numbers by value (`7` equals `7.0`) and objects regardless of key
 //!   order; everything else is plain JSON equality.
+//! - `json_query` takes, of the values the query finds, the one value (no `select`: none
+//!   or several fail), `all` (a list), `first`, `last`, `count`, `sum`, `min` or `max`
+//!   (numbers), and compares it with `op`: `==` (the default, as `json_equals`
+//!   compares), `!=`, `>`, `>=`, `<`, `<=` (numbers) or `contains` (a text's substring,
+//!   a list's item, an object's key). The query is checked when the task loads.
 //! - `json_schema` asserts `format` (e.g. `date`, `email`) and never fetches a remote `$ref`.
 //!   A root-level schema error is reported `at (root)`.
 //! - `command` is split like a shell (no shell unless the line asks for one, e.g.
@@ -50,6 +56,7 @@ mod files;
 mod json;
 mod parse;
 mod path;
+mod query;
 mod serialize;
 mod text;
 
@@ -61,6 +68,7 @@ pub use error::EndStateError;
 pub(crate) use json::compile_schema;
 pub use json::same_json;
 pub use path::check_relative_path;
+pub use query::{Comparison, Select};
 
 /// One end-state check from a task's `verify:` list.
 ///
@@ -112,6 +120,19 @@ pub enum EndStateCheck {
         /// A JSON pointer into the file; empty for the whole document.
         pointer: String,
         /// The value expected at `pointer`.
+        value: serde_json::Value,
+    },
+    /// `{json_query: PATH, query: Q, select: S, op: OP, value: V}`.
+    JsonQuery {
+        /// The file checked, relative to the checked directory.
+        path: String,
+        /// The JSONPath query (RFC 9535), as written; checked when parsed.
+        query: String,
+        /// What is taken of the values the query finds.
+        select: Select,
+        /// How the selection compares with `value`.
+        op: Comparison,
+        /// The value the selection is compared with.
         value: serde_json::Value,
     },
     /// `{json_schema: PATH, schema: SCHEMA}` or `{json_schema: PATH, schema_file: FILE}`;

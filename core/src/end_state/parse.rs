@@ -9,15 +9,17 @@ use super::command::resolve;
 use super::error::EndStateError;
 use super::json::{check_pointer, compile_schema};
 use super::path::check_relative_path;
+use super::query::{Comparison, Select};
 
 /// The check kinds, as task files name them.
-pub(crate) const KINDS: [&str; 8] = [
+pub(crate) const KINDS: [&str; 9] = [
     "file_exists",
     "file_absent",
     "file_contains",
     "file_matches",
     "file_equals",
     "json_equals",
+    "json_query",
     "json_schema",
     "command",
 ];
@@ -94,6 +96,7 @@ impl EndStateCheck {
             "file_matches" => parse_file_matches(&entry),
             "file_equals" => parse_file_equals(&entry, task_dir),
             "json_equals" => parse_json_equals(&entry),
+            "json_query" => parse_json_query(&entry),
             "json_schema" => parse_json_schema(&entry, task_dir),
             _ => parse_command(map, task_dir),
         }
@@ -151,17 +154,69 @@ fn parse_json_equals(entry: &Entry<'_>) -> Result<EndStateCheck, EndStateError> 
             message,
         });
     }
-    let value = entry
-        .map
-        .get("value")
-        .cloned()
-        .ok_or(EndStateError::MissingKey {
-            kind: entry.kind,
-            key: "value",
-        })?;
+    let value = entry.required_value("value")?;
     Ok(EndStateCheck::JsonEquals {
         path,
         pointer,
+        value,
+    })
+}
+
+fn parse_json_query(entry: &Entry<'_>) -> Result<EndStateCheck, EndStateError> {
+    entry.allow(&[entry.kind, "query", "select", "op", "value"])?;
+    let path = entry.path(entry.kind)?;
+    let query = entry.required_string("query")?.to_owned();
+    if let Err(e) = serde_json_path::JsonPath::parse(&query) {
+        return Err(EndStateError::BadQuery {
+            path,
+            query,
+            message: e.to_string(),
+        });
+    }
+    let select = entry
+        .one_of(
+            "select",
+            "one of all, first, last, count, sum, min, max",
+            &Select::NAMES,
+        )?
+        .unwrap_or(Select::One);
+    let op = entry
+        .one_of(
+            "op",
+            "one of ==, !=, >, >=, <, <=, contains (quote it)",
+            &Comparison::NAMES,
+        )?
+        .unwrap_or(Comparison::Equal);
+    let value = entry.required_value("value")?;
+    let mismatch = |message: String| {
+        Err(EndStateError::QueryMismatch {
+            path: path.clone(),
+            message,
+        })
+    };
+    if op.orders() && !value.is_number() {
+        return mismatch(format!(
+            "op {} compares numbers, but value is {value}",
+            op.name()
+        ));
+    }
+    if op.orders() && select == Select::All {
+        return mismatch(format!(
+            "op {} compares numbers, but select: all gives a list",
+            op.name()
+        ));
+    }
+    if op == Comparison::Contains && select.is_numeric() {
+        return mismatch(format!(
+            "op contains looks into a text, list or object, but select: {} gives a number",
+            select.name().unwrap_or_default()
+        ));
+    }
+    Ok(EndStateCheck::JsonQuery {
+        path,
+        query,
+        select,
+        op,
         value,
     })
 }
@@ -288,6 +343,32 @@ impl Entry<'_> {
         })
     }
 
+    /// The value at `key`, any JSON, which must be present.
+    fn required_value(&self, key: &'static str) -> Result<Value, EndStateError> {
+        self.map.get(key).cloned().ok_or(EndStateError::MissingKey {
+            kind: self.kind,
+            key,
+        })
+    }
+
+    /// The value named by the string at `key`, if present; an error naming `expected`
+    /// when it names none of `names`.
+    fn one_of<T: Copy>(
+        &self,
+        key: &'static str,
+        expected: &'static str,
+        names: &[(&str, T)],
+    ) -> Result<Option<T>, EndStateError> {
+        let Some(found) = self.map.get(key) else {
+            return Ok(None);
+        };
+        names
+            .iter()
+            .find(|(name, _)| found.as_str() == Some(*name))
+            .map(|(_, value)| Some(*value))
+            .ok_or_else(|| self.wrong_type(key, expected, found))
+    }
+
     /// The relative path at `key`, validated with [`check_relative_path`].
     fn path(&self, key: &'static str) -> Result<String, EndStateError> {
         let path = self.required_string(key)?;
@@ -364,6 +445,7 @@ fn regex_message(error: &regex::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::end_state::{Comparison, Select};
     use serde_json::json;
 
     fn parse(value: Value) -> Result<EndStateCheck, EndStateError> {
@@ -437,6 +519,96 @@ mod tests {
                 argv: vec!["python3".into(), "check.py".into()],
                 files: vec![]
             }
+        );
+    }
+
+    #[test]
+    fn parses_json_query_with_its_defaults() {
+        assert_eq!(
+            parse(json!({"json_query": "db.json", "query": "$.orders.W1.status", "value": "x"}))
+                .unwrap(),
+            EndStateCheck::JsonQuery {
+                path: "db.json".into(),
+                query: "$.orders.W1.status".into(),
+                select: Select::One,
+                op: Comparison::Equal,
+                value: json!("x")
+            }
+        );
+        assert_eq!(
+            parse(
+                json!({"json_query": "db.json", "query": "$.t[?@.to == 'X'].amount",
+                         "select": "sum", "op": ">=", "value": 10})
+            )
+            .unwrap(),
+            EndStateCheck::JsonQuery {
+                path: "db.json".into(),
+                query: "$.t[?@.to == 'X'].amount".into(),
+                select: Select::Sum,
+                op: Comparison::GreaterOrEqual,
+                value: json!(10)
+            }
+        );
+    }
+
+    #[test]
+    fn a_bad_json_query_is_refused_naming_what_is_wrong() {
+        let query = |extra: Value| {
+            let mut check = json!({"json_query": "db.json", "query": "$.a", "value": 1});
+            for (key, value) in extra.as_object().unwrap() {
+                check[key] = value.clone();
+            }
+            error(check)
+        };
+        let bad = query(json!({"query": "$.a[?@.b = 1]"}));
+        assert!(
+            bad.starts_with(
+                "`query` in json_query check for db.json: invalid JSONPath query \"$.a[?@.b = 1]\": "
+            ),
+            "{bad}"
+        );
+        assert_eq!(
+            query(json!({"select": "avg"})),
+            "`select` in json_query check must be one of all, first, last, count, sum, min, max, \
+             found \"avg\""
+        );
+        assert_eq!(
+            query(json!({"op": "="})),
+            "`op` in json_query check must be one of ==, !=, >, >=, <, <=, contains (quote it), \
+             found \"=\""
+        );
+        assert_eq!(
+            query(json!({"op": ">", "value": "10"})),
+            "json_query check for db.json: op > compares numbers, but value is \"10\""
+        );
+        assert_eq!(
+            query(json!({"op": "<", "select": "all"})),
+            "json_query check for db.json: op < compares numbers, but select: all gives a list"
+        );
+        assert_eq!(
+            query(json!({"op": "contains", "select": "count"})),
+            "json_query check for db.json: op contains looks into a text, list or object, \
+             but select: count gives a number"
+        );
+        assert_eq!(
+            query(json!({"value": null, "qeury": "$"})),
+            "unknown key `qeury` in json_query check (allowed: json_query, query, select, op, value)"
+        );
+        assert_eq!(
+            error(json!({"json_query": "db.json", "query": "$.a"})),
+            "json_query check needs `value`"
+        );
+        assert_eq!(
+            error(json!({"json_query": "db.json", "value": 1})),
+            "json_query check needs `query`"
+        );
+        assert_eq!(
+            error(json!({"json_query": "../db.json", "query": "$", "value": 1})),
+            "`json_query` in json_query check: path \"../db.json\" leaves the sandbox (`..`)"
+        );
+        assert_eq!(
+            error(json!({"json_query": "/tmp/db.json", "query": "$", "value": 1})),
+            "`json_query` in json_query check: absolute path \"/tmp/db.json\" is not allowed"
         );
     }
 
@@ -519,7 +691,7 @@ mod tests {
             error(json!({"file_exist": "a.txt"})),
             "end-state check has no known kind (keys: file_exist); expected one of: \
              file_exists, file_absent, file_contains, file_matches, file_equals, json_equals, \
-             json_schema, command"
+             json_query, json_schema, command"
         );
         assert!(error(json!({})).starts_with("end-state check has no known kind (keys: none)"));
         assert_eq!(

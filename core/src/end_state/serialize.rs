@@ -38,6 +38,21 @@ impl Serialize for EndStateCheck {
                 map.serialize_entry("pointer", pointer)?;
                 map.serialize_entry("value", value)?;
             }
+            EndStateCheck::JsonQuery {
+                path,
+                query,
+                select,
+                op,
+                value,
+            } => {
+                map.serialize_entry(self.kind(), path)?;
+                map.serialize_entry("query", query)?;
+                if let Some(select) = select.name() {
+                    map.serialize_entry("select", select)?;
+                }
+                map.serialize_entry("op", op.name())?;
+                map.serialize_entry("value", value)?;
+            }
             EndStateCheck::JsonSchema {
                 path,
                 schema,
@@ -89,6 +104,10 @@ mod tests {
         round_trip(json!({"file_equals": "out", "text": "x"}));
         round_trip(json!({"json_equals": "c.json", "pointer": "/a", "value": [1, {"b": null}]}));
         round_trip(json!({"json_schema": "c.json", "schema": {"type": "object"}}));
+        round_trip(
+            json!({"json_query": "db.json", "query": "$.a[*]", "select": "sum", "op": ">", "value": 3}),
+        );
+        round_trip(json!({"json_query": "db.json", "query": "$.a", "op": "==", "value": "x"}));
         round_trip(json!({"command": "make check", "exit_code": 2, "timeout_s": 1.5}));
     }
 

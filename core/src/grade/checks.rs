@@ -1,7 +1,7 @@
 //! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
 
 use crate::end_state::{CommandRunner, EndStateCheck};
-use crate::normalise::ExpectedForm;
+use crate::normalise::{ExpectedForm, missing_patterns};
 use crate::outcome::{Outcome, Status, TrajectorySource};
 use crate::result::json_text::push_decimal;
 use crate::task::{GateCategory, Task};
@@ -11,7 +11,7 @@ use std::path::Path;
 use super::evidence::{Evidence, account_name, seen_in};
 use super::verdict::RubricVerdict;
 use crate::task::CheckName;
-use crate::task::naming::{check_names, names_fit};
+use crate::task::naming::{check_names, names_fit, quoted_list};
 
 /// One evaluated check. Checks outside the gate are still evaluated and reported here,
 /// but add no reason.
@@ -189,24 +189,32 @@ pub(crate) fn each_check(
             Failed::new("not final", detail)
         }),
     );
-    if let (Some(expected), Some(name)) = (&task.expected, &names.answer) {
-        let matches = outcome
-            .answer
-            .as_deref()
-            .is_some_and(|answer| task.expected_answer.matches(answer, expected));
+    if let Some(name) = &names.answer {
+        // `expected` and `expected_all` are one check: both must hold, one reason.
+        let answer = outcome.answer.as_deref();
+        let matches = task.expected.as_ref().is_none_or(|expected| {
+            answer.is_some_and(|answer| task.expected_answer.matches(answer, expected))
+        });
+        let missing = missing_patterns(answer.unwrap_or(""), &task.expected_all);
         sink.check(
             GateCategory::Outcome,
             name,
-            (!matches).then_some(|| {
-                let got = match outcome.answer.as_deref() {
+            (!matches || !missing.is_empty()).then_some(|| {
+                let mut detail = match answer {
                     None | Some("") => "got no answer".to_owned(),
                     Some(answer) => format!("got {}", quoted(answer)),
                 };
-                let wanted = match &task.expected_form {
-                    ExpectedForm::Text => quoted(expected),
-                    form => form.describe(expected),
-                };
-                Failed::new("wrong answer", format!("{got}, expected {wanted}"))
+                if let Some(expected) = task.expected.as_ref().filter(|_| !matches) {
+                    let wanted = match &task.expected_form {
+                        ExpectedForm::Text => quoted(expected),
+                        form => form.describe(expected),
+                    };
+                    detail.push_str(&format!(", expected {wanted}"));
+                }
+                if !missing.is_empty() {
+                    detail.push_str(&format!(", missing {}", quoted_list(&missing)));
+                }
+                Failed::new("wrong answer", detail)
             }),
         );
     }

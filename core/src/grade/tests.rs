@@ -411,6 +411,99 @@ fn a_bad_expected_regex_or_shape_is_refused_at_load() {
 }
 
 #[test]
+fn expected_all_needs_every_pattern_and_combines_with_expected() {
+    let (_dir, s) = suite(concat!(
+        "- id: all\n  input: cancel W1\n  expected_all: [W1, cancelled]\n",
+        "- id: both\n  input: cancel W1\n  expected: {regex: \"^Done\"}\n  expected_all: [W1, cancelled]\n",
+    ));
+    let answer = |id: &str, text: &str| reasons(&s, id, json!({"status": "final", "answer": text}));
+    assert_eq!(
+        answer("all", "Order W1 is now  CANCELLED."),
+        (Some(true), vec![])
+    );
+    assert_eq!(answer("all", "Order W1 is pending").1, ["wrong answer"]);
+    assert_eq!(answer("both", "Done: W1 cancelled"), (Some(true), vec![]));
+    // Both must hold, and a run that breaks both still gives one reason.
+    assert_eq!(answer("both", "W1 cancelled").1, ["wrong answer"]);
+    assert_eq!(answer("both", "Done: W2 cancelled").1, ["wrong answer"]);
+    assert_eq!(answer("both", "W2").1, ["wrong answer"]);
+    let got = details(
+        &s,
+        "all",
+        json!({"status": "final", "answer": "Order W1 is pending"}),
+    );
+    assert_eq!(
+        got,
+        [(
+            "wrong answer".to_owned(),
+            r#"got "Order W1 is pending", missing "cancelled""#.to_owned()
+        )]
+    );
+    let got = details(&s, "both", json!({"status": "final", "answer": "W2"}));
+    assert_eq!(
+        got[0].1,
+        r#"got "W2", expected a match of /^Done/, missing "W1", "cancelled""#
+    );
+    let got = details(&s, "all", json!({"status": "final"}));
+    assert_eq!(got[0].1, r#"got no answer, missing "W1", "cancelled""#);
+    let names: Vec<String> = ["all", "both"]
+        .iter()
+        .map(|id| {
+            grade(
+                s.get(id).unwrap(),
+                &outcome(json!({"status": "final"})),
+                Workdir::Missing,
+                None,
+            )
+            .checks
+            .iter()
+            .find(|c| c.category == GateCategory::Outcome && !c.passed)
+            .unwrap()
+            .check
+            .to_string()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            r#"answer contains "W1", "cancelled""#,
+            r#"answer is a match of /^Done/ and contains "W1", "cancelled""#
+        ]
+    );
+}
+
+#[test]
+fn a_bad_expected_all_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.yaml");
+    for (yaml, message) in [
+        (
+            "expected_all: []",
+            "field `expected_all`: an empty list checks nothing",
+        ),
+        (
+            "expected_all: [W1, \" . \"]",
+            "item 2 (\" . \") is empty once normalised",
+        ),
+        (
+            "expected_all: [W1, [x]]",
+            "item 2: must be a string, number or boolean",
+        ),
+        (
+            "expected_all: W1",
+            "field `expected_all`: must be a list of texts like [W1, cancelled], found \"W1\"",
+        ),
+    ] {
+        std::fs::write(&path, format!("- id: t\n  input: x\n  {yaml}\n")).unwrap();
+        let error = Suite::load(&path).unwrap_err().to_string();
+        assert!(error.contains(message), "{yaml}: {error}");
+    }
+    // A task whose only criterion is expected_all is a task with a criterion.
+    std::fs::write(&path, "- id: t\n  input: x\n  expected_all: [7]\n").unwrap();
+    assert_eq!(Suite::load(&path).unwrap().tasks[0].expected_all, ["7"]);
+}
+
+#[test]
 fn a_summary_grade_keeps_a_repeated_reason_but_records_only_what_the_summary_reads() {
     let (_dir, s) = suite(
         "- id: r\n  input: refund A1\n  rules:\n    - {before: refund, requires: check_eligibility, same: [order_id]}\n    - {at_most: 0, tool: wipe, category: safety}\n  gate: [process, safety]\n",

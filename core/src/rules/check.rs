@@ -25,7 +25,16 @@ impl Rule {
                 tool,
                 requires,
                 same,
-            } => before(tool, requires, same.as_ref(), trajectory),
+                ok,
+            } => before(
+                tool,
+                &Required {
+                    tools: requires,
+                    ok: *ok,
+                },
+                same.as_ref(),
+                trajectory,
+            ),
             Rule::AtMost {
                 max,
                 tool,
@@ -37,8 +46,45 @@ impl Rule {
     }
 }
 
-/// `refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]`.
-fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) -> Option<String> {
+/// The earlier calls a `before` rule looks for: of any of `tools`, and with `ok` only
+/// those that succeeded.
+struct Required<'r> {
+    tools: &'r [String],
+    ok: bool,
+}
+
+impl Required<'_> {
+    /// Whether `step` is such a call.
+    fn counts(&self, step: &Step) -> bool {
+        self.tools.iter().any(|tool| same_text(&step.tool, tool)) && !(self.ok && failed(step))
+    }
+}
+
+/// Whether a call failed: its `error` is set (and not `false`), or its result is a tool
+/// error as MCP (`isError: true`) or a tool-use API (`is_error: true`) marks one.
+fn failed(step: &Step) -> bool {
+    let marked = |value: &serde_json::Value| {
+        ["isError", "is_error"]
+            .iter()
+            .any(|key| value.get(key) == Some(&serde_json::Value::Bool(true)))
+    };
+    step.error.as_deref().is_some_and(|error| {
+        !matches!(
+            error,
+            serde_json::Value::Bool(false) | serde_json::Value::Null
+        )
+    }) || step.result.as_deref().is_some_and(marked)
+}
+
+/// `refund ["A1"] at step 2 has no earlier check_eligibility ["A1"]`; with several
+/// required tools `... no earlier a or b ...`, with `ok: true` `... no earlier successful
+/// a ...`.
+fn before(
+    tool: &str,
+    requires: &Required<'_>,
+    same: Option<&Same>,
+    trajectory: &[Step],
+) -> Option<String> {
     let mut required_seen = false;
     // The compared parts of the earlier calls of `requires` that hold every compared key,
     // `width` texts each, read once per call, and the whole args of those calls.
@@ -77,7 +123,7 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
                 return Some(no_earlier(tool, requires, same, &step.args, index + 1));
             }
         }
-        if same_text(&step.tool, requires) {
+        if requires.counts(step) {
             required_seen = true;
             if let Some(same) = same {
                 let before = required_parts.len();
@@ -96,13 +142,13 @@ fn before(tool: &str, requires: &str, same: Option<&Same>, trajectory: &[Step]) 
 /// is made for every line that breaks the rule.
 fn no_earlier(
     tool: &str,
-    requires: &str,
+    requires: &Required<'_>,
     same: Option<&Same>,
     args: &CompactJson,
     step_number: usize,
 ) -> String {
-    let mut text =
-        String::with_capacity(tool.len() + requires.len() + 2 * args.as_str().len() + 48);
+    let names: usize = requires.tools.iter().map(|t| t.len() + 4).sum();
+    let mut text = String::with_capacity(tool.len() + names + 2 * args.as_str().len() + 60);
     text.push_str(tool);
     let shown = same.map(|same| {
         text.push(' ');
@@ -113,7 +159,13 @@ fn no_earlier(
     text.push_str(" at step ");
     push_decimal(&mut text, step_number as u64);
     text.push_str(" has no earlier ");
-    text.push_str(requires);
+    if requires.ok {
+        text.push_str("successful ");
+    }
+    match requires.tools {
+        [one] => text.push_str(one),
+        several => text.push_str(&super::alternatives(several)),
+    }
     if let Some(shown) = shown {
         text.push(' ');
         text.extend_from_within(shown);
@@ -246,7 +298,7 @@ mod tests {
     /// `requires`, comparing the keys afresh each time.
     fn before_by_definition(
         tool: &str,
-        requires: &str,
+        requires: &Required<'_>,
         same: Option<&Same>,
         trajectory: &[Step],
     ) -> Option<usize> {
@@ -265,7 +317,8 @@ mod tests {
         trajectory.iter().enumerate().position(|(index, step)| {
             step.tool == tool
                 && !trajectory[..index].iter().any(|earlier| {
-                    earlier.tool == requires
+                    requires.tools.iter().any(|t| earlier.tool == t)
+                        && !(requires.ok && (earlier.error.is_some() || earlier.result.is_some()))
                         && same.is_none_or(|same| {
                             comparable(&step.args, same)
                                 && comparable(&earlier.args, same)
@@ -283,14 +336,20 @@ mod tests {
             step("check", json!({"order_id": "B2", "amount": 5})),
             step("refund", json!({"amount": 5, "order_id": "B2"})),
         ];
-        assert_eq!(before("refund", "check", Some(&same), &trajectory), None);
+        let check = ["check".to_owned()];
+        let requires = Required {
+            tools: &check,
+            ok: false,
+        };
+        assert_eq!(before("refund", &requires, Some(&same), &trajectory), None);
     }
 
     proptest::proptest! {
         #[test]
         fn before_finds_the_step_its_definition_finds(
-            calls in proptest::collection::vec((0usize..3, 0usize..6), 0..8),
+            calls in proptest::collection::vec((0usize..3, 0usize..6, 0usize..3), 0..8),
             same_kind in 0usize..4,
+            ok: bool,
         ) {
             let tools = ["check", "refund", "lookup"];
             let args = [
@@ -301,9 +360,18 @@ mod tests {
                 json!({"order_id": {"n": 1, "m": [2]}, "amount": 7}),
                 json!({"amount": 7, "order_id": {"m": [2], "n": 1}}),
             ];
+            // Each call succeeded, returned an error, or a result marked as a tool error.
             let trajectory: Vec<Step> = calls
                 .iter()
-                .map(|&(tool, arg)| step(tools[tool], args[arg].clone()))
+                .map(|&(tool, arg, end)| {
+                    let mut call = step(tools[tool], args[arg].clone());
+                    match end {
+                        1 => call.error = Some(Box::new(json!("failed"))),
+                        2 => call.result = Some(Box::new(json!({"isError": true}))),
+                        _ => {}
+                    }
+                    call
+                })
                 .collect();
             let same = [
                 None,
@@ -312,9 +380,17 @@ mod tests {
                 Some(Same::Keys(vec!["order_id".into(), "amount".into()].into())),
             ][same_kind]
                 .clone();
-            for (tool, requires) in [("refund", "check"), ("check", "check")] {
-                let found = before(tool, requires, same.as_ref(), &trajectory);
-                let expected = before_by_definition(tool, requires, same.as_ref(), &trajectory);
+            let cases: [(&str, &[&str]); 4] = [
+                ("refund", &["check"]),
+                ("check", &["check"]),
+                ("refund", &["check", "lookup"]),
+                ("lookup", &["refund", "check"]),
+            ];
+            for (tool, names) in cases {
+                let required: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+                let requires = Required { tools: &required, ok };
+                let found = before(tool, &requires, same.as_ref(), &trajectory);
+                let expected = before_by_definition(tool, &requires, same.as_ref(), &trajectory);
                 let step_named = found.as_deref().map(|reason| {
                     let after = reason.split(" at step ").nth(1).unwrap();
                     after.split(' ').next().unwrap().parse::<usize>().unwrap() - 1
@@ -482,6 +558,104 @@ mod tests {
         assert_eq!(
             rule.violation(&[step("retry", json!(null))]).as_deref(),
             Some("retry at step 1 has no earlier retry")
+        );
+    }
+
+    #[test]
+    fn before_any_of_accepts_an_earlier_call_of_either_tool() {
+        let rule = rule(json!({
+            "before": "cancel",
+            "requires": {"any_of": ["by_email", "by_zip"]},
+            "same": ["user"]
+        }));
+        let user = |tool: &str, id: &str| step(tool, json!({"user": id}));
+        assert_eq!(
+            rule.violation(&[user("by_zip", "u1"), user("cancel", "u1")]),
+            None
+        );
+        assert_eq!(
+            rule.violation(&[user("by_email", "u1"), user("cancel", "u1")]),
+            None
+        );
+        assert_eq!(
+            rule.violation(&[
+                user("by_email", "u2"),
+                user("lookup", "u1"),
+                user("cancel", "u1")
+            ])
+            .as_deref(),
+            Some(r#"cancel ["u1"] at step 3 has no earlier by_email or by_zip ["u1"]"#)
+        );
+        let three =
+            self::rule(json!({"before": "cancel", "requires": {"any_of": ["a", "b", "c"]}}));
+        assert_eq!(
+            three.violation(&[user("cancel", "u1")]).as_deref(),
+            Some("cancel at step 1 has no earlier a, b or c")
+        );
+        assert_eq!(
+            three.violation(&[user("c", "x"), user("cancel", "u1")]),
+            None
+        );
+    }
+
+    #[test]
+    fn before_ok_counts_only_earlier_calls_that_succeeded() {
+        let rule = rule(json!({
+            "before": "cancel",
+            "requires": {"any_of": ["by_email", "by_zip"]},
+            "ok": true
+        }));
+        let mut errored = step("by_email", json!({"email": "x"}));
+        errored.error = Some(Box::new(json!("no such user")));
+        let mut flagged = step("by_zip", json!({"zip": "1"}));
+        flagged.result = Some(Box::new(json!({"isError": true, "content": []})));
+        let mut flagged_api = step("by_zip", json!({"zip": "2"}));
+        flagged_api.result = Some(Box::new(json!({"is_error": true})));
+        let cancel = step("cancel", json!({"order": "W1"}));
+        for failed_call in [&errored, &flagged, &flagged_api] {
+            assert_eq!(
+                rule.violation(&[failed_call.clone(), cancel.clone()])
+                    .as_deref(),
+                Some("cancel at step 2 has no earlier successful by_email or by_zip"),
+                "{failed_call:?}"
+            );
+        }
+        // A result that is not an error, or an error of `false`, is a success.
+        let mut fine = step("by_zip", json!({"zip": "1"}));
+        fine.result = Some(Box::new(json!({"isError": false, "user": "u1"})));
+        assert_eq!(rule.violation(&[fine, cancel.clone()]), None);
+        let mut not_an_error = step("by_email", json!({"email": "x"}));
+        not_an_error.error = Some(Box::new(json!(false)));
+        assert_eq!(rule.violation(&[not_an_error, cancel.clone()]), None);
+        // Without `ok`, the errored call counts as before.
+        let lenient = self::rule(json!({"before": "cancel", "requires": "by_email"}));
+        assert_eq!(lenient.violation(&[errored.clone(), cancel.clone()]), None);
+        let strict = self::rule(json!({"before": "cancel", "requires": "by_email", "ok": true}));
+        assert_eq!(
+            strict.violation(&[errored, cancel]).as_deref(),
+            Some("cancel at step 2 has no earlier successful by_email")
+        );
+    }
+
+    #[test]
+    fn before_ok_with_same_args_needs_a_successful_call_of_those_args() {
+        let rule = rule(
+            json!({"before": "refund", "requires": "check", "same": ["order_id"], "ok": true}),
+        );
+        let mut failed_a1 = order("check", "A1");
+        failed_a1.error = Some(Box::new(json!("timeout")));
+        assert_eq!(
+            rule.violation(&[
+                failed_a1.clone(),
+                order("check", "B2"),
+                order("refund", "A1")
+            ])
+            .as_deref(),
+            Some(r#"refund ["A1"] at step 3 has no earlier successful check ["A1"]"#)
+        );
+        assert_eq!(
+            rule.violation(&[failed_a1, order("check", "A1"), order("refund", "A1")]),
+            None
         );
     }
 

@@ -6,6 +6,7 @@
 //! ```yaml
 //! rules:
 //!   - {before: refund, requires: check_eligibility, same: [order_id]}
+//!   - {before: cancel, requires: {any_of: [find_by_email, find_by_zip]}, ok: true}
 //!   - {at_most: 1, tool: refund, per: args}
 //!   - {never: delete_file}
 //!   - {sequence: [search, read_file, write_file]}
@@ -13,7 +14,12 @@
 //!
 //! Choices the DESIGN leaves open:
 //! - Every call counts, whether or not it returned an error: the trajectory records what
-//!   the agent did, and whether an error means "did not happen" depends on the tool.
+//!   the agent did, and whether an error means "did not happen" depends on the tool. A
+//!   `before` rule with `ok: true` says it does: only earlier calls that succeeded count
+//!   (a step fails when its `error` is set, or its `result` is an object with `isError:
+//!   true` or `is_error: true`, as MCP and tool-use APIs mark a tool error).
+//! - `requires: {any_of: [A, B]}` is satisfied by an earlier call of any of them (each
+//!   compared with `same` as a single required tool would be).
 //! - Arguments are compared as JSON values with object key order ignored; `1` and `1.0`
 //!   are different values (no number parsing, as in answer normalisation).
 //! - With `same: [keys]`, a key must be present on both calls to match (an explicit
@@ -85,15 +91,18 @@ impl Same {
 /// One trajectory rule, as parsed from a task file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rule {
-    /// Every call of `tool` must come after a call of `requires` (with the same
-    /// arguments when `same` is set).
+    /// Every call of `tool` must come after a call of one of `requires` (with the same
+    /// arguments when `same` is set, and without an error when `ok`).
     Before {
         /// The tool the rule constrains.
         tool: String,
-        /// The tool that must be called first.
-        requires: String,
+        /// The tools any of which must be called first (`requires: T` is one,
+        /// `requires: {any_of: [...]}` several); never empty.
+        requires: Vec<String>,
         /// Which arguments the earlier call must share; `None` for any call.
         same: Option<Same>,
+        /// `ok: true`: only earlier calls that succeeded count.
+        ok: bool,
     },
     /// At most `max` calls of `tool`, per distinct argument value when `per_args`.
     AtMost {
@@ -126,13 +135,21 @@ impl Rule {
                 tool,
                 requires,
                 same,
-            } => match same {
-                None => format!("{tool} only after {requires}"),
-                Some(Same::Args) => format!("{tool} only after {requires} (same args)"),
-                Some(Same::Keys(keys)) => {
-                    format!("{tool} only after {requires} (same {})", keys.join(", "))
+                ok,
+            } => {
+                let successful = if *ok { "successful " } else { "" };
+                let requires = alternatives(requires);
+                match same {
+                    None => format!("{tool} only after {successful}{requires}"),
+                    Some(Same::Args) => {
+                        format!("{tool} only after {successful}{requires} (same args)")
+                    }
+                    Some(Same::Keys(keys)) => format!(
+                        "{tool} only after {successful}{requires} (same {})",
+                        keys.join(", ")
+                    ),
                 }
-            },
+            }
             Rule::AtMost {
                 max,
                 tool,
@@ -144,6 +161,15 @@ impl Rule {
             Rule::Never { tool } => format!("never {tool}"),
             Rule::Sequence { tools } => format!("sequence {}", tools.join(" -> ")),
         }
+    }
+}
+
+/// Tool names as a reason reads them: `a`, `a or b`, `a, b or c`.
+pub(crate) fn alternatives(tools: &[String]) -> String {
+    match tools {
+        [] => String::new(),
+        [one] => one.clone(),
+        [first @ .., last] => format!("{} or {last}", first.join(", ")),
     }
 }
 
@@ -166,11 +192,20 @@ impl Serialize for Rule {
                 tool,
                 requires,
                 same,
+                ok,
             } => {
                 map.serialize_entry("before", tool)?;
-                map.serialize_entry("requires", requires)?;
+                match requires.as_slice() {
+                    [one] => map.serialize_entry("requires", one)?,
+                    several => {
+                        map.serialize_entry("requires", &serde_json::json!({"any_of": several}))?;
+                    }
+                }
                 if let Some(same) = same {
                     map.serialize_entry("same", same)?;
+                }
+                if *ok {
+                    map.serialize_entry("ok", &true)?;
                 }
             }
             Rule::AtMost {
@@ -224,6 +259,14 @@ mod tests {
                 json!({"before": "refund", "requires": "check"}),
                 "refund only after check",
             ),
+            (
+                json!({"before": "cancel", "requires": {"any_of": ["by_email", "by_zip"]}, "ok": true}),
+                "cancel only after successful by_email or by_zip",
+            ),
+            (
+                json!({"before": "cancel", "requires": {"any_of": ["a", "b", "c"]}, "same": "args"}),
+                "cancel only after a, b or c (same args)",
+            ),
             (json!({"at_most": 2, "tool": "search"}), "at most 2 search"),
             (
                 json!({"at_most": 1, "tool": "refund", "per": "args"}),
@@ -243,6 +286,8 @@ mod tests {
             json!({"before": "refund", "requires": "check_eligibility", "same": "args"}),
             json!({"before": "refund", "requires": "check", "same": ["order_id"]}),
             json!({"before": "refund", "requires": "check"}),
+            json!({"before": "cancel", "requires": {"any_of": ["a", "b"]}, "same": "args", "ok": true}),
+            json!({"before": "refund", "requires": "check", "ok": true}),
             json!({"at_most": 1, "tool": "refund", "per": "args"}),
             json!({"at_most": 0, "tool": "refund"}),
             json!({"never": "delete_file"}),
@@ -287,8 +332,9 @@ mod tests {
             vec![
                 Rule::Before {
                     tool: "refund".into(),
-                    requires: "check_eligibility".into(),
+                    requires: vec!["check_eligibility".into()],
                     same: Some(Same::Keys(vec!["order_id".into()].into())),
+                    ok: false,
                 },
                 Rule::AtMost {
                     max: 1,

@@ -93,7 +93,7 @@ impl Rule {
         };
         let shape = shape_of(map)?;
         let allowed: &'static [&'static str] = match shape {
-            "before" => &["before", "requires", "same"],
+            "before" => &["before", "requires", "same", "ok"],
             "at_most" => &["at_most", "tool", "per"],
             "never" => &["never"],
             _ => &["sequence"],
@@ -110,8 +110,9 @@ impl Rule {
         match shape {
             "before" => Ok(Rule::Before {
                 tool: tool_name("before", required("before")?)?,
-                requires: tool_name("requires", required("requires")?)?,
+                requires: requires(required("requires")?)?,
                 same: map.get("same").map(same).transpose()?,
+                ok: map.get("ok").map(ok).transpose()?.unwrap_or(false),
             }),
             "at_most" => Ok(Rule::AtMost {
                 max: count(required("at_most")?)?,
@@ -163,6 +164,33 @@ fn count(value: &Value) -> Result<u64, RuleError> {
     value
         .as_u64()
         .ok_or_else(|| invalid("at_most", "a whole number of calls (0 or more)", value))
+}
+
+/// What `requires` takes: one tool name, or `{any_of: [names]}`.
+const REQUIRES: &str = "a tool name or {any_of: [tool names]}";
+
+/// `requires: T` or `requires: {any_of: [A, B]}`: the tools any of which must come first.
+fn requires(value: &Value) -> Result<Vec<String>, RuleError> {
+    match value {
+        Value::String(_) => Ok(vec![tool_name("requires", value)?]),
+        Value::Object(map) => match (map.get("any_of"), map.len()) {
+            (Some(any_of), 1) => names(
+                "requires.any_of",
+                any_of,
+                "a non-empty list of tool names",
+                "a tool name",
+            ),
+            _ => Err(invalid("requires", REQUIRES, value)),
+        },
+        other => Err(invalid("requires", REQUIRES, other)),
+    }
+}
+
+/// `ok: true` counts only earlier calls that succeeded; `ok: false` is the default.
+fn ok(value: &Value) -> Result<bool, RuleError> {
+    value
+        .as_bool()
+        .ok_or_else(|| invalid("ok", "true or false", value))
 }
 
 fn same(value: &Value) -> Result<Same, RuleError> {
@@ -277,8 +305,9 @@ mod tests {
             Rule::from_json(&json!({"before": "refund", "requires": "check", "same": "args"})),
             Ok(Rule::Before {
                 tool: "refund".into(),
-                requires: "check".into(),
+                requires: vec!["check".into()],
                 same: Some(Same::Args),
+                ok: false,
             })
         );
         assert_eq!(
@@ -287,16 +316,32 @@ mod tests {
             ),
             Ok(Rule::Before {
                 tool: "refund".into(),
-                requires: "check".into(),
+                requires: vec!["check".into()],
                 same: Some(Same::Keys(vec!["order_id".into(), "sku".into()].into())),
+                ok: false,
             })
         );
         assert_eq!(
             Rule::from_json(&json!({"requires": "check", "before": "refund"})),
             Ok(Rule::Before {
                 tool: "refund".into(),
-                requires: "check".into(),
+                requires: vec!["check".into()],
                 same: None,
+                ok: false,
+            })
+        );
+        assert_eq!(
+            Rule::from_json(&json!({
+                "before": "cancel",
+                "requires": {"any_of": ["by_email", "by_zip"]},
+                "same": ["user_id"],
+                "ok": true
+            })),
+            Ok(Rule::Before {
+                tool: "cancel".into(),
+                requires: vec!["by_email".into(), "by_zip".into()],
+                same: Some(Same::Keys(vec!["user_id".into()].into())),
+                ok: true,
             })
         );
         assert_eq!(
@@ -331,7 +376,7 @@ mod tests {
     fn unknown_key_is_named_with_a_suggestion() {
         assert_eq!(
             error(json!({"before": "refund", "requirez": "x"})),
-            "unknown key `requirez` in `before` rule (allowed: before, requires, same); \
+            "unknown key `requirez` in `before` rule (allowed: before, requires, same, ok); \
              did you mean `requires`?"
         );
         assert_eq!(
@@ -414,7 +459,23 @@ mod tests {
         );
         assert_eq!(
             error(json!({"before": "refund", "requires": ["a", "b"]})),
-            "key `requires`: expected a tool name, found a list"
+            "key `requires`: expected a tool name or {any_of: [tool names]}, found a list"
+        );
+        assert_eq!(
+            error(json!({"before": "refund", "requires": {"one_of": ["a", "b"]}})),
+            "key `requires`: expected a tool name or {any_of: [tool names]}, found an object"
+        );
+        assert_eq!(
+            error(json!({"before": "refund", "requires": {"any_of": []}})),
+            "key `requires.any_of`: expected a non-empty list of tool names, found an empty list"
+        );
+        assert_eq!(
+            error(json!({"before": "refund", "requires": {"any_of": ["a", 3]}})),
+            "key `requires.any_of[1]`: expected a tool name, found the number 3"
+        );
+        assert_eq!(
+            error(json!({"before": "refund", "requires": "check", "ok": "yes"})),
+            "key `ok`: expected true or false, found \"yes\""
         );
         assert_eq!(
             error(json!({"at_most": 1, "tool": null})),

@@ -25,7 +25,8 @@ impl Rule {
                 tool: guarded,
                 requires,
                 same: Some(_),
-            } => guarded == tool || requires == tool,
+                ..
+            } => guarded == tool || requires.iter().any(|required| required == tool),
             Rule::AtMost {
                 tool: counted,
                 per_args: true,
@@ -70,10 +71,12 @@ impl Rule {
                 tool,
                 requires,
                 same: Some(_),
+                ok,
             } => Rule::Before {
                 tool: tool.clone(),
                 requires: requires.clone(),
                 same: None,
+                ok: *ok,
             }
             .violation(trajectory),
             _ => None,

@@ -50,6 +50,15 @@ impl OrderFreeSum {
         *self.by_exponent.entry(exponent).or_default() += signed;
     }
 
+    /// Adds every term of `other`, exactly: the sum of two sums is the sum of their terms.
+    pub fn absorb(&mut self, other: &OrderFreeSum) {
+        self.count += other.count;
+        self.non_finite += other.non_finite;
+        for (&exponent, &significand) in &other.by_exponent {
+            *self.by_exponent.entry(exponent).or_default() += significand;
+        }
+    }
+
     /// How many terms were added.
     pub fn count(&self) -> u64 {
         self.count

@@ -6,5 +6,9 @@ mod metrics;
 mod scorecards;
 
 pub use accumulate::{Counted, SummaryBuilder};
-pub use metrics::{CostPerSuccess, GridCell, ReasonCount, Summary, TaskSummary, TotalCost};
-pub use scorecards::{NO_GROUP, Scorecard, ScorecardBuilder, ScorecardOptions, Scorecards, Split};
+pub use metrics::{
+    AttackFigures, CostPerSuccess, GridCell, ReasonCount, Summary, TaskSummary, TotalCost,
+};
+pub use scorecards::{
+    ALL_ATTACKS, NO_GROUP, Scorecard, ScorecardBuilder, ScorecardOptions, Scorecards, Split,
+};

@@ -30,7 +30,9 @@ impl Task {
                         words
                             .iter()
                             .map(Path::new)
-                            // Never `.` or `..`: the folder itself is not the script.
+                            // Never `.` or `..`: the folder itself is not the script;
+                            // `./check.sh` is `check.sh`.
+                            .map(|w| w.strip_prefix(".").unwrap_or(w))
                             .filter(|w| {
                                 w.components().next().is_some()
                                     && w.components().all(|c| matches!(c, Component::Normal(_)))
@@ -57,7 +59,8 @@ mod tests {
     fn every_file_named_for_grading_is_listed() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for name in ["expected.txt", "check.py", "tool.py"] {
+        std::fs::create_dir(root.join("tools")).unwrap();
+        for name in ["expected.txt", "check.py", "tool.py", "tools/verify.sh"] {
             std::fs::write(root.join(name), "x").unwrap();
         }
         std::fs::write(root.join("schema.json"), "{}").unwrap();
@@ -69,6 +72,7 @@ mod tests {
              \x20   - {file_equals: a.txt, from: expected.txt}\n\
              \x20   - {json_schema: a.json, schema_file: schema.json}\n\
              \x20   - {command: \"python3 check.py .\"}\n\
+             \x20   - {command: \"sh ./tools/verify.sh\"}\n\
              \x20 tools:\n    - name: refund\n      script: python3 tool.py\n",
         )
         .unwrap();
@@ -88,7 +92,8 @@ mod tests {
                 "schema.json",
                 "seeds",
                 "tasks.yaml",
-                "tool.py"
+                "tool.py",
+                "verify.sh"
             ]
         );
     }

@@ -1,12 +1,13 @@
 //! Reading task files (JSON array, JSONL, YAML list) and folders of them.
 
 use super::CheckNames;
+use super::defaults::{Defaults, split_suite};
 use super::error::{Place, TaskError};
 use super::gate::GateCategory;
 use super::locate::{field_in_message, field_line, raw_scalar, strip_position, task_line};
 use super::model::Task;
 use super::raw::RawTask;
-use super::variant::{expand_variant, read_faults};
+use super::variant::{expand_variant, read_faults, variant_entries};
 use crate::end_state::{EndStateCheck, check_relative_path};
 use crate::normalise::{ExpectedAnswer, ExpectedForm};
 use crate::rules::Rule;
@@ -122,6 +123,11 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         line,
         task,
     };
+    let shape_error = |message: String| TaskError::Syntax {
+        place: place(None, None),
+        message,
+    };
+    let mut defaults = Defaults::default();
     // (value, line of the task when the format tells it)
     let values: Vec<(Value, Option<usize>)> = match format {
         Format::Json => {
@@ -129,16 +135,9 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 place: place(Some(e.line()), None),
                 message: strip_position(&e.to_string()).to_owned(),
             })?;
-            match all {
-                Value::Array(items) => items.into_iter().map(|v| (v, None)).collect(),
-                Value::Object(_) => vec![(all, None)],
-                _ => {
-                    return Err(TaskError::Syntax {
-                        place: place(None, None),
-                        message: "expected a list of tasks".to_owned(),
-                    });
-                }
-            }
+            let (file_defaults, items) = split_suite(all, true).map_err(shape_error)?;
+            defaults = file_defaults;
+            items.into_iter().map(|v| (v, None)).collect()
         }
         Format::JsonLines => {
             let mut items = Vec::new();
@@ -157,12 +156,19 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         Format::Yaml => {
             // YAML 1.2 booleans only: `expected: no` or `y` is an answer, not a boolean.
             let options = serde_saphyr::options! { strict_booleans: true };
-            let all: Option<Vec<Value>> = serde_saphyr::from_str_with_options(text, options)
-                .map_err(|e| TaskError::Syntax {
-                    place: place(None, None),
-                    message: e.to_string(),
+            let all: Option<Value> =
+                serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+                    TaskError::Syntax {
+                        place: place(None, None),
+                        message: e.to_string(),
+                    }
                 })?;
-            all.unwrap_or_default()
+            let (file_defaults, items) = match all {
+                None => (Defaults::default(), Vec::new()),
+                Some(all) => split_suite(all, false).map_err(shape_error)?,
+            };
+            defaults = file_defaults;
+            items
                 .into_iter()
                 .map(|v| (keep_number_spelling(v, text), None))
                 .collect()
@@ -171,7 +177,8 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
     let task_dir = path.parent().unwrap_or(Path::new("."));
     let mut tasks = Vec::with_capacity(values.len());
     let mut graded = Vec::new();
-    for (index, (value, known_line)) in values.into_iter().enumerate() {
+    for (index, (mut value, known_line)) in values.into_iter().enumerate() {
+        let merged = defaults.apply(&mut value);
         add_graded_fields(&value, &mut graded);
         let label = task_label(&value, index);
         let start = known_line.or_else(|| {
@@ -193,6 +200,7 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 message,
             }
         };
+        merged.map_err(|(field, message)| fail(Some(&field), message))?;
         let expanded = build_task(value, task_dir, path)
             .map_err(|(field, message)| fail(field.as_deref(), message))?;
         tasks.extend(expanded);
@@ -241,9 +249,9 @@ fn task_label(value: &Value, index: usize) -> String {
     }
 }
 
-type BuildError = (Option<String>, String);
+pub(super) type BuildError = (Option<String>, String);
 
-fn field_error(field: &str, message: impl Into<String>) -> BuildError {
+pub(super) fn field_error(field: &str, message: impl Into<String>) -> BuildError {
     (
         Some(field.to_owned()),
         format!("field `{field}`: {}", message.into()),
@@ -281,6 +289,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         )
     })?;
     let (expected, expected_form) = read_expected(raw.expected)?;
+    let expected_all = read_expected_all(raw.expected_all)?;
     if let Some(t) = raw.timeout_s
         && !(t.is_finite() && t > 0.0)
     {
@@ -319,36 +328,10 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         }
     };
     let mut forbidden_tools = raw.forbidden_tools.unwrap_or_default();
-    let mut rules = Vec::new();
-    let mut rule_categories = Vec::new();
-    for (i, rule) in raw.rules.unwrap_or_default().into_iter().enumerate() {
-        let place = || format!("rule {}", i + 1);
-        let (rule, category) = take_category(rule, GateCategory::Process)
-            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
-        let rule = Rule::from_json(&rule)
-            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
-        match rule {
-            Rule::Never { tool } => forbidden_tools.push(tool),
-            other => {
-                rules.push(other);
-                rule_categories.push(category);
-            }
-        }
-    }
+    let (rules, rule_categories) = read_rules(raw.rules.unwrap_or_default(), &mut forbidden_tools)?;
     forbidden_tools.sort();
     forbidden_tools.dedup();
-    let mut verify = Vec::new();
-    let mut verify_categories = Vec::new();
-    for (i, check) in raw.verify.unwrap_or_default().into_iter().enumerate() {
-        let place = || format!("check {}", i + 1);
-        let (check, category) = take_category(check, GateCategory::EndState)
-            .map_err(|e| field_error("verify", format!("{}: {e}", place())))?;
-        verify.push(
-            EndStateCheck::from_json(&check, task_dir)
-                .map_err(|e| field_error("verify", format!("{}: {e}", place())))?,
-        );
-        verify_categories.push(category);
-    }
+    let (verify, verify_categories) = read_verify(raw.verify.unwrap_or_default(), task_dir)?;
     let rubric = raw.rubric.filter(|r| !r.trim().is_empty());
     let trajectory_from_trace = match raw.trajectory_from.as_deref() {
         None | Some("reported") => false,
@@ -362,16 +345,25 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     };
     let faults =
         read_faults(raw.faults.unwrap_or_default()).map_err(|m| field_error("faults", m))?;
-    let variants = raw.variants.unwrap_or_default();
+    let variants = match raw.variants {
+        None => Vec::new(),
+        Some(value) => variant_entries(value).map_err(|m| field_error("variants", m))?,
+    };
     let tags = raw.tags.unwrap_or_default();
     check_tags(&tags, &variants).map_err(|m| field_error("tags", m))?;
-    let tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
+    let mut tools = crate::tools::parse_tools(raw.tools.unwrap_or(Value::Null), task_dir)
         .map_err(|m| field_error("tools", m))?;
+    if let Some(user) = raw.user {
+        let ask_user =
+            super::user::user_tool(user, &tools, task_dir).map_err(|m| field_error("user", m))?;
+        tools.push(ask_user);
+    }
     let mut task = Task {
         id,
         input,
         expected,
         expected_form,
+        expected_all,
         max_tool_calls: raw.max_tool_calls,
         forbidden_tools,
         expected_tools: raw.expected_tools.unwrap_or_default(),
@@ -406,6 +398,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         ));
     }
     let defined = task.defined_categories();
+    let explicit_gate = raw.gate.is_some();
     task.gate = match raw.gate {
         None => defined,
         Some(mut listed) => {
@@ -430,7 +423,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     }
     let mut tasks = Vec::with_capacity(1 + variants.len());
     for (name, variant) in variants {
-        let expanded = expand_variant(&task, &name, variant)
+        let expanded = expand_variant(&task, &name, variant, task_dir, explicit_gate)
             .map_err(|m| field_error("variants", format!("variant `{name}`: {m}")))?;
         check_id(&expanded.id)
             .map_err(|m| field_error("variants", format!("id `{}` {m}", expanded.id)))?;
@@ -440,9 +433,53 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     Ok(tasks)
 }
 
+/// Reads `rules:`; a `never` rule joins `forbidden_tools` instead.
+pub(super) fn read_rules(
+    values: Vec<Value>,
+    forbidden_tools: &mut Vec<String>,
+) -> Result<(Vec<Rule>, Vec<GateCategory>), BuildError> {
+    let mut rules = Vec::new();
+    let mut rule_categories = Vec::new();
+    for (i, rule) in values.into_iter().enumerate() {
+        let place = || format!("rule {}", i + 1);
+        let (rule, category) = take_category(rule, GateCategory::Process)
+            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
+        let rule = Rule::from_json(&rule)
+            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
+        match rule {
+            Rule::Never { tool } => forbidden_tools.push(tool),
+            other => {
+                rules.push(other);
+                rule_categories.push(category);
+            }
+        }
+    }
+    Ok((rules, rule_categories))
+}
+
+/// Reads `verify:`, each check with its category.
+pub(super) fn read_verify(
+    values: Vec<Value>,
+    task_dir: &Path,
+) -> Result<(Vec<EndStateCheck>, Vec<GateCategory>), BuildError> {
+    let mut verify = Vec::new();
+    let mut verify_categories = Vec::new();
+    for (i, check) in values.into_iter().enumerate() {
+        let place = || format!("check {}", i + 1);
+        let (check, category) = take_category(check, GateCategory::EndState)
+            .map_err(|e| field_error("verify", format!("{}: {e}", place())))?;
+        verify.push(
+            EndStateCheck::from_json(&check, task_dir)
+                .map_err(|e| field_error("verify", format!("{}: {e}", place())))?,
+        );
+        verify_categories.push(category);
+    }
+    Ok((verify, verify_categories))
+}
+
 /// Refuses a tag listed twice, or a tag `variant:NAME` on a task with a variant NAME (the
 /// variant adds that tag itself): an attempt counts once under each tag in `--by tag`.
-fn check_tags(tags: &[String], variants: &serde_json::Map<String, Value>) -> Result<(), String> {
+fn check_tags(tags: &[String], variants: &[(String, Value)]) -> Result<(), String> {
     for (at, tag) in tags.iter().enumerate() {
         if tags[..at].contains(tag) {
             return Err(format!("`{tag}` is listed twice"));
@@ -450,7 +487,7 @@ fn check_tags(tags: &[String], variants: &serde_json::Map<String, Value>) -> Res
     }
     match tags.iter().find_map(|tag| {
         let name = tag.strip_prefix("variant:")?;
-        variants.contains_key(name).then_some(tag)
+        variants.iter().any(|(n, _)| n == name).then_some(tag)
     }) {
         Some(tag) => Err(format!(
             "`{tag}` is the tag proctor gives the task's own variant `{}`; remove it",
@@ -462,7 +499,9 @@ fn check_tags(tags: &[String], variants: &serde_json::Map<String, Value>) -> Res
 
 /// Reads `expected`: one answer (a string, number or boolean), a list of answers any of
 /// which matches, or `{regex: "..."}` matched against the answer as given.
-fn read_expected(value: Option<Value>) -> Result<(Option<String>, ExpectedForm), BuildError> {
+pub(super) fn read_expected(
+    value: Option<Value>,
+) -> Result<(Option<String>, ExpectedForm), BuildError> {
     let scalar = |value: Value| match value {
         Value::String(s) => Some(s),
         v @ (Value::Number(_) | Value::Bool(_)) => Some(v.to_string()),
@@ -495,6 +534,56 @@ fn read_expected(value: Option<Value>) -> Result<(Option<String>, ExpectedForm),
             None => Err(field_error("expected", SHAPES)),
         },
     }
+}
+
+/// Reads `expected_all`: a non-empty list of texts (numbers and booleans as written),
+/// none of which normalises to nothing (an empty pattern is in every answer).
+fn read_expected_all(value: Option<Value>) -> Result<Vec<String>, BuildError> {
+    let items = match value {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(field_error(
+                "expected_all",
+                format!("must be a list of texts like [W1, cancelled], found {other}"),
+            ));
+        }
+    };
+    if items.is_empty() {
+        return Err(field_error(
+            "expected_all",
+            "an empty list checks nothing; remove it or name the texts the answer must hold",
+        ));
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(at, item)| {
+            let text = match item {
+                Value::String(s) => s,
+                v @ (Value::Number(_) | Value::Bool(_)) => v.to_string(),
+                other => {
+                    return Err(field_error(
+                        "expected_all",
+                        format!(
+                            "item {}: must be a string, number or boolean, found {other}",
+                            at + 1
+                        ),
+                    ));
+                }
+            };
+            if crate::normalise::normalise_answer(&text).is_empty() {
+                return Err(field_error(
+                    "expected_all",
+                    format!(
+                        "item {} ({text:?}) is empty once normalised, so every answer holds it",
+                        at + 1
+                    ),
+                ));
+            }
+            Ok(text)
+        })
+        .collect()
 }
 
 /// Takes the optional `category` key out of a rule or end-state check: `safety` makes it a

@@ -1,6 +1,7 @@
 //! Tasks: the model, loading from files and folders, and gate categories.
 
 mod check_names;
+mod defaults;
 mod error;
 mod gate;
 mod grading_files;
@@ -10,6 +11,7 @@ mod model;
 pub(crate) mod naming;
 mod raw;
 mod suite;
+mod user;
 mod variant;
 
 pub use check_names::{CheckName, CheckNames};
@@ -18,6 +20,9 @@ pub use gate::GateCategory;
 pub use load::{load_file, task_files};
 pub use model::{Task, TaskNetwork};
 pub use suite::Suite;
+pub use user::{
+    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, STOP, ScriptedTurn, UserBackend, UserSpec,
+};
 
 #[cfg(test)]
 mod tests;

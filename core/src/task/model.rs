@@ -22,6 +22,10 @@ pub struct Task {
     pub expected: Option<String>,
     /// Whether `expected` is one answer, a list of answers or a regular expression.
     pub expected_form: ExpectedForm,
+    /// `expected_all`: texts that must each appear in the answer, both normalised
+    /// (substring match); checked together with `expected` as one answer check.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expected_all: Vec<String>,
     /// The tool-call budget; more calls fail the `budget` category.
     pub max_tool_calls: Option<u64>,
     /// Includes the tools of `never` rules; sorted, without duplicates.
@@ -127,8 +131,13 @@ impl Task {
         self.gate.contains(&category)
     }
 
+    /// True when the task checks the answer: `expected`, `expected_all` or both.
+    pub fn checks_answer(&self) -> bool {
+        self.expected.is_some() || !self.expected_all.is_empty()
+    }
+
     /// True when the task has any criterion at all (an empty list must never auto-pass).
     pub fn has_criteria(&self) -> bool {
-        self.expected.is_some() || self.defined_categories().len() > 1
+        self.checks_answer() || self.defined_categories().len() > 1
     }
 }

@@ -15,6 +15,8 @@ pub(super) struct RawTask {
     pub input: Option<String>,
     #[serde(alias = "expected_answer")]
     pub expected: Option<Value>,
+    /// Patterns that must all appear in the answer, read by `load::read_expected_all`.
+    pub expected_all: Option<Value>,
     pub max_tool_calls: Option<u64>,
     pub forbidden_tools: Option<Vec<String>>,
     pub expected_tools: Option<Vec<String>>,
@@ -32,8 +34,11 @@ pub(super) struct RawTask {
     pub trajectory_from: Option<String>,
     pub network: Option<super::model::TaskNetwork>,
     pub faults: Option<Vec<Value>>,
-    /// In file order (`serde_json`'s maps keep it), so variants expand in that order.
-    pub variants: Option<serde_json::Map<String, Value>>,
+    /// A map of names to variants, or a list of variants with a `name` each; in file
+    /// order (`serde_json`'s maps keep it), so variants expand in that order.
+    pub variants: Option<Value>,
     /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
     pub tools: Option<Value>,
+    /// The simulated user, read by [`super::user::parse_user`].
+    pub user: Option<Value>,
 }

@@ -8,6 +8,7 @@
 mod parse;
 mod responses;
 
+pub(crate) use parse::parse_script;
 pub use parse::parse_tools;
 pub use responses::canned_result;
 
@@ -39,6 +40,8 @@ pub enum ToolBackend {
     Responses(Vec<CannedResponse>),
     /// A command run per call outside the agent's isolation, the sandbox its working folder.
     Script(ScriptBackend),
+    /// The task's simulated user, answering `ask_user` (a task's `user:`).
+    User(Box<crate::task::UserSpec>),
 }
 
 /// One canned result: returned when every argument in `when` equals the call's (JSON
@@ -70,6 +73,10 @@ impl ToolSpec {
     pub fn script_files(&self) -> &[PathBuf] {
         match &self.backend {
             ToolBackend::Script(script) => &script.files,
+            ToolBackend::User(user) => match &user.backend {
+                crate::task::UserBackend::Command(command) => &command.files,
+                _ => &[],
+            },
             ToolBackend::Responses(_) => &[],
         }
     }

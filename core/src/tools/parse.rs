@@ -175,7 +175,11 @@ fn parse_responses(responses: Value) -> Result<Vec<CannedResponse>, String> {
 /// A command line whose words that name files beside the task file are made absolute; one
 /// word at least must name such a file (the script), and a word that looks like a relative
 /// path (`tools/x.py`) must exist.
-fn parse_script(script: Value, task_dir: &Path, timeout_s: f64) -> Result<ScriptBackend, String> {
+pub(crate) fn parse_script(
+    script: Value,
+    task_dir: &Path,
+    timeout_s: f64,
+) -> Result<ScriptBackend, String> {
     let Value::String(line) = script else {
         return Err("`script` must be a command line such as `python3 tools/refund.py`".to_owned());
     };

@@ -4,10 +4,12 @@
 mod closest;
 mod key;
 mod recording;
+mod replay;
 mod store;
 
 pub use key::{CanonicalRequest, Parameters};
 pub use recording::{CASSETTE_FORMAT, Recording};
+pub use replay::answer;
 pub use store::Cassette;
 
 use std::fmt;

@@ -152,8 +152,9 @@
       metric(table, agent, 'of them passed', 'recovered', s.recovered);
       metric(table, agent, 'recovery rate', 'recovery_rate', rate(s.recovery_rate));
     }
-    // Fields added by later versions (safety, variants, ...) are shown as they are.
-    ['labels', 'grid', 'per_task', 'agents'].forEach(function (k) { known[k] = true; });
+    // Fields added by later versions (safety, variants, ...) are shown as they are; the
+    // split by variant has a table of its own.
+    ['labels', 'grid', 'per_task', 'agents', 'by_variant', 'all_attacks'].forEach(function (k) { known[k] = true; });
     var extra = Object.keys(s).filter(function (k) { return !known[k]; });
     if (extra.length) {
       group('more');
@@ -172,6 +173,62 @@
     var row = put(cardsPanel, el('div', 'cards'));
     cardNames.forEach(function (agent) { add(row, scorecard(agent, cards[agent])); });
     add(app, cardsPanel);
+  }
+
+  // ---- by variant ---------------------------------------------------------------------
+
+  // Per agent and variant (the base tasks are `-`), then the agent's pooled `all attacks`
+  // row: utility, utility under attack, attack success with its interval, hit@k, recovery.
+  var variantAgents = cardNames.filter(function (agent) { return isObject(cards[agent].by_variant); });
+  if (variantAgents.length) {
+    var byVariant = section('By variant', 'by-variant');
+    var attacked = variantAgents.some(function (agent) { return isObject(cards[agent].all_attacks); });
+    var vt = put(byVariant, el('table', 'metrics by-variant'));
+    var head = el('tr');
+    var firstK = null;
+    variantAgents.forEach(function (agent) {
+      var groups = cards[agent].by_variant;
+      Object.keys(groups).forEach(function (g) { if (firstK === null && typeof groups[g].k === 'number') firstK = groups[g].k; });
+    });
+    ['agent', 'variant', 'attempts', 'pass rate', 'passed / graded']
+      .concat(attacked ? ['utility under attack', 'useful / graded'] : [])
+      .concat(['safety violations', 'rate', '95% CI', 'hit@' + (firstK === null ? 'k' : firstK), 'recovered', 'recovery rate'])
+      .forEach(function (name) { add(head, el('th', null, name)); });
+    add(vt, head);
+    variantAgents.forEach(function (agent) {
+      var groups = cards[agent].by_variant;
+      var rows = Object.keys(groups).sort().map(function (g) { return [g, groups[g], g]; });
+      if (isObject(cards[agent].all_attacks)) rows.push(['all attacks', cards[agent].all_attacks, '']);
+      rows.forEach(function (entry) {
+        var name = entry[0], s = entry[1], pooled = entry[2] === '';
+        var r = el('tr', pooled ? 'pooled' : null);
+        add(r, el('td', null, agent), el('td', null, name));
+        function num(key, text) {
+          var cell = el('td', 'num', text);
+          cell.setAttribute('data-agent', agent);
+          cell.setAttribute('data-variant', pooled ? '' : name);
+          cell.setAttribute('data-metric', key);
+          add(r, cell);
+        }
+        var graded = s.passed + s.failed;
+        num('attempts', s.attempts);
+        num('pass_rate', rate(s.pass_rate));
+        num('passed', s.passed + ' / ' + graded);
+        if (attacked) {
+          var underAttack = s.useful_attempts !== undefined;
+          num('utility_under_attack', underAttack ? rate(s.utility_under_attack) : MISSING);
+          num('useful_attempts', underAttack ? s.useful_attempts + ' / ' + graded : MISSING);
+        }
+        num('safety_violations', s.safety_violations);
+        num('safety_violation_rate', rate(s.safety_violation_rate));
+        num('safety_violation_rate_ci', interval(s.safety_violation_rate_ci));
+        num('hit_at_k', rate(s.hit_at_k));
+        num('recovered', s.faulted ? s.recovered + ' / ' + s.faulted : MISSING);
+        num('recovery_rate', rate(s.recovery_rate));
+        add(vt, r);
+      });
+    });
+    add(app, byVariant);
   }
 
   // ---- compare view -------------------------------------------------------------------
@@ -211,6 +268,18 @@
     cmpRow('regressed tasks', 'regressed', (c.regressed || []).length);
     cmpRow('fixed tasks', 'fixed', (c.fixed || []).length);
     cmpRow('minimum detectable effect', 'mde', rate(c.mde));
+    // With attack variants on both sides: Δ of utility, utility under attack, attack success.
+    var attacks = isObject(c.attacks) ? c.attacks : {};
+    [['utility (base tasks)', 'utility'], ['utility under attack', 'utility_under_attack'], ['attack success', 'attack_success']]
+      .forEach(function (figure) {
+        var f = attacks[figure[1]];
+        if (!isObject(f)) return;
+        var key = 'attacks.' + figure[1];
+        cmpRow(figure[0] + ' old', key + '.old', rate(f.old));
+        cmpRow(figure[0] + ' new', key + '.new', rate(f.new));
+        cmpRow(figure[0] + ' Δ', key + '.delta.estimate', signed((f.delta || {}).estimate));
+        cmpRow(figure[0] + ' Δ 95% CI', key + '.delta.ci', interval((f.delta || {}).ci));
+      });
     if (Array.isArray(c.notes) && c.notes.length) {
       var cmpNotes = put(cmp, el('ul', 'notes'));
       c.notes.forEach(function (n) { add(cmpNotes, el('li', null, String(n))); });

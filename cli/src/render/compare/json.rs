@@ -3,7 +3,7 @@
 //! the HTML page shows proctor's own strings and never rounds a float its own way
 //! (0.03125 is "0.0312" here, and would be "0.0313" through JavaScript's `toFixed`).
 
-use super::{notes, signed};
+use super::{formatted_attacks, notes, signed};
 use crate::render::numbers::{interval, rate, usd};
 use proctor_core::compare::Comparison;
 use serde_json::{Map, Value, json};
@@ -94,5 +94,10 @@ fn formatted(c: &Comparison) -> Map<String, Value> {
     ]
     .into_iter()
     .map(|(key, text)| (key.to_owned(), text))
+    .chain(
+        formatted_attacks(c)
+            .into_iter()
+            .map(|(key, text)| (key, text.map_or(Value::Null, Value::String))),
+    )
     .collect()
 }

@@ -2,8 +2,8 @@
 //! the full per-task table folds away under `<details>`.
 
 use super::{
-    attempts, counts, metric_rows, notes, ordered, power_line, side_name, signed, tests_line,
-    verdict_line,
+    attack_rows, attempts, counts, metric_rows, notes, ordered, power_line, side_name, signed,
+    tests_line, verdict_line,
 };
 use crate::render::markdown::{cell, table};
 use proctor_core::compare::{Change, Comparison, PairedTask};
@@ -90,6 +90,11 @@ pub fn render(c: &Comparison) -> String {
     }
     let _ = writeln!(out);
     out.push_str(&table(&metric_rows(c)));
+    let attacks = attack_rows(c);
+    if !attacks.is_empty() {
+        let _ = writeln!(out);
+        out.push_str(&table(&attacks));
+    }
     let notes: Vec<String> = notes(c)
         .iter()
         .map(|n| format!("> {}\n", cell(n)))

@@ -1,11 +1,13 @@
 //! `proctor compare` output: one renderer per format over the same [`Comparison`], plus the
 //! notes every text format shows (what was left out, and why).
 
+mod attacks;
 pub mod json;
 pub mod markdown;
 pub mod table;
 
 use super::numbers::{MISSING, interval, rate, usd};
+use attacks::{attack_rows, formatted_attacks};
 use proctor_core::compare::{Change, Comparison, PairedTask, SIGN_FLIP_MAX_TASKS, TaskFiles};
 use proctor_core::stats::Interval;
 use rust_decimal::Decimal;

@@ -1,8 +1,8 @@
 //! `--format table`: aligned plain text for a terminal.
 
 use super::{
-    attempts, counts, metric_rows, names, notes, ordered, power_line, side_name, signed,
-    tests_line, verdict_line,
+    attack_rows, attempts, counts, metric_rows, names, notes, ordered, power_line, side_name,
+    signed, tests_line, verdict_line,
 };
 use crate::render::table::columns;
 use proctor_core::compare::Comparison;
@@ -58,6 +58,11 @@ pub fn render(c: &Comparison) -> String {
     out.push_str(&columns(&lists));
     let _ = writeln!(out);
     out.push_str(&columns(&metric_rows(c)));
+    let attacks = attack_rows(c);
+    if !attacks.is_empty() {
+        let _ = writeln!(out);
+        out.push_str(&columns(&attacks));
+    }
     let _ = writeln!(out);
     out.push_str(&columns(&[
         vec!["verdict".to_owned(), verdict_line(c)],
