@@ -60,6 +60,8 @@ pub struct AttemptTools {
     attempt: u64,
     /// The `script` backends' working folder.
     sandbox: PathBuf,
+    /// The tool state folder of the attempt, which backends get as `PROCTOR_STATE_DIR`.
+    state: Option<PathBuf>,
     /// Runs the `script` backends contained.
     commands: ContainedCommands,
     step_cap: Option<u64>,
@@ -116,15 +118,17 @@ impl AttemptTools {
         tools: Arc<TaskTools>,
         task: &Task,
         attempt: u64,
-        sandbox: PathBuf,
+        folders: (PathBuf, Option<PathBuf>),
         faults: FaultPlan,
         commands: ContainedCommands,
     ) -> Arc<AttemptTools> {
+        let (sandbox, state) = folders;
         Arc::new_cyclic(|me| AttemptTools {
             tools,
             task_id: task.id.clone(),
             attempt,
             sandbox,
+            state,
             commands,
             step_cap: task.step_cap,
             faults,
@@ -355,6 +359,7 @@ impl AttemptTools {
                     task_id: &self.task_id,
                     attempt: self.attempt,
                     sandbox: &self.sandbox,
+                    state: self.state.as_deref(),
                     commands: &self.commands,
                 };
                 script::call(backend, name, args, &caller).await
@@ -416,7 +421,7 @@ mod tests {
             TaskTools::of(&task).unwrap().unwrap(),
             &task,
             0,
-            dir.path().to_owned(),
+            (dir.path().to_owned(), None),
             FaultPlan::new(&faults, 7),
             ContainedCommands::plain(dir.path().to_owned()),
         );

@@ -23,6 +23,8 @@ pub struct Caller<'a> {
     pub task_id: &'a str,
     pub attempt: u64,
     pub sandbox: &'a Path,
+    /// The attempt's tool state folder (`PROCTOR_STATE_DIR`), writable like the sandbox.
+    pub state: Option<&'a Path>,
     pub commands: &'a ContainedCommands,
 }
 
@@ -49,6 +51,7 @@ pub async fn call(
         files: &script.files,
         sandbox: caller.sandbox,
         sandbox_writable: true,
+        state: caller.state,
         env: &env,
         stdin_line,
         timeout: Duration::from_secs_f64(script.timeout_s.min(1e7)),

@@ -172,7 +172,7 @@ pub async fn run_agent(
                 tools.clone(),
                 task,
                 planned.attempt,
-                folders.sandbox.clone(),
+                (folders.sandbox.clone(), folders.state.clone()),
                 // Drawn from the attempt's seed (a variant's is its base task's), so a
                 // rerun, a resume or a shard fires the same faults.
                 proctor_core::faults::FaultPlan::new(&task.faults, seed),
@@ -357,6 +357,7 @@ pub async fn finish_attempt(
     let mut graded = {
         let context = context.clone();
         let dir = folders.sandbox.clone();
+        let state = folders.state.clone();
         let outcome = outcome.clone();
         let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
@@ -365,7 +366,7 @@ pub async fn finish_attempt(
                 task,
                 &outcome,
                 &evidence,
-                Workdir::Dir(&dir, &context.commands),
+                Workdir::Dir(&dir, &context.commands.with_state(state.as_deref())),
                 verdict.as_ref(),
             )
         })

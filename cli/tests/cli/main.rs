@@ -28,6 +28,7 @@ mod run;
 mod scorecards;
 mod served_limits;
 mod tool_faults;
+mod tool_state;
 mod tools;
 mod traces;
 mod variants;
