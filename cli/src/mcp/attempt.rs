@@ -10,6 +10,7 @@
 use super::faults;
 use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
+use super::server_backend::ServerBackends;
 use super::service::{Reply, ToolReply, ToolService};
 use crate::run::isolation::contained_command::ContainedCommands;
 use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
@@ -62,8 +63,10 @@ pub struct AttemptTools {
     sandbox: PathBuf,
     /// The tool state folder of the attempt, which backends get as `PROCTOR_STATE_DIR`.
     state: Option<PathBuf>,
-    /// Runs the `script` backends contained.
+    /// Runs the `script` and `server` backends contained.
     commands: ContainedCommands,
+    /// The `server` backends' processes, started on first use.
+    servers: ServerBackends,
     step_cap: Option<u64>,
     /// Which calls fail, drawn from the attempt seed.
     faults: FaultPlan,
@@ -130,6 +133,7 @@ impl AttemptTools {
             sandbox,
             state,
             commands,
+            servers: ServerBackends::default(),
             step_cap: task.step_cap,
             faults,
             calls_per_tool: Mutex::default(),
@@ -187,6 +191,21 @@ impl AttemptTools {
                     duration: running.clock.elapsed(),
                 },
             );
+        }
+    }
+
+    /// Stops the attempt's `server` backends; call after [`AttemptTools::close`].
+    pub async fn stop_servers(&self) {
+        self.servers.stop_all().await;
+    }
+
+    fn caller(&self) -> Caller<'_> {
+        Caller {
+            task_id: &self.task_id,
+            attempt: self.attempt,
+            sandbox: &self.sandbox,
+            state: self.state.as_deref(),
+            commands: &self.commands,
         }
     }
 
@@ -354,15 +373,9 @@ impl AttemptTools {
                     "no response of `{name}` matches these arguments, and it has no default"
                 )),
             },
-            ToolBackend::Script(backend) => {
-                let caller = Caller {
-                    task_id: &self.task_id,
-                    attempt: self.attempt,
-                    sandbox: &self.sandbox,
-                    state: self.state.as_deref(),
-                    commands: &self.commands,
-                };
-                script::call(backend, name, args, &caller).await
+            ToolBackend::Script(backend) => script::call(backend, name, args, &self.caller()).await,
+            ToolBackend::Server(backend) => {
+                self.servers.call(backend, name, args, &self.caller()).await
             }
         };
         match fault {

@@ -110,7 +110,7 @@ pub async fn call(
     }
 }
 
-fn failure(message: String) -> ToolReply {
+pub(super) fn failure(message: String) -> ToolReply {
     ToolReply::Result {
         value: json!({"error": message}),
         is_error: true,
@@ -118,7 +118,7 @@ fn failure(message: String) -> ToolReply {
 }
 
 /// The last `max` bytes of `text`, cut at a character boundary, with `…` in front when cut.
-fn tail(text: &str, max: usize) -> String {
+pub(super) fn tail(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }

@@ -41,6 +41,15 @@ pub struct Served {
     tools: Arc<AttemptTools>,
 }
 
+impl Served {
+    /// Stops an attempt that will not be recorded (proctor was interrupted): no more
+    /// calls, and its `server` backends stopped.
+    pub async fn abandon(&self) {
+        self.tools.close();
+        self.tools.stop_servers().await;
+    }
+}
+
 /// What an attempt's agent did with its tools.
 #[derive(Debug)]
 pub struct ServedCalls {
@@ -115,6 +124,7 @@ impl ToolServer {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&served.token);
         served.tools.close();
+        served.tools.stop_servers().await;
         let (calls, dropped) = served.tools.recorder.take();
         let fired =
             std::mem::take(&mut *served.tools.fired.lock().unwrap_or_else(|e| e.into_inner()));

@@ -232,7 +232,13 @@ pub async fn run_agent(
     drop(prepared.relays);
     let served = served.map(|(_, served)| (served, tokio::time::Instant::now()));
     let (outcome, process_info, duration) = match ran {
-        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => {
+            // Nothing is recorded; the attempt's server backends go with it.
+            if let Some((served, _)) = &served {
+                served.abandon().await;
+            }
+            return Ok(AgentPhase::Cancelled);
+        }
         Ok(run) => {
             let outcome = resolve(&run, &outcome_path, memory);
             let _ = std::fs::remove_file(&outcome_path);

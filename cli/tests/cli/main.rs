@@ -27,6 +27,7 @@ mod review;
 mod run;
 mod scorecards;
 mod served_limits;
+mod server_backend;
 mod tool_faults;
 mod tool_state;
 mod tools;

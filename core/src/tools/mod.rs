@@ -39,6 +39,9 @@ pub enum ToolBackend {
     Responses(Vec<CannedResponse>),
     /// A command run per call outside the agent's isolation, the sandbox its working folder.
     Script(ScriptBackend),
+    /// A command started once per attempt on its first call, answering JSON lines; tools
+    /// naming the same command line share one process.
+    Server(ScriptBackend),
 }
 
 /// One canned result: returned when every argument in `when` equals the call's (JSON
@@ -51,7 +54,7 @@ pub struct CannedResponse {
     pub result: Value,
 }
 
-/// A `script` backend: the command line split like a shell would, with every word that
+/// A `script` or `server` backend: the command line split like a shell would, with every word that
 /// names a file beside the task file made absolute (those files are hidden from agents).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScriptBackend {
@@ -61,15 +64,16 @@ pub struct ScriptBackend {
     pub argv: Vec<String>,
     /// The files of the task's folder the command names: grading data, hidden from agents.
     pub files: Vec<PathBuf>,
-    /// Seconds before the command is killed and the call fails.
+    /// Seconds before the call fails: a script is killed then, a server stopped (and
+    /// started again on the next call).
     pub timeout_s: f64,
 }
 
 impl ToolSpec {
-    /// The script files this tool runs, if any.
+    /// The files of the command this tool runs (`script` or `server`), if any.
     pub fn script_files(&self) -> &[PathBuf] {
         match &self.backend {
-            ToolBackend::Script(script) => &script.files,
+            ToolBackend::Script(command) | ToolBackend::Server(command) => &command.files,
             ToolBackend::Responses(_) => &[],
         }
     }

@@ -140,6 +140,47 @@ pub struct ContainedCommands {
     _owned: Option<Arc<tempfile::TempDir>>,
 }
 
+/// A contained command ready to start: removed (its groups, its private folder) when
+/// dropped, after its processes are gone.
+#[derive(Debug)]
+struct Ready {
+    prepared: Prepared,
+    vars: Vec<(String, String)>,
+    _private: tempfile::TempDir,
+}
+
+impl Ready {
+    fn launch<'a>(&'a self, call: &Call<'a>) -> Launch<'a> {
+        Launch {
+            program: &self.prepared.program,
+            args: &self.prepared.args,
+            env: &self.vars,
+            cwd: call.sandbox,
+            stdin_line: call.stdin_line.clone(),
+            timeout: call.timeout,
+            // The attempt's disk is watched while its agent runs; a command's files are
+            // capped by RLIMIT_FSIZE through its entry like the agent's.
+            disk: None,
+            bubblewrap: self.prepared.bubblewrap,
+        }
+    }
+}
+
+/// A command left running ([`ContainedCommands::start`]), until [`Started::stop`].
+#[derive(Debug)]
+pub struct Started {
+    pub spawned: process::Spawned,
+    ready: Ready,
+}
+
+impl Started {
+    /// Stops it and everything it started, then removes its groups and private folder.
+    pub async fn stop(self) {
+        let _ = self.spawned.stop().await;
+        drop(self.ready);
+    }
+}
+
 /// One command as [`ContainedCommands::run`] takes it.
 #[derive(Debug)]
 pub struct Call<'a> {
@@ -212,6 +253,26 @@ impl ContainedCommands {
     /// Runs `call` once a slot is free, contained, to its end or its timeout.
     pub async fn run(&self, call: Call<'_>) -> io::Result<AgentRun> {
         let _slot = self.slots.acquire().await.map_err(io::Error::other)?;
+        let ready = self.ready(&call)?;
+        // A sender dropped at once: the command is never cancelled, only timed out.
+        let (_, never) = tokio::sync::watch::channel(false);
+        let ran = process::run(ready.launch(&call), never).await;
+        // Its processes are gone: its groups and private folder can go too.
+        drop(ready);
+        ran
+    }
+
+    /// Starts `call` contained and leaves it running (a `server` backend), without
+    /// taking a slot: it lives as long as its attempt. Its stdin line is not written.
+    pub fn start(&self, call: Call<'_>) -> io::Result<Started> {
+        let ready = self.ready(&call)?;
+        let spawned = process::spawn(&ready.launch(&call))?;
+        Ok(Started { spawned, ready })
+    }
+
+    /// The contained command of `call`, with its private `HOME` and `TMPDIR` and its
+    /// environment.
+    fn ready(&self, call: &Call<'_>) -> io::Result<Ready> {
         let private = tempfile::Builder::new()
             .prefix("command-")
             .rand_bytes(12)
@@ -241,24 +302,11 @@ impl ContainedCommands {
         }
         let mut vars = environment.vars().to_vec();
         vars.extend(prepared.env.iter().cloned());
-        // A sender dropped at once: the command is never cancelled, only timed out.
-        let (_, never) = tokio::sync::watch::channel(false);
-        let launch = Launch {
-            program: &prepared.program,
-            args: &prepared.args,
-            env: &vars,
-            cwd: call.sandbox,
-            stdin_line: call.stdin_line,
-            timeout: call.timeout,
-            // The attempt's disk is watched while its agent runs; a command's files are
-            // capped by RLIMIT_FSIZE through its entry like the agent's.
-            disk: None,
-            bubblewrap: prepared.bubblewrap,
-        };
-        let ran = process::run(launch, never).await;
-        // Its processes are gone: its groups can go too.
-        drop(prepared);
-        ran
+        Ok(Ready {
+            prepared,
+            vars,
+            _private: private,
+        })
     }
 
     async fn check(
