@@ -13,7 +13,7 @@ use super::script::{self, Caller};
 use super::server_backend::ServerBackends;
 use super::service::{Reply, ToolReply, ToolService};
 use crate::run::isolation::contained_command::ContainedCommands;
-use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
+use proctor_core::faults::{FaultFired, FaultKind, FaultMissed, FaultPlan};
 use proctor_core::task::Task;
 use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
 use serde_json::{Value, json};
@@ -186,7 +186,7 @@ impl AttemptTools {
                     args: running.args,
                     result: None,
                     error: Some(CUT_OFF.to_owned()),
-                    fault: None,
+                    faults: Vec::new(),
                     started_at: running.started_at,
                     duration: running.clock.elapsed(),
                 },
@@ -263,7 +263,7 @@ impl AttemptTools {
         started_at: jiff::Timestamp,
         clock: Instant,
     ) -> ToolReply {
-        let (reply, fault) = self.decide(step, name, &args).await;
+        let (reply, applied) = self.decide(step, name, &args).await;
         let (result, error) = match &reply {
             ToolReply::Result {
                 value,
@@ -296,7 +296,7 @@ impl AttemptTools {
                 args,
                 result,
                 error,
-                fault: fault.map(|f| f.name().to_owned()),
+                faults: applied.iter().map(|f| f.name().to_owned()).collect(),
                 started_at,
                 duration: clock.elapsed(),
             },
@@ -304,13 +304,8 @@ impl AttemptTools {
         reply
     }
 
-    /// The reply to call number `step`, and the fault applied to it.
-    async fn decide(
-        &self,
-        step: usize,
-        name: &str,
-        args: &Value,
-    ) -> (ToolReply, Option<FaultKind>) {
+    /// The reply to call number `step`, and the faults applied to it, in order.
+    async fn decide(&self, step: usize, name: &str, args: &Value) -> (ToolReply, Vec<FaultKind>) {
         let Some(index) = self.tools.specs.iter().position(|t| t.name == name) else {
             let served: Vec<&str> = self.tools.specs.iter().map(|t| t.name.as_str()).collect();
             return (
@@ -318,7 +313,7 @@ impl AttemptTools {
                     "unknown tool `{name}`; this task serves: {}",
                     served.join(", ")
                 )),
-                None,
+                Vec::new(),
             );
         };
         if let Some(cap) = self.step_cap
@@ -328,7 +323,7 @@ impl AttemptTools {
                 tool_error(format!(
                     "call {step} is over the task's step cap of {cap}; no more calls are served"
                 )),
-                None,
+                Vec::new(),
             );
         }
         if let Some(violation) = self.tools.schemas[index].violation(args) {
@@ -336,7 +331,7 @@ impl AttemptTools {
                 tool_error(format!(
                     "arguments do not match the input schema of `{name}`: {violation}"
                 )),
-                None,
+                Vec::new(),
             );
         }
         let call_number = {
@@ -348,19 +343,22 @@ impl AttemptTools {
             *count = count.saturating_add(1);
             *count
         };
-        let fault = self.faults.decide(name, call_number).cloned();
-        if let Some(fault) = &fault {
-            self.fired
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(FaultFired {
-                    step: step as u32,
-                    tool: name.to_owned(),
-                    kind: fault.name().to_owned(),
-                });
-            if let Some(reply) = faults::before(fault).await {
-                return (reply, Some(fault.clone()));
-            }
+        let applied: Vec<FaultKind> = self
+            .faults
+            .decide(name, call_number)
+            .into_iter()
+            .cloned()
+            .collect();
+        self.fired
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(applied.iter().map(|fault| FaultFired {
+                step: step as u32,
+                tool: name.to_owned(),
+                kind: fault.name().to_owned(),
+            }));
+        if let Some(reply) = faults::before(&applied).await {
+            return (faults::after(&applied, reply), applied);
         }
         let tool = &self.tools.specs[index];
         let reply = match &tool.backend {
@@ -378,10 +376,16 @@ impl AttemptTools {
                 self.servers.call(backend, name, args, &self.caller()).await
             }
         };
-        match fault {
-            Some(fault) => (faults::after(&fault, reply), Some(fault)),
-            None => (reply, None),
-        }
+        (faults::after(&applied, reply), applied)
+    }
+
+    /// The `calls:` faults whose call never came: call once the attempt is closed.
+    pub fn faults_missed(&self) -> Vec<FaultMissed> {
+        let counts = self
+            .calls_per_tool
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        self.faults.missed(&counts)
     }
 }
 
@@ -486,11 +490,8 @@ mod tests {
             ]
         );
         let (calls, dropped) = tools.recorder.take();
-        let faults: Vec<Option<&str>> = calls.iter().map(|c| c.fault.as_deref()).collect();
-        assert_eq!(
-            faults,
-            [None, None, Some("error"), Some("inject"), None, None]
-        );
+        let faults: Vec<String> = calls.iter().map(|c| c.faults.join("+")).collect();
+        assert_eq!(faults, ["", "", "error", "inject", "", ""]);
         assert_eq!(calls[2].error.as_deref(), Some("upstream unavailable"));
         assert_eq!(dropped, 0);
     }

@@ -402,6 +402,7 @@ pub async fn finish_attempt(
     line.variant.clone_from(&task.variant);
     if let Some(served) = &served {
         line.faults_fired.clone_from(&served.fired);
+        line.faults_missed.clone_from(&served.missed);
     }
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;
