@@ -27,6 +27,8 @@ const FIELDS: &[(&str, Merge)] = &[
     ("timeout_s", Merge::TaskWins),
     ("max_tool_calls", Merge::TaskWins),
     ("user", Merge::TaskWins),
+    ("state_dir", Merge::TaskWins),
+    ("state_files", Merge::TaskWins),
 ];
 
 /// The keys of a suite mapping.
