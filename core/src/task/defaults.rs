@@ -264,7 +264,7 @@ tasks:
         let cases = [
             (
                 "defaults: {toolz: []}\ntasks: []\n",
-                "DIR/t.yaml: `defaults`: unknown key `toolz`; defaults may hold tools, faults, tags, timeout_s, max_tool_calls, user",
+                "DIR/t.yaml: `defaults`: unknown key `toolz`; defaults may hold tools, faults, tags, timeout_s, max_tool_calls, user, state_dir, state_files",
             ),
             (
                 "defaults: {tags: retail}\ntasks: []\n",

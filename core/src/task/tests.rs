@@ -162,6 +162,29 @@ fn seed_folders_with_escaping_symlinks_are_refused() {
 }
 
 #[test]
+fn state_seeds_come_from_the_defaults_unless_the_task_gives_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("seeds/bank")).unwrap();
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "defaults:\n  state_dir: seeds/bank\n  state_files: {db.json: '{}'}\ntasks:\n  - {id: a, input: x, expected: y}\n  - {id: b, input: x, expected: y, state_files: {db.json: '[]'}}\n",
+    );
+    let suite = Suite::load(&path).unwrap();
+    let folder = dir.path().canonicalize().unwrap().join("seeds/bank");
+    for task in &suite.tasks {
+        assert_eq!(
+            task.state_dir.as_deref(),
+            Some(folder.as_path()),
+            "{}",
+            task.id
+        );
+    }
+    assert_eq!(suite.tasks[0].state_files["db.json"], "{}");
+    assert_eq!(suite.tasks[1].state_files["db.json"], "[]");
+}
+
+#[test]
 fn state_seeds_follow_the_rules_of_sandbox_seeds() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("seeds/retail")).unwrap();
