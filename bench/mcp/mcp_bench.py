@@ -12,7 +12,13 @@ loopback HTTP echo of the target), one in a separate process on a single-threade
 and one inside the agent on the agent's own runtime (no other thread or process woken). All
 use the same HTTP client with a kept-alive connection. Prints the medians and the ratios.
 
+Each backend in `--backends` is one such run: `responses` (the canned response above),
+`server-sed` (the same reply from a `server:` backend, `sed -u` answering each JSON line:
+the cost of proctor's side of a server backend, two pipe hops per call) and
+`server-python` (a Python JSON-lines server, as task authors write them).
+
     python3 bench/mcp/mcp_bench.py [--calls 500] [--rounds 7] [--no-build] [--profile dist]
+        [--backends responses,server-sed,server-python]
 """
 
 import argparse
@@ -37,6 +43,34 @@ TASK = """- id: served_call
         - result: {error: unknown order}
 """
 
+REPLY = '{"order_id":"A1","days_since_delivery":12,"status":"delivered"}'
+
+# A `server:` backend answering every request line with the reply above and its id.
+SED_SERVER = 's/.*"id":\\([0-9]*\\).*/{"id":\\1,"result":' + REPLY + '}/\n'
+
+PYTHON_SERVER = """import json, sys
+reply = json.loads('""" + REPLY + """')
+for line in sys.stdin:
+    request = json.loads(line)
+    sys.stdout.write(json.dumps({"id": request["id"], "result": reply}) + "\\n")
+    sys.stdout.flush()
+"""
+
+BACKENDS = {
+    "responses": None,
+    "server-sed": "sed -u -f echo.sed",
+    "server-python": "python3 -u echo.py",
+}
+
+
+def task_for(backend):
+    """The task with `get_order` answered by `backend`."""
+    command = BACKENDS[backend]
+    if command is None:
+        return TASK
+    head = TASK.split("      responses:")[0]
+    return head + f"      server: {command}\n"
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -44,6 +78,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--profile", default="dist")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--backends", default="responses,server-sed,server-python",
+                        help="comma-separated: " + ", ".join(BACKENDS))
     args = parser.parse_args()
     if not args.no_build:
         subprocess.run(
@@ -53,10 +89,22 @@ def main():
     target = os.path.join(ROOT, "target", "debug" if args.profile == "dev" else args.profile)
     proctor = os.path.join(target, "proctor")
     agent = os.path.join(target, "examples", "mcp_bench")
+    for backend in args.backends.split(","):
+        if backend not in BACKENDS:
+            sys.exit(f"unknown backend {backend}; expected one of {', '.join(BACKENDS)}")
+        print(f"== get_order answered by: {backend}")
+        measure(proctor, agent, args, backend)
+
+
+def measure(proctor, agent, args, backend):
     with tempfile.TemporaryDirectory() as work:
         tasks = os.path.join(work, "tasks.yaml")
         with open(tasks, "w") as f:
-            f.write(TASK)
+            f.write(task_for(backend))
+        with open(os.path.join(work, "echo.sed"), "w") as f:
+            f.write(SED_SERVER)
+        with open(os.path.join(work, "echo.py"), "w") as f:
+            f.write(PYTHON_SERVER)
         out = os.path.join(work, "results.jsonl")
         subprocess.run(
             [proctor, "run", "--tasks", tasks, "--out", out, "--timeout", "600",
@@ -80,6 +128,7 @@ def main():
     print(f"ratio, 1 thread     {measured['ratio_current_thread']:.2f}x  (served / bare echo, 1 thread)")
     print(f"ratio, in the agent {measured['ratio_in_process']:.2f}x  (served / bare in the agent)")
     print(f"calls recorded      {result['tool_calls']}")
+
 
 if __name__ == "__main__":
     main()

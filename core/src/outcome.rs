@@ -96,6 +96,10 @@ pub struct Step {
     /// What the call returned, when the trajectory recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Box<Value>>,
+    /// The seeded faults applied to a served call, by kind, in the order they applied
+    /// (`["latency", "inject"]`); only proctor's recorded calls have them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<Box<Vec<String>>>,
 }
 
 impl Step {
@@ -107,6 +111,7 @@ impl Step {
             args: CompactJson::from_value(args),
             error: None,
             result: None,
+            faults: None,
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct GradeArgs {
     /// Folder holding the end state to check: DIR/<task>/<attempt>/ when it exists, else DIR.
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
+    /// The tool state folder that `state:` paths and PROCTOR_STATE_DIR name (default: the
+    /// kept `<attempt>.state` folder beside each attempt's end state, when there is one).
+    #[arg(long, value_name = "DIR", requires = "workdir")]
+    pub state_dir: Option<PathBuf>,
     /// Write one proctor.result/1 line per graded outcome here.
     #[arg(long, value_name = "R.jsonl")]
     pub out: Option<PathBuf>,

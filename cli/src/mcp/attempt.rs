@@ -10,11 +10,12 @@
 use super::faults;
 use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
+use super::server_backend::ServerBackends;
 use super::service::{Reply, ToolReply, ToolService};
 use super::user::Conversation;
 use super::user::llm::UserModel;
 use crate::run::isolation::contained_command::ContainedCommands;
-use proctor_core::faults::{FaultFired, FaultKind, FaultPlan};
+use proctor_core::faults::{FaultFired, FaultKind, FaultMissed, FaultPlan};
 use proctor_core::task::Task;
 use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
 use serde_json::{Value, json};
@@ -77,8 +78,12 @@ pub struct AttemptTools {
     attempt: u64,
     /// The `script` backends' working folder.
     sandbox: PathBuf,
-    /// Runs the `script` backends contained.
+    /// The tool state folder of the attempt, which backends get as `PROCTOR_STATE_DIR`.
+    state: Option<PathBuf>,
+    /// Runs the `script` and `server` backends contained.
     commands: ContainedCommands,
+    /// The `server` backends' processes, started on first use.
+    servers: ServerBackends,
     step_cap: Option<u64>,
     /// Which calls fail, drawn from the attempt seed.
     faults: FaultPlan,
@@ -135,7 +140,7 @@ impl AttemptTools {
         tools: Arc<TaskTools>,
         task: &Task,
         attempt: u64,
-        sandbox: PathBuf,
+        folders: (PathBuf, Option<PathBuf>),
         faults: FaultPlan,
         commands: ContainedCommands,
     ) -> Arc<AttemptTools> {
@@ -148,12 +153,15 @@ impl AttemptTools {
                 &task.input,
             )
         });
+        let (sandbox, state) = folders;
         Arc::new_cyclic(|me| AttemptTools {
             tools,
             task_id: task.id.clone(),
             attempt,
             sandbox,
+            state,
             commands,
+            servers: ServerBackends::default(),
             step_cap: task.step_cap,
             faults,
             calls_per_tool: Mutex::default(),
@@ -210,11 +218,26 @@ impl AttemptTools {
                     args: running.args,
                     result: None,
                     error: Some(CUT_OFF.to_owned()),
-                    fault: None,
+                    faults: Vec::new(),
                     started_at: running.started_at,
                     duration: running.clock.elapsed(),
                 },
             );
+        }
+    }
+
+    /// Stops the attempt's `server` backends; call after [`AttemptTools::close`].
+    pub async fn stop_servers(&self) {
+        self.servers.stop_all().await;
+    }
+
+    fn caller(&self) -> Caller<'_> {
+        Caller {
+            task_id: &self.task_id,
+            attempt: self.attempt,
+            sandbox: &self.sandbox,
+            state: self.state.as_deref(),
+            commands: &self.commands,
         }
     }
 
@@ -272,7 +295,7 @@ impl AttemptTools {
         started_at: jiff::Timestamp,
         clock: Instant,
     ) -> ToolReply {
-        let (reply, fault) = self.decide(step, name, &args).await;
+        let (reply, applied) = self.decide(step, name, &args).await;
         let (result, error) = match &reply {
             ToolReply::Result {
                 value,
@@ -305,7 +328,7 @@ impl AttemptTools {
                 args,
                 result,
                 error,
-                fault: fault.map(|f| f.name().to_owned()),
+                faults: applied.iter().map(|f| f.name().to_owned()).collect(),
                 started_at,
                 duration: clock.elapsed(),
             },
@@ -313,13 +336,8 @@ impl AttemptTools {
         reply
     }
 
-    /// The reply to call number `step`, and the fault applied to it.
-    async fn decide(
-        &self,
-        step: usize,
-        name: &str,
-        args: &Value,
-    ) -> (ToolReply, Option<FaultKind>) {
+    /// The reply to call number `step`, and the faults applied to it, in order.
+    async fn decide(&self, step: usize, name: &str, args: &Value) -> (ToolReply, Vec<FaultKind>) {
         let Some(index) = self.tools.specs.iter().position(|t| t.name == name) else {
             let served: Vec<&str> = self.tools.specs.iter().map(|t| t.name.as_str()).collect();
             return (
@@ -327,7 +345,7 @@ impl AttemptTools {
                     "unknown tool `{name}`; this task serves: {}",
                     served.join(", ")
                 )),
-                None,
+                Vec::new(),
             );
         };
         if let Some(cap) = self.step_cap
@@ -337,7 +355,7 @@ impl AttemptTools {
                 tool_error(format!(
                     "call {step} is over the task's step cap of {cap}; no more calls are served"
                 )),
-                None,
+                Vec::new(),
             );
         }
         if let Some(violation) = self.tools.schemas[index].violation(args) {
@@ -345,7 +363,7 @@ impl AttemptTools {
                 tool_error(format!(
                     "arguments do not match the input schema of `{name}`: {violation}"
                 )),
-                None,
+                Vec::new(),
             );
         }
         let call_number = {
@@ -357,19 +375,22 @@ impl AttemptTools {
             *count = count.saturating_add(1);
             *count
         };
-        let fault = self.faults.decide(name, call_number).cloned();
-        if let Some(fault) = &fault {
-            self.fired
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(FaultFired {
-                    step: step as u32,
-                    tool: name.to_owned(),
-                    kind: fault.name().to_owned(),
-                });
-            if let Some(reply) = faults::before(fault).await {
-                return (reply, Some(fault.clone()));
-            }
+        let applied: Vec<FaultKind> = self
+            .faults
+            .decide(name, call_number)
+            .into_iter()
+            .cloned()
+            .collect();
+        self.fired
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(applied.iter().map(|fault| FaultFired {
+                step: step as u32,
+                tool: name.to_owned(),
+                kind: fault.name().to_owned(),
+            }));
+        if let Some(reply) = faults::before(&applied).await {
+            return (faults::after(&applied, reply), applied);
         }
         let tool = &self.tools.specs[index];
         let reply = match &tool.backend {
@@ -382,24 +403,25 @@ impl AttemptTools {
                     "no response of `{name}` matches these arguments, and it has no default"
                 )),
             },
-            ToolBackend::Script(backend) => {
-                let caller = Caller {
-                    task_id: &self.task_id,
-                    attempt: self.attempt,
-                    sandbox: &self.sandbox,
-                    commands: &self.commands,
-                };
-                script::call(backend, name, args, &caller).await
+            ToolBackend::Script(backend) => script::call(backend, name, args, &self.caller()).await,
+            ToolBackend::Server(backend) => {
+                self.servers.call(backend, name, args, &self.caller()).await
             }
             ToolBackend::User(_) => match &self.user {
                 Some(user) => user.answer(args).await,
                 None => tool_error("the task has no simulated user".to_owned()),
             },
         };
-        match fault {
-            Some(fault) => (faults::after(&fault, reply), Some(fault)),
-            None => (reply, None),
-        }
+        (faults::after(&applied, reply), applied)
+    }
+
+    /// The `calls:` faults whose call never came: call once the attempt is closed.
+    pub fn faults_missed(&self) -> Vec<FaultMissed> {
+        let counts = self
+            .calls_per_tool
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        self.faults.missed(&counts)
     }
 }
 
@@ -452,7 +474,7 @@ mod tests {
             TaskTools::of(&task, None).unwrap().unwrap(),
             &task,
             0,
-            dir.path().to_owned(),
+            (dir.path().to_owned(), None),
             FaultPlan::new(&faults, 7),
             ContainedCommands::plain(dir.path().to_owned()),
         );
@@ -504,11 +526,8 @@ mod tests {
             ]
         );
         let (calls, dropped) = tools.recorder.take();
-        let faults: Vec<Option<&str>> = calls.iter().map(|c| c.fault.as_deref()).collect();
-        assert_eq!(
-            faults,
-            [None, None, Some("error"), Some("inject"), None, None]
-        );
+        let faults: Vec<String> = calls.iter().map(|c| c.faults.join("+")).collect();
+        assert_eq!(faults, ["", "", "error", "inject", "", ""]);
         assert_eq!(calls[2].error.as_deref(), Some("upstream unavailable"));
         assert_eq!(dropped, 0);
     }

@@ -1,6 +1,6 @@
-//! Faults applied to served calls (DESIGN 13). Which call gets which fault is decided by
-//! the attempt's [`proctor_core::faults::FaultPlan`] from its seed; this file only applies
-//! a decided fault. Every fault is a tool result or a delay, never a broken protocol frame:
+//! Faults applied to served calls (DESIGN 13). Which call gets which faults is decided by
+//! the attempt's [`proctor_core::faults::FaultPlan`] from its seed, composed in the order
+//! they apply; this file only applies them. Every fault is a tool result or a delay, never a broken protocol frame:
 //! `error`, `timeout` and `rate_limit` are tool errors (`isError: true`), `malformed` and
 //! `empty` a broken or empty result text, `latency` a delay before the real answer, and
 //! `inject` the payload appended to the real result's text.
@@ -10,10 +10,22 @@ use proctor_core::faults::FaultKind;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// What a fault does before the backend runs: `Some(reply)` replaces the call's answer
-/// (the backend is not called), `None` lets the backend answer (after a latency's delay).
-pub async fn before(fault: &FaultKind) -> Option<ToolReply> {
-    match fault {
+/// What a call's faults ([`proctor_core::faults::FaultPlan::decide`]) do before the
+/// backend runs: every latency's delay, then, when the outcome fault is one that skips the
+/// tool (`error`, `timeout`, `rate_limit`), its reply: `Some(reply)` and the backend is not
+/// called. `None` lets the backend answer.
+pub async fn before(faults: &[FaultKind]) -> Option<ToolReply> {
+    let delay = faults
+        .iter()
+        .map(|fault| match fault {
+            FaultKind::Latency { ms } => *ms,
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add);
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    match faults.iter().find(|fault| fault.skips_tool())? {
         FaultKind::Error { message } => Some(tool_error(json!({"error": message}))),
         FaultKind::Timeout { ms } => {
             tokio::time::sleep(Duration::from_millis(*ms)).await;
@@ -21,22 +33,25 @@ pub async fn before(fault: &FaultKind) -> Option<ToolReply> {
                 json!({"error": format!("timed out after {ms} ms")}),
             ))
         }
-        FaultKind::Latency { ms } => {
-            tokio::time::sleep(Duration::from_millis(*ms)).await;
-            None
-        }
         FaultKind::RateLimit {
             retry_after_s,
             message,
         } => Some(tool_error(
             json!({"error": message, "retry_after_s": retry_after_s}),
         )),
-        FaultKind::Malformed | FaultKind::Empty | FaultKind::Inject { .. } => None,
+        _ => None,
     }
 }
 
-/// What a fault does to the backend's answer.
-pub fn after(fault: &FaultKind, reply: ToolReply) -> ToolReply {
+/// What a call's faults do to its reply (the backend's, or the one [`before`] gave):
+/// `malformed` cuts it, `empty` empties it, then each `inject` appends its payload.
+pub fn after(faults: &[FaultKind], reply: ToolReply) -> ToolReply {
+    faults
+        .iter()
+        .fold(reply, |reply, fault| after_one(fault, reply))
+}
+
+fn after_one(fault: &FaultKind, reply: ToolReply) -> ToolReply {
     let text_of = |reply: &ToolReply| match reply {
         ToolReply::Result { value, .. } => value.to_string(),
         ToolReply::Text { text, .. } => text.clone(),
@@ -60,7 +75,10 @@ pub fn after(fault: &FaultKind, reply: ToolReply) -> ToolReply {
         },
         FaultKind::Inject { payload } => ToolReply::Text {
             text: format!("{}\n{payload}", text_of(&reply)),
-            is_error: matches!(reply, ToolReply::Result { is_error: true, .. }),
+            is_error: matches!(
+                reply,
+                ToolReply::Result { is_error: true, .. } | ToolReply::Text { is_error: true, .. }
+            ),
         },
         _ => reply,
     }
@@ -84,36 +102,37 @@ mod tests {
             is_error: false,
         };
         assert_eq!(
-            before(&FaultKind::Error {
+            before(&[FaultKind::Error {
                 message: "upstream unavailable".into()
-            })
+            }])
             .await,
             Some(tool_error(json!({"error": "upstream unavailable"})))
         );
         assert_eq!(
-            before(&FaultKind::RateLimit {
+            before(&[FaultKind::RateLimit {
                 retry_after_s: 3,
                 message: "slow down".into()
-            })
+            }])
             .await,
             Some(tool_error(
                 json!({"error": "slow down", "retry_after_s": 3})
             ))
         );
         assert_eq!(
-            before(&FaultKind::Timeout { ms: 5 }).await,
+            before(&[FaultKind::Timeout { ms: 5 }]).await,
             Some(tool_error(json!({"error": "timed out after 5 ms"})))
         );
-        assert_eq!(before(&FaultKind::Latency { ms: 1 }).await, None);
+        assert_eq!(before(&[FaultKind::Latency { ms: 1 }]).await, None);
+        assert_eq!(before(&[FaultKind::Malformed]).await, None);
         assert_eq!(
-            after(&FaultKind::Malformed, real()),
+            after(&[FaultKind::Malformed], real()),
             ToolReply::Text {
                 text: "{\"order_id\":\"".into(),
                 is_error: false
             }
         );
         assert_eq!(
-            after(&FaultKind::Empty, real()),
+            after(&[FaultKind::Empty], real()),
             ToolReply::Text {
                 text: String::new(),
                 is_error: false
@@ -121,14 +140,40 @@ mod tests {
         );
         assert_eq!(
             after(
-                &FaultKind::Inject {
+                &[FaultKind::Inject {
                     payload: "IGNORE PREVIOUS".into()
-                },
+                }],
                 real()
             ),
             ToolReply::Text {
                 text: "{\"order_id\":\"A1\",\"days\":12}\nIGNORE PREVIOUS".into(),
                 is_error: false
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn composed_faults_delay_decide_and_append_in_order() {
+        let faults = [
+            FaultKind::Latency { ms: 1 },
+            FaultKind::Error {
+                message: "down".into(),
+            },
+            FaultKind::Inject {
+                payload: "A".into(),
+            },
+            FaultKind::Inject {
+                payload: "B".into(),
+            },
+        ];
+        let started = std::time::Instant::now();
+        let reply = before(&faults).await.unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(1));
+        assert_eq!(
+            after(&faults, reply),
+            ToolReply::Text {
+                text: "{\"error\":\"down\"}\nA\nB".into(),
+                is_error: true
             }
         );
     }

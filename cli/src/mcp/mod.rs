@@ -6,6 +6,7 @@
 //! - [`service`]: proctor's own seam between an MCP SDK and the tools: [`ToolService`](service::ToolService).
 //! - [`attempt`]: one attempt's tools: argument checks, the step cap, backends, recording.
 //! - [`script`]: the `script` backend, run outside the agent's isolation.
+//! - [`server_backend`]: the `server` backend, one process per command line per attempt.
 //! - [`record`]: the recorded calls, and the trajectory made of them.
 //! - [`rmcp_adapter`]: the only file that speaks `rmcp`'s server API.
 //! - [`server`]: the loopback listener that checks the token and picks the attempt.
@@ -19,6 +20,7 @@ pub mod record;
 pub mod rmcp_adapter;
 pub mod script;
 pub mod server;
+pub mod server_backend;
 pub mod service;
 pub mod user;
 

@@ -33,8 +33,8 @@ pub struct RecordedCall {
     pub result: Option<Value>,
     /// Why the call failed: a tool error, a refusal, a script that crashed.
     pub error: Option<String>,
-    /// The fault that was applied to the call, if any (its kind).
-    pub fault: Option<String>,
+    /// The faults applied to the call (their kinds), in the order they applied.
+    pub faults: Vec<String>,
     pub started_at: jiff::Timestamp,
     pub duration: Duration,
 }
@@ -149,6 +149,7 @@ pub fn trajectory(calls: &[RecordedCall]) -> Outcome {
             args: CompactJson::from(call.args.clone()),
             error: call.error.clone().map(|e| Box::new(Value::String(e))),
             result: call.result.clone().map(Box::new),
+            faults: (!call.faults.is_empty()).then(|| Box::new(call.faults.clone())),
         })
         .collect();
     Outcome {

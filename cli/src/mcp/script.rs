@@ -23,6 +23,8 @@ pub struct Caller<'a> {
     pub task_id: &'a str,
     pub attempt: u64,
     pub sandbox: &'a Path,
+    /// The attempt's tool state folder (`PROCTOR_STATE_DIR`), writable like the sandbox.
+    pub state: Option<&'a Path>,
     pub commands: &'a ContainedCommands,
 }
 
@@ -49,6 +51,7 @@ pub async fn call(
         files: &script.files,
         sandbox: caller.sandbox,
         sandbox_writable: true,
+        state: caller.state,
         env: &env,
         stdin_line,
         timeout: Duration::from_secs_f64(script.timeout_s.min(1e7)),
@@ -107,7 +110,7 @@ pub async fn call(
     }
 }
 
-fn failure(message: String) -> ToolReply {
+pub(super) fn failure(message: String) -> ToolReply {
     ToolReply::Result {
         value: json!({"error": message}),
         is_error: true,
@@ -115,7 +118,7 @@ fn failure(message: String) -> ToolReply {
 }
 
 /// The last `max` bytes of `text`, cut at a character boundary, with `…` in front when cut.
-fn tail(text: &str, max: usize) -> String {
+pub(super) fn tail(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }

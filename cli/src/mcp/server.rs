@@ -41,6 +41,15 @@ pub struct Served {
     tools: Arc<AttemptTools>,
 }
 
+impl Served {
+    /// Stops an attempt that will not be recorded (proctor was interrupted): no more
+    /// calls, and its `server` backends stopped.
+    pub async fn abandon(&self) {
+        self.tools.close();
+        self.tools.stop_servers().await;
+    }
+}
+
 /// What an attempt's agent did with its tools.
 #[derive(Debug)]
 pub struct ServedCalls {
@@ -49,6 +58,8 @@ pub struct ServedCalls {
     pub dropped: u64,
     /// The faults that fired, in the order they fired: the result line's `faults_fired`.
     pub fired: Vec<proctor_core::faults::FaultFired>,
+    /// The `calls:` faults whose call never came: the result line's `faults_missed`.
+    pub missed: Vec<proctor_core::faults::FaultMissed>,
     /// Why the attempt went over a limit of the tool server, if it did.
     pub over_limits: Vec<String>,
 }
@@ -115,9 +126,11 @@ impl ToolServer {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&served.token);
         served.tools.close();
+        served.tools.stop_servers().await;
         let (calls, dropped) = served.tools.recorder.take();
         let fired =
             std::mem::take(&mut *served.tools.fired.lock().unwrap_or_else(|e| e.into_inner()));
+        let missed = served.tools.faults_missed();
         let mut over_limits = Vec::new();
         let oversized = served.tools.oversized.load(Ordering::Relaxed);
         if oversized > 0 {
@@ -146,6 +159,7 @@ impl ToolServer {
             calls,
             dropped,
             fired,
+            missed,
             over_limits,
         }
     }

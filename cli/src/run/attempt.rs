@@ -172,7 +172,7 @@ pub async fn run_agent(
                 tools.clone(),
                 task,
                 planned.attempt,
-                folders.sandbox.clone(),
+                (folders.sandbox.clone(), folders.state.clone()),
                 // Drawn from the attempt's seed (a variant's is its base task's), so a
                 // rerun, a resume or a shard fires the same faults.
                 proctor_core::faults::FaultPlan::new(&task.faults, seed),
@@ -232,7 +232,13 @@ pub async fn run_agent(
     drop(prepared.relays);
     let served = served.map(|(_, served)| (served, tokio::time::Instant::now()));
     let (outcome, process_info, duration) = match ran {
-        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return Ok(AgentPhase::Cancelled),
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => {
+            // Nothing is recorded; the attempt's server backends go with it.
+            if let Some((served, _)) = &served {
+                served.abandon().await;
+            }
+            return Ok(AgentPhase::Cancelled);
+        }
         Ok(run) => {
             let outcome = resolve(&run, &outcome_path, memory);
             let _ = std::fs::remove_file(&outcome_path);
@@ -357,6 +363,7 @@ pub async fn finish_attempt(
     let mut graded = {
         let context = context.clone();
         let dir = folders.sandbox.clone();
+        let state = folders.state.clone();
         let outcome = outcome.clone();
         let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
@@ -365,7 +372,7 @@ pub async fn finish_attempt(
                 task,
                 &outcome,
                 &evidence,
-                Workdir::Dir(&dir, &context.commands),
+                Workdir::Dir(&dir, &context.commands.with_state(state.as_deref())),
                 verdict.as_ref(),
             )
         })
@@ -395,6 +402,7 @@ pub async fn finish_attempt(
     line.variant.clone_from(&task.variant);
     if let Some(served) = &served {
         line.faults_fired.clone_from(&served.fired);
+        line.faults_missed.clone_from(&served.missed);
     }
     line.judge = judged.and_then(|j| j.record);
     line.cost = cost;

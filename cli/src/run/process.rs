@@ -77,12 +77,19 @@ pub struct Launch<'a> {
     pub bubblewrap: bool,
 }
 
-/// Starts the agent and waits for it, the timeout, or cancellation.
-pub async fn run(
-    launch: Launch<'_>,
-    mut cancel: watch::Receiver<bool>,
-) -> std::io::Result<AgentRun> {
-    let started = Instant::now();
+/// A process started in its own group (or session), with its pipes, until it is stopped.
+#[derive(Debug)]
+pub struct Spawned {
+    pub child: tokio::process::Child,
+    group: Option<Pid>,
+    helper: Option<Helper>,
+    orphans: bool,
+    bubblewrap: bool,
+}
+
+/// Starts `launch`'s program with piped stdin, stdout and stderr; its stdin line is not
+/// written.
+pub fn spawn(launch: &Launch<'_>) -> std::io::Result<Spawned> {
     let mut command = Command::new(launch.program);
     command
         .args(launch.args)
@@ -101,10 +108,46 @@ pub async fn run(
     if orphans {
         fallback::adopt_orphans();
     }
-    let mut child = command.spawn()?;
+    let child = command.spawn()?;
     let group = child.id().map(|id| Pid::from_raw(id as i32));
     let helper = orphans.then(|| Helper::running(group));
+    Ok(Spawned {
+        child,
+        group,
+        helper,
+        orphans,
+        bubblewrap: launch.bubblewrap,
+    })
+}
 
+impl Spawned {
+    /// SIGTERM, the grace period, SIGKILL, then whatever is left of its group and, in
+    /// the fallback, what a killed helper left behind.
+    pub async fn stop(mut self) -> std::io::Result<std::process::ExitStatus> {
+        let status = terminate(&mut self.child, self.group, self.bubblewrap).await;
+        self.reap_group();
+        status
+    }
+
+    fn reap_group(&mut self) {
+        signal_group(self.group, Signal::SIGKILL);
+        if self.orphans {
+            // And what a killed helper left, adopted by proctor (of any attempt: a helper
+            // still running keeps its own).
+            drop(self.helper.take());
+            fallback::kill_adopted(&Helper::live());
+        }
+    }
+}
+
+/// Starts the agent and waits for it, the timeout, or cancellation.
+pub async fn run(
+    launch: Launch<'_>,
+    mut cancel: watch::Receiver<bool>,
+) -> std::io::Result<AgentRun> {
+    let started = Instant::now();
+    let mut spawned = spawn(&launch)?;
+    let (child, group) = (&mut spawned.child, spawned.group);
     let stdin = child.stdin.take();
     let line = launch.stdin_line;
     let feeder = tokio::spawn(async move {
@@ -132,25 +175,19 @@ pub async fn run(
         status = child.wait() => status?,
         _ = tokio::time::sleep(launch.timeout) => {
             stopped = Some(Stopped::TimedOut);
-            terminate(&mut child, group, launch.bubblewrap).await?
+            terminate(child, group, launch.bubblewrap).await?
         }
         _ = cancelled(&mut cancel) => {
             stopped = Some(Stopped::Cancelled);
-            terminate(&mut child, group, launch.bubblewrap).await?
+            terminate(child, group, launch.bubblewrap).await?
         }
         Some(over) = over_disk(launch.disk) => {
             stopped = Some(Stopped::OverDisk(over));
-            terminate(&mut child, group, launch.bubblewrap).await?
+            terminate(child, group, launch.bubblewrap).await?
         }
     };
     // Whatever the agent left running in its group goes too.
-    signal_group(group, Signal::SIGKILL);
-    if orphans {
-        // And what a killed helper left, adopted by proctor (of any attempt: a helper
-        // still running keeps its own).
-        drop(helper);
-        fallback::kill_adopted(&Helper::live());
-    }
+    spawned.reap_group();
     if let (None, Some(quota)) = (stopped, launch.disk)
         && let Some(over) = quota.over().await
     {
@@ -180,6 +217,7 @@ pub async fn run(
 static HELPERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// A running helper's entry in `HELPERS`, removed when dropped.
+#[derive(Debug)]
 struct Helper(Option<i32>);
 
 impl Helper {
@@ -298,7 +336,11 @@ async fn drain(
 }
 
 /// Reads a stream to its end into `tail`, keeping only about the last `limit` bytes.
-async fn keep_tail(stream: Option<impl AsyncRead + Unpin>, limit: usize, tail: Arc<Mutex<Tail>>) {
+pub async fn keep_tail(
+    stream: Option<impl AsyncRead + Unpin>,
+    limit: usize,
+    tail: Arc<Mutex<Tail>>,
+) {
     let Some(mut stream) = stream else {
         return;
     };

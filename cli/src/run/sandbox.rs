@@ -1,6 +1,7 @@
 //! The folders of one attempt (DESIGN 4 step 1, DESIGN 11): a fresh sandbox holding
 //! the task's seed files and nothing else, a private `HOME` and `TMPDIR`, and the
-//! outcome file alone in a folder of its own outside the sandbox.
+//! outcome file alone in a folder of its own outside the sandbox, and the tool state
+//! folder (DESIGN 13), outside the sandbox too and never shown to the agent.
 //!
 //! Every folder is made fresh with a random name and mode 0700, so no attempt can
 //! predict, share or forge another's files.
@@ -30,8 +31,13 @@ pub struct AttemptFolders {
     /// The attempt's private folder (holding `home` and `tmp`), where proctor keeps
     /// what else the attempt needs (the sockets into a `network: none` namespace).
     pub private: PathBuf,
+    /// The tool state folder (`PROCTOR_STATE_DIR` of backends and command checks), when
+    /// the task has `state_files`, `state_dir` or `tools`: under `--keep` beside the
+    /// kept sandbox (`<attempt>.state`), else a private folder of the run.
+    pub state: Option<PathBuf>,
     _private: TempDir,
     _outcome: TempDir,
+    _state: Option<TempDir>,
 }
 
 /// A task id, agent name or attempt as one path component, injectively: `A-Za-z0-9`,
@@ -78,6 +84,13 @@ pub fn kept_folder(keep: &Path, label: Option<&str>, task: &str, attempt: u64) -
     dir
 }
 
+/// Where `--keep` puts an attempt's tool state folder: beside its sandbox, never in it.
+pub fn kept_state_folder(sandbox: &Path) -> PathBuf {
+    let mut name = sandbox.file_name().unwrap_or_default().to_owned();
+    name.push(".state");
+    sandbox.with_file_name(name)
+}
+
 /// Makes an attempt's folders under `control` (a private folder of the run), the
 /// sandbox under `keep` when given (emptied first, without following any symlink the
 /// agent of an earlier run left there).
@@ -116,15 +129,27 @@ pub fn prepare(
             dir
         }
     };
-    if let Some(seeds) = &task.files_dir {
-        copy_tree(seeds, &sandbox)?;
-    }
-    for (relative, content) in &task.files {
-        let path = sandbox.join(relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+    seed(&sandbox, task.files_dir.as_deref(), &task.files)?;
+    let has_state =
+        task.state_dir.is_some() || !task.state_files.is_empty() || !task.tools.is_empty();
+    let (state, state_temp) = match (has_state, keep) {
+        (false, _) => (None, None),
+        (true, Some(_)) => {
+            let dir = kept_state_folder(&sandbox);
+            remove_without_following(&dir)?;
+            create_private_dir(&dir)?;
+            (Some(dir), None)
         }
-        write_new(&path, content.as_bytes())?;
+        (true, None) => {
+            let dir = tempfile::Builder::new()
+                .prefix("state-")
+                .rand_bytes(12)
+                .tempdir_in(control)?;
+            (Some(dir.path().to_owned()), Some(dir))
+        }
+    };
+    if let Some(state) = &state {
+        seed(state, task.state_dir.as_deref(), &task.state_files)?;
     }
     Ok(AttemptFolders {
         sandbox,
@@ -133,9 +158,30 @@ pub fn prepare(
         outcome_file: outcome.path().join("outcome.json"),
         outcome_dir: outcome.path().to_owned(),
         private: private.path().to_owned(),
+        state,
         _private: private,
         _outcome: outcome,
+        _state: state_temp,
     })
+}
+
+/// Fills a fresh folder with a seed folder, then seed files.
+fn seed(
+    folder: &Path,
+    seeds: Option<&Path>,
+    files: &std::collections::BTreeMap<String, String>,
+) -> io::Result<()> {
+    if let Some(seeds) = seeds {
+        copy_tree(seeds, folder)?;
+    }
+    for (relative, content) in files {
+        let path = folder.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        write_new(&path, content.as_bytes())?;
+    }
+    Ok(())
 }
 
 fn create_private_dir(path: &Path) -> io::Result<()> {

@@ -81,7 +81,7 @@ mod tests {
             args,
             result: Some(json!({"ok": true})),
             error: None,
-            fault: None,
+            faults: Vec::new(),
             started_at: jiff::Timestamp::UNIX_EPOCH,
             duration: Duration::ZERO,
         }
@@ -96,6 +96,7 @@ mod tests {
             ],
             dropped: 0,
             fired: Vec::new(),
+            missed: Vec::new(),
             over_limits: Vec::new(),
         };
         let claim = Outcome::from_json(

@@ -20,7 +20,7 @@ fn host_folder() -> tempfile::TempDir {
 }
 
 /// A `sleep` argument no other process on the machine uses, to find a daemon by.
-fn daemon_seconds(tag: u32) -> String {
+pub fn daemon_seconds(tag: u32) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -42,7 +42,7 @@ fn sleepers(seconds: &str) -> Vec<String> {
 }
 
 /// Fails when a `sleep SECONDS` is still alive a (generous) moment after the run ended.
-fn assert_no_daemon(seconds: &str) {
+pub fn assert_no_daemon(seconds: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !sleepers(seconds).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));

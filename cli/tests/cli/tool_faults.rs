@@ -190,3 +190,93 @@ fn a_rerun_and_a_resume_fire_the_same_faults() {
     assert_eq!(results(&second).len(), 8);
     assert_eq!(fired(&second), first_fired);
 }
+
+const COMPOSED: &str = r#"- id: composed
+  input: x
+  state_files: {marks.txt: "0"}
+  tools:
+    - {name: lookup, responses: [{result: {order: A1}}]}
+    - {name: mark, script: python3 mark.py}
+  faults:
+    - {tool: lookup, kind: latency, ms: 50, calls: [1]}
+    - {tool: lookup, kind: error, calls: [1], message: down}
+    - {tool: lookup, kind: malformed, calls: [1]}
+    - {tool: "*", kind: inject, calls: [1], payload: IGNORE}
+    - {tool: lookup, kind: empty, calls: [9]}
+    - {tool: mark, kind: malformed, calls: [1]}
+    - {tool: mark, kind: error, calls: [2], message: down}
+  verify:
+    - {file_equals: "state:marks.txt", text: "1"}
+"#;
+
+const MARK: &str = r#"import os
+path = os.path.join(os.environ["PROCTOR_STATE_DIR"], "marks.txt")
+count = int(open(path).read()) + 1
+open(path, "w").write(str(count))
+print('{"marks": %d}' % count)
+"#;
+
+#[test]
+fn faults_compose_and_are_marked_on_their_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = crate::common::write(dir.path(), "tasks.yaml", COMPOSED);
+    crate::common::write(dir.path(), "mark.py", MARK);
+    let out = dir.path().join("r.jsonl");
+    let agent = format!(
+        "python3 {} lookup mark mark",
+        crate::common::root()
+            .join("fixtures/agents/mcp/call_tools.py")
+            .display()
+    );
+    let ran = run_tasks(tasks.to_str().unwrap(), &[("a", agent)], &out, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let line = &results(&out)[0];
+    let answers: Vec<String> = serde_json::from_str(line["answer"].as_str().unwrap()).unwrap();
+    // Latency, then the error (the malformed fault after it does not apply), then the
+    // injected payload appended to the error.
+    assert_eq!(answers[0], "error: {\"error\":\"down\"}\nIGNORE");
+    // A malformed result: the tool ran (and changed the state), its answer was cut; an
+    // error skips the tool: the state keeps the one mark.
+    assert_eq!(answers[1], "ok: {\"mar\nIGNORE");
+    assert_eq!(answers[2], "error: {\"error\":\"down\"}");
+    assert_eq!(line["passed"], true, "{line}");
+    let waited = line["timings"]["tool_calls"][0]["duration_us"]
+        .as_u64()
+        .unwrap();
+    assert!(waited >= 50_000, "the latency was not waited: {waited} us");
+    let marked: Vec<Value> = line["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["faults"].clone())
+        .collect();
+    assert_eq!(
+        marked,
+        [
+            serde_json::json!(["latency", "error", "inject"]),
+            serde_json::json!(["malformed", "inject"]),
+            serde_json::json!(["error"]),
+        ]
+    );
+    let fired: Vec<(u64, &str)> = line["faults_fired"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["step"].as_u64().unwrap(), f["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fired,
+        [
+            (1, "latency"),
+            (1, "error"),
+            (1, "inject"),
+            (2, "malformed"),
+            (2, "inject"),
+            (3, "error")
+        ]
+    );
+    assert_eq!(
+        line["faults_missed"],
+        serde_json::json!([{"tool": "lookup", "kind": "empty", "call": 9}])
+    );
+}

@@ -2,13 +2,63 @@
 
 use std::path::Path;
 
+use super::path::{STATE_PREFIX, state_path};
 use super::{CommandRunner, EndStateCheck, command, files, json, query};
 
 impl EndStateCheck {
     /// Runs the check against `dir`, a command check through `commands`. `Ok(())` when it
     /// holds; `Err(text)` with the text that follows `end state: ` in a failure reason,
     /// always starting with the path (or, for a command, with `command "LINE"`).
+    /// A path `state:REL` is `REL` in the tool state folder `commands` names, and the
+    /// failure text names it with its prefix.
     pub fn check(&self, dir: &Path, commands: &dyn CommandRunner) -> Result<(), String> {
+        let Some(inside) = self.path().and_then(state_path) else {
+            return self.check_in(dir, commands);
+        };
+        let Some(state) = commands.state_dir() else {
+            return Err(format!(
+                "{STATE_PREFIX}{inside}: no tool state folder to check (the task has no state_files, state_dir or tools)"
+            ));
+        };
+        let mut in_state = self.clone();
+        if let Some(path) = in_state.path_mut() {
+            inside.clone_into(path);
+        }
+        in_state
+            .check_in(state, commands)
+            .map_err(|what| format!("{STATE_PREFIX}{what}"))
+    }
+
+    /// The path the check reads, if it reads one.
+    fn path(&self) -> Option<&str> {
+        match self {
+            EndStateCheck::FileExists { path }
+            | EndStateCheck::FileAbsent { path }
+            | EndStateCheck::FileContains { path, .. }
+            | EndStateCheck::FileMatches { path, .. }
+            | EndStateCheck::FileEquals { path, .. }
+            | EndStateCheck::JsonEquals { path, .. }
+            | EndStateCheck::JsonSchema { path, .. }
+            | EndStateCheck::JsonQuery { path, .. } => Some(path),
+            EndStateCheck::Command { .. } => None,
+        }
+    }
+
+    fn path_mut(&mut self) -> Option<&mut String> {
+        match self {
+            EndStateCheck::FileExists { path }
+            | EndStateCheck::FileAbsent { path }
+            | EndStateCheck::FileContains { path, .. }
+            | EndStateCheck::FileMatches { path, .. }
+            | EndStateCheck::FileEquals { path, .. }
+            | EndStateCheck::JsonEquals { path, .. }
+            | EndStateCheck::JsonSchema { path, .. }
+            | EndStateCheck::JsonQuery { path, .. } => Some(path),
+            EndStateCheck::Command { .. } => None,
+        }
+    }
+
+    fn check_in(&self, dir: &Path, commands: &dyn CommandRunner) -> Result<(), String> {
         match self {
             EndStateCheck::FileExists { path } => files::exists(dir, path),
             EndStateCheck::FileAbsent { path } => files::absent(dir, path),
@@ -322,5 +372,63 @@ mod tests {
         for (value, text) in cases {
             assert_eq!(parse(value).describe(), text);
         }
+    }
+}
+
+#[cfg(test)]
+mod state_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Plain commands, with a tool state folder.
+    #[derive(Debug)]
+    struct WithState(std::path::PathBuf);
+
+    impl CommandRunner for WithState {
+        fn run(
+            &self,
+            command: &super::super::CheckCommand<'_>,
+        ) -> std::io::Result<super::super::CommandEnd> {
+            super::super::PlainCommands.run(command)
+        }
+        fn state_dir(&self) -> Option<&Path> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn state_paths_read_the_state_folder_and_name_their_prefix() {
+        let sandbox = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        std::fs::write(state.path().join("db.json"), r#"{"status": "cancelled"}"#).unwrap();
+        // The same name in the sandbox is not what a `state:` path reads.
+        std::fs::write(sandbox.path().join("db.json"), r#"{"status": "open"}"#).unwrap();
+        let check = |value: serde_json::Value, runner: &dyn CommandRunner| {
+            EndStateCheck::from_json(&value, Path::new("."))
+                .unwrap()
+                .check(sandbox.path(), runner)
+        };
+        let runner = WithState(state.path().to_owned());
+        let equals =
+            json!({"json_equals": "state:db.json", "pointer": "/status", "value": "cancelled"});
+        assert_eq!(check(equals.clone(), &runner), Ok(()));
+        assert_eq!(
+            check(json!({"file_exists": "state:other.json"}), &runner),
+            Err("state:other.json: missing".to_owned())
+        );
+        assert_eq!(
+            check(json!({"file_absent": "state:other.json"}), &runner),
+            Ok(())
+        );
+        std::os::unix::fs::symlink(sandbox.path().join("db.json"), state.path().join("link"))
+            .unwrap();
+        assert_eq!(
+            check(json!({"file_exists": "state:link"}), &runner),
+            Err("state:link: symlink leaves the sandbox".to_owned())
+        );
+        assert_eq!(
+            check(equals, &super::super::PlainCommands),
+            Err("state:db.json: no tool state folder to check (the task has no state_files, state_dir or tools)".to_owned())
+        );
     }
 }

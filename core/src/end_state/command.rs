@@ -97,6 +97,12 @@ pub enum CommandEnd {
 pub trait CommandRunner: std::fmt::Debug + Send + Sync {
     /// Runs `command` to its end or its timeout; `Err` when it could not start.
     fn run(&self, command: &CheckCommand<'_>) -> std::io::Result<CommandEnd>;
+
+    /// The attempt's tool state folder, which `state:` paths name; `None` when it has
+    /// none.
+    fn state_dir(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// A parsed `command` check, as [`check`] runs it.

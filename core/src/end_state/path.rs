@@ -1,10 +1,29 @@
 //! Relative paths from task files, and resolving them inside a sandbox without leaving it.
+//! A check's path that starts with `state:` names a file of the attempt's tool state
+//! folder instead (DESIGN 13), under the same rules.
 
 use std::path::{Component, Path, PathBuf};
 
+/// The prefix of a check's path that names a file of the tool state folder.
+pub const STATE_PREFIX: &str = "state:";
+
+/// The path inside the tool state folder when `path` names one (`state:db.json`).
+pub fn state_path(path: &str) -> Option<&str> {
+    path.strip_prefix(STATE_PREFIX)
+}
+
 /// Validates a relative path from a task file: rejects empty and absolute paths, any `..`
 /// component, and paths that name the directory itself (`.`). The message names the path.
+/// `state:REL` is checked as `REL`.
 pub fn check_relative_path(path: &str) -> Result<(), String> {
+    match state_path(path) {
+        Some(inside) => check_plain_path(inside)
+            .map_err(|message| message.replacen(&format!("{inside:?}"), &format!("{path:?}"), 1)),
+        None => check_plain_path(path),
+    }
+}
+
+fn check_plain_path(path: &str) -> Result<(), String> {
     if path.is_empty() {
         return Err("empty path".to_owned());
     }
@@ -148,6 +167,22 @@ mod tests {
         assert_eq!(resolve(dir.path(), "dangling"), Ok(Resolved::Missing));
         assert!(entry_exists(dir.path(), "dangling"));
         assert!(!entry_exists(dir.path(), "other"));
+    }
+
+    #[test]
+    fn state_paths_follow_the_same_rules() {
+        assert_eq!(state_path("state:db.json"), Some("db.json"));
+        assert_eq!(state_path("db.json"), None);
+        assert_eq!(check_relative_path("state:seeds/db.json"), Ok(()));
+        assert_eq!(
+            check_relative_path("state:../x"),
+            Err("path \"state:../x\" leaves the sandbox (`..`)".to_owned())
+        );
+        assert_eq!(
+            check_relative_path("state:/etc/passwd"),
+            Err("absolute path \"state:/etc/passwd\" is not allowed".to_owned())
+        );
+        assert_eq!(check_relative_path("state:"), Err("empty path".to_owned()));
     }
 
     #[test]

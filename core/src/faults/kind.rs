@@ -64,6 +64,21 @@ impl FaultKind {
         }
     }
 
+    /// True for the kinds that decide the call's result (`error`, `timeout`,
+    /// `rate_limit`, `malformed`, `empty`); `latency` and `inject` only add to it.
+    pub fn changes_outcome(&self) -> bool {
+        !matches!(self, FaultKind::Latency { .. } | FaultKind::Inject { .. })
+    }
+
+    /// True for the kinds answered without running the tool (`error`, `timeout`,
+    /// `rate_limit`): the others run it, and it may change the state.
+    pub fn skips_tool(&self) -> bool {
+        matches!(
+            self,
+            FaultKind::Error { .. } | FaultKind::Timeout { .. } | FaultKind::RateLimit { .. }
+        )
+    }
+
     /// Every kind's name, in the order the docs list them.
     pub const NAMES: [&'static str; 7] = [
         "error",

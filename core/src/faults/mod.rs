@@ -10,7 +10,7 @@ mod plan;
 mod spec;
 
 pub use draw::fault_draw;
-pub use fired::FaultFired;
+pub use fired::{FaultFired, FaultMissed};
 pub use kind::FaultKind;
 pub use plan::FaultPlan;
 pub use spec::{FaultSpec, FaultSpecError, FaultTrigger};

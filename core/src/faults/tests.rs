@@ -31,13 +31,13 @@ fn a_probability_fault_fires_where_the_draw_is_below_it() {
     // Draws 0.467 (call 1) and 0.785 (call 2), from the pinned values above.
     assert_eq!(
         plan.decide("get_order", 1),
-        Some(&FaultKind::Error {
+        [&FaultKind::Error {
             message: "upstream unavailable".to_owned()
-        })
+        }]
     );
-    assert_eq!(plan.decide("get_order", 2), None);
+    assert!(plan.decide("get_order", 2).is_empty());
     // Not matched by the glob: never.
-    assert_eq!(plan.decide("refund", 1), None);
+    assert!(plan.decide("refund", 1).is_empty());
     // Asking again, or from another plan of the same seed, answers the same.
     let again = FaultPlan::new(&faults, 7);
     for call in 1..50 {
@@ -57,7 +57,7 @@ fn probability_draws_are_independent_per_call_and_near_their_rate() {
     for seed in 0..100u64 {
         let plan = FaultPlan::new(&faults, seed);
         fired += (1..=100)
-            .filter(|&call| plan.decide("read_file", call).is_some())
+            .filter(|&call| !plan.decide("read_file", call).is_empty())
             .count();
     }
     // 10,000 draws at 0.3: three standard deviations are about 140.
@@ -76,33 +76,53 @@ fn probability_draws_are_independent_per_call_and_near_their_rate() {
         1,
     );
     for call in 1..200 {
-        assert_eq!(never.decide("t", call), None);
-        assert_eq!(always.decide("t", call), Some(&FaultKind::Empty));
+        assert!(never.decide("t", call).is_empty());
+        assert_eq!(always.decide("t", call), [&FaultKind::Empty]);
     }
 }
 
 #[test]
-fn calls_count_the_tools_own_calls_and_the_first_matching_fault_applies() {
+fn faults_compose_latency_then_the_first_outcome_then_every_inject() {
     let faults = [
         spec(json!({"tool": "read_file", "kind": "timeout", "calls": [3]})),
+        spec(json!({"tool": "read_*", "kind": "inject", "calls": [3], "payload": "A"})),
         spec(json!({"tool": "read_*", "kind": "malformed", "calls": [3, 4]})),
         spec(json!({"tool": "*", "kind": "latency", "ms": 20, "probability": 1.0})),
+        spec(json!({"tool": "*", "kind": "latency", "ms": 5, "calls": [4]})),
+        spec(json!({"tool": "read_file", "kind": "inject", "calls": [3], "payload": "B"})),
     ];
     let plan = FaultPlan::new(&faults, 42);
+    let inject = |payload: &str| FaultKind::Inject {
+        payload: payload.to_owned(),
+    };
+    // The timeout decides call 3 (the malformed fault after it does not apply); both
+    // injects append, in the task's order.
     assert_eq!(
         plan.decide("read_file", 3),
-        Some(&FaultKind::Timeout { ms: 5000 })
+        [
+            &FaultKind::Latency { ms: 20 },
+            &FaultKind::Timeout { ms: 5000 },
+            &inject("A"),
+            &inject("B"),
+        ]
     );
-    assert_eq!(plan.decide("read_file", 4), Some(&FaultKind::Malformed));
+    assert_eq!(
+        plan.decide("read_file", 4),
+        [
+            &FaultKind::Latency { ms: 20 },
+            &FaultKind::Latency { ms: 5 },
+            &FaultKind::Malformed
+        ]
+    );
     assert_eq!(
         plan.decide("read_file", 1),
-        Some(&FaultKind::Latency { ms: 20 })
+        [&FaultKind::Latency { ms: 20 }]
     );
     assert_eq!(
         plan.decide("write_file", 3),
-        Some(&FaultKind::Latency { ms: 20 })
+        [&FaultKind::Latency { ms: 20 }]
     );
-    assert!(FaultPlan::new(&[], 42).decide("read_file", 1).is_none());
+    assert!(FaultPlan::new(&[], 42).decide("read_file", 1).is_empty());
 }
 
 #[test]
@@ -113,8 +133,29 @@ fn a_probability_fault_that_does_not_fire_lets_the_next_one_decide() {
         spec(json!({"tool": "get_order", "kind": "malformed", "calls": [2]})),
     ];
     let plan = FaultPlan::new(&faults, 7);
-    assert_eq!(plan.decide("get_order", 1), Some(&FaultKind::Empty));
-    assert_eq!(plan.decide("get_order", 2), Some(&FaultKind::Malformed));
+    assert_eq!(plan.decide("get_order", 1), [&FaultKind::Empty]);
+    assert_eq!(plan.decide("get_order", 2), [&FaultKind::Malformed]);
+}
+
+#[test]
+fn a_calls_fault_whose_call_never_came_is_missed() {
+    let faults = [
+        spec(json!({"tool": "get_*", "kind": "error", "calls": [2, 5]})),
+        spec(json!({"tool": "refund", "kind": "inject", "calls": [1], "payload": "x"})),
+        spec(json!({"tool": "*", "kind": "empty", "probability": 0.5})),
+    ];
+    let plan = FaultPlan::new(&faults, 1);
+    let calls: std::collections::HashMap<String, u32> =
+        [("get_order".to_owned(), 1), ("get_user".to_owned(), 3)].into();
+    let missed = |tool: &str, kind: &str, call: u32| FaultMissed {
+        tool: tool.to_owned(),
+        kind: kind.to_owned(),
+        call,
+    };
+    assert_eq!(
+        plan.missed(&calls),
+        [missed("get_*", "error", 5), missed("refund", "inject", 1)]
+    );
 }
 
 #[test]

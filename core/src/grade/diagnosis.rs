@@ -84,6 +84,7 @@ mod tests {
                 args: Default::default(),
                 error: None,
                 result: None,
+                faults: None,
             })
             .collect()
     }

@@ -144,6 +144,7 @@ fn step(index: usize, value: &Value) -> Result<Step, OutcomeError> {
                     .unwrap_or_default(),
                 error: present("error").map(Box::new),
                 result: present("result").map(Box::new),
+                faults: None,
             })
         }
         Value::Array(pair) => match pair.as_slice() {
@@ -152,6 +153,7 @@ fn step(index: usize, value: &Value) -> Result<Step, OutcomeError> {
                 args: CompactJson::from_value(arg),
                 error: None,
                 result: None,
+                faults: None,
             }),
             _ => Err(problem(NOT_A_STEP)),
         },

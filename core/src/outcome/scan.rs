@@ -195,6 +195,7 @@ impl<'t> Scanner<'t> {
                 args,
                 error: None,
                 result: None,
+                faults: None,
             });
         }
         self.expect(b'{')?;
@@ -224,6 +225,7 @@ impl<'t> Scanner<'t> {
             args: args.unwrap_or_default(),
             error: error.flatten().map(Box::new),
             result: result.flatten().map(Box::new),
+            faults: None,
         })
     }
 

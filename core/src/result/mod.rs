@@ -270,6 +270,9 @@ pub struct ResultLine {
     /// The seeded tool faults that fired, in call order; not written when none did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults_fired: Vec<FaultFired>,
+    /// The `calls:` faults whose call never came; not written when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults_missed: Vec<crate::faults::FaultMissed>,
     /// How many steps the agent took, as its outcome counted them.
     #[serde(default)]
     pub steps: u64,
@@ -381,6 +384,7 @@ impl ResultLine {
             trajectory_source: outcome.trajectory_source,
             uncaptured_args: outcome.uncaptured_args,
             faults_fired: Vec::new(),
+            faults_missed: Vec::new(),
             steps: outcome.steps,
             error: outcome.error,
             usage: outcome.usage,

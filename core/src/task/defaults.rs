@@ -27,6 +27,8 @@ const FIELDS: &[(&str, Merge)] = &[
     ("timeout_s", Merge::TaskWins),
     ("max_tool_calls", Merge::TaskWins),
     ("user", Merge::TaskWins),
+    ("state_dir", Merge::TaskWins),
+    ("state_files", Merge::TaskWins),
 ];
 
 /// The keys of a suite mapping.
@@ -262,7 +264,7 @@ tasks:
         let cases = [
             (
                 "defaults: {toolz: []}\ntasks: []\n",
-                "DIR/t.yaml: `defaults`: unknown key `toolz`; defaults may hold tools, faults, tags, timeout_s, max_tool_calls, user",
+                "DIR/t.yaml: `defaults`: unknown key `toolz`; defaults may hold tools, faults, tags, timeout_s, max_tool_calls, user, state_dir, state_files",
             ),
             (
                 "defaults: {tags: retail}\ntasks: []\n",

@@ -14,6 +14,7 @@ impl Task {
         let folder = self.source.parent().unwrap_or(Path::new(""));
         let mut files = vec![self.source.clone()];
         files.extend(self.files_dir.clone());
+        files.extend(self.state_dir.clone());
         for check in &self.verify {
             match check {
                 EndStateCheck::FileEquals {

@@ -298,35 +298,10 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
             "must be a positive number of seconds",
         ));
     }
-    let mut files = BTreeMap::new();
-    for (path, content) in raw.files.unwrap_or_default() {
-        check_relative_path(&path).map_err(|m| field_error("files", m))?;
-        let text = match content {
-            Value::String(s) => s,
-            other => serde_json::to_string_pretty(&other).unwrap_or_default(),
-        };
-        files.insert(path, text);
-    }
-    check_file_keys(&files).map_err(|m| field_error("files", m))?;
-    let files_dir = match raw.files_dir {
-        None => None,
-        Some(dir) => {
-            check_relative_path(&dir).map_err(|m| field_error("files_dir", m))?;
-            let resolved = task_dir.join(&dir);
-            if !resolved.is_dir() {
-                return Err(field_error(
-                    "files_dir",
-                    format!("{} is not a folder", resolved.display()),
-                ));
-            }
-            check_no_escaping_links(&resolved).map_err(|m| field_error("files_dir", m))?;
-            // Absolute, so sandboxes can be filled whatever the working directory.
-            let absolute = resolved
-                .canonicalize()
-                .map_err(|e| field_error("files_dir", format!("{}: {e}", resolved.display())))?;
-            Some(absolute)
-        }
-    };
+    let files = read_seed_files(raw.files, "files")?;
+    let files_dir = read_seed_dir(raw.files_dir, task_dir, "files_dir")?;
+    let state_files = read_seed_files(raw.state_files, "state_files")?;
+    let state_dir = read_seed_dir(raw.state_dir, task_dir, "state_dir")?;
     let mut forbidden_tools = raw.forbidden_tools.unwrap_or_default();
     let (rules, rule_categories) = read_rules(raw.rules.unwrap_or_default(), &mut forbidden_tools)?;
     forbidden_tools.sort();
@@ -372,6 +347,8 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         timeout_s: raw.timeout_s,
         files,
         files_dir,
+        state_files,
+        state_dir,
         rules,
         rule_categories,
         verify,
@@ -624,6 +601,50 @@ fn check_id(id: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Seed files (`files:`, `state_files:`) by relative path; a value that is not a string
+/// is written as pretty JSON.
+fn read_seed_files(
+    raw: Option<BTreeMap<String, Value>>,
+    field: &str,
+) -> Result<BTreeMap<String, String>, BuildError> {
+    let mut files = BTreeMap::new();
+    for (path, content) in raw.unwrap_or_default() {
+        check_relative_path(&path).map_err(|m| field_error(field, m))?;
+        let text = match content {
+            Value::String(s) => s,
+            other => serde_json::to_string_pretty(&other).unwrap_or_default(),
+        };
+        files.insert(path, text);
+    }
+    check_file_keys(&files).map_err(|m| field_error(field, m))?;
+    Ok(files)
+}
+
+/// A seed folder (`files_dir:`, `state_dir:`) relative to the task file, made absolute.
+fn read_seed_dir(
+    dir: Option<String>,
+    task_dir: &Path,
+    field: &str,
+) -> Result<Option<PathBuf>, BuildError> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    check_relative_path(&dir).map_err(|m| field_error(field, m))?;
+    let resolved = task_dir.join(&dir);
+    if !resolved.is_dir() {
+        return Err(field_error(
+            field,
+            format!("{} is not a folder", resolved.display()),
+        ));
+    }
+    check_no_escaping_links(&resolved).map_err(|m| field_error(field, m))?;
+    // Absolute, so sandboxes can be filled whatever the working directory.
+    let absolute = resolved
+        .canonicalize()
+        .map_err(|e| field_error(field, format!("{}: {e}", resolved.display())))?;
+    Ok(Some(absolute))
 }
 
 /// Refuses `files:` keys that name a folder (`dir/`) or overlap (`a` and `a/b`: one

@@ -42,6 +42,10 @@ pub struct Task {
     pub files: BTreeMap<String, String>,
     /// Seed folder copied into the sandbox, resolved against the task file's folder.
     pub files_dir: Option<PathBuf>,
+    /// Seed files of the tool state folder (DESIGN 13), written after `state_dir`.
+    pub state_files: BTreeMap<String, String>,
+    /// Seed folder copied into the tool state folder, resolved like `files_dir`.
+    pub state_dir: Option<PathBuf>,
     /// Trajectory rules other than `never` (which joins `forbidden_tools`).
     pub rules: Vec<Rule>,
     /// The category of each rule: `process`, or `safety` when marked `category: safety`.

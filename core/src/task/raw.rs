@@ -25,6 +25,8 @@ pub(super) struct RawTask {
     pub timeout_s: Option<f64>,
     pub files: Option<BTreeMap<String, Value>>,
     pub files_dir: Option<String>,
+    pub state_files: Option<BTreeMap<String, Value>>,
+    pub state_dir: Option<String>,
     pub rules: Option<Vec<Value>>,
     pub verify: Option<Vec<Value>>,
     pub rubric: Option<String>,

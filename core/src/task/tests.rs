@@ -162,6 +162,58 @@ fn seed_folders_with_escaping_symlinks_are_refused() {
 }
 
 #[test]
+fn state_seeds_come_from_the_defaults_unless_the_task_gives_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("seeds/bank")).unwrap();
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "defaults:\n  state_dir: seeds/bank\n  state_files: {db.json: '{}'}\ntasks:\n  - {id: a, input: x, expected: y}\n  - {id: b, input: x, expected: y, state_files: {db.json: '[]'}}\n",
+    );
+    let suite = Suite::load(&path).unwrap();
+    let folder = dir.path().canonicalize().unwrap().join("seeds/bank");
+    for task in &suite.tasks {
+        assert_eq!(
+            task.state_dir.as_deref(),
+            Some(folder.as_path()),
+            "{}",
+            task.id
+        );
+    }
+    assert_eq!(suite.tasks[0].state_files["db.json"], "{}");
+    assert_eq!(suite.tasks[1].state_files["db.json"], "[]");
+}
+
+#[test]
+fn state_seeds_follow_the_rules_of_sandbox_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("seeds/retail")).unwrap();
+    let path = write(
+        dir.path(),
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  state_dir: seeds/retail\n  state_files:\n    db.json: {orders: {}}\n",
+    );
+    let task = Suite::load(&path).unwrap().tasks.remove(0);
+    assert_eq!(task.state_files["db.json"], "{\n  \"orders\": {}\n}");
+    let folder = dir.path().canonicalize().unwrap().join("seeds/retail");
+    assert_eq!(task.state_dir.as_deref(), Some(folder.as_path()));
+    assert!(task.grading_files().contains(&folder));
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  state_files: {../db.json: x}\n",
+    );
+    assert!(err.contains("field `state_files`"), "{err}");
+    let err = load_err(
+        "t.yaml",
+        "- id: a\n  input: x\n  expected: y\n  state_dir: missing\n",
+    );
+    assert!(
+        err.contains("field `state_dir`") && err.contains("is not a folder"),
+        "{err}"
+    );
+}
+
+#[test]
 fn gate_must_name_defined_categories() {
     let err = load_err(
         "t.yaml",

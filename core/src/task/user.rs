@@ -136,7 +136,7 @@ fn parse_user(value: Value, task_dir: &Path) -> Result<UserSpec, String> {
             UserBackend::Turns(parse_turns(turns)?)
         }
         (None, Some(command), None) => {
-            let backend = crate::tools::parse_script(command, task_dir, timeout_s)
+            let backend = crate::tools::parse_command("command", command, task_dir, timeout_s)
                 .map_err(|e| e.replace("`script`", "`command`"))?;
             UserBackend::Command(backend)
         }

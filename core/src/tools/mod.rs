@@ -8,7 +8,7 @@
 mod parse;
 mod responses;
 
-pub(crate) use parse::parse_script;
+pub(crate) use parse::parse_command;
 pub use parse::parse_tools;
 pub use responses::canned_result;
 
@@ -42,6 +42,9 @@ pub enum ToolBackend {
     Script(ScriptBackend),
     /// The task's simulated user, answering `ask_user` (a task's `user:`).
     User(Box<crate::task::UserSpec>),
+    /// A command started once per attempt on its first call, answering JSON lines; tools
+    /// naming the same command line share one process.
+    Server(ScriptBackend),
 }
 
 /// One canned result: returned when every argument in `when` equals the call's (JSON
@@ -54,7 +57,7 @@ pub struct CannedResponse {
     pub result: Value,
 }
 
-/// A `script` backend: the command line split like a shell would, with every word that
+/// A `script` or `server` backend: the command line split like a shell would, with every word that
 /// names a file beside the task file made absolute (those files are hidden from agents).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScriptBackend {
@@ -64,15 +67,16 @@ pub struct ScriptBackend {
     pub argv: Vec<String>,
     /// The files of the task's folder the command names: grading data, hidden from agents.
     pub files: Vec<PathBuf>,
-    /// Seconds before the command is killed and the call fails.
+    /// Seconds before the call fails: a script is killed then, a server stopped (and
+    /// started again on the next call).
     pub timeout_s: f64,
 }
 
 impl ToolSpec {
-    /// The script files this tool runs, if any.
+    /// The files of the command this tool runs (`script` or `server`), if any.
     pub fn script_files(&self) -> &[PathBuf] {
         match &self.backend {
-            ToolBackend::Script(script) => &script.files,
+            ToolBackend::Script(command) | ToolBackend::Server(command) => &command.files,
             ToolBackend::User(user) => match &user.backend {
                 crate::task::UserBackend::Command(command) => &command.files,
                 _ => &[],

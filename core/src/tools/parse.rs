@@ -7,12 +7,13 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// The keys a tool may have.
-const TOOL_KEYS: [&str; 6] = [
+const TOOL_KEYS: [&str; 7] = [
     "name",
     "description",
     "input_schema",
     "responses",
     "script",
+    "server",
     "timeout_s",
 ];
 /// The longest tool name MCP clients accept.
@@ -71,6 +72,7 @@ fn parse_tool(tool: Value, task_dir: &Path) -> Result<ToolSpec, String> {
         None | Some(Value::Null) => serde_json::json!({"type": "object"}),
         Some(schema) => check_schema(schema)?,
     };
+    let fields_had_timeout = fields.contains_key("timeout_s");
     let timeout_s = match fields.remove("timeout_s") {
         None => None,
         Some(value) => match value.as_f64() {
@@ -78,24 +80,38 @@ fn parse_tool(tool: Value, task_dir: &Path) -> Result<ToolSpec, String> {
             _ => return Err("`timeout_s` must be a positive number of seconds".to_owned()),
         },
     };
-    let backend = match (fields.remove("responses"), fields.remove("script")) {
-        (Some(_), Some(_)) => {
-            return Err("has both `responses` and `script`; give exactly one backend".to_owned());
-        }
-        (None, None) => {
-            return Err("has no backend; give `responses` (canned results) or `script`".to_owned());
-        }
-        (Some(responses), None) => {
-            if timeout_s.is_some() {
-                return Err("`timeout_s` applies to a `script` backend only".to_owned());
+    let given: Vec<(&str, Value)> = ["responses", "script", "server"]
+        .into_iter()
+        .filter_map(|key| fields.remove(key).map(|value| (key, value)))
+        .collect();
+    let timeout_s = timeout_s.unwrap_or(DEFAULT_SCRIPT_TIMEOUT_S);
+    let backend = match <[(&str, Value); 1]>::try_from(given) {
+        Ok([("responses", responses)]) => {
+            if fields_had_timeout {
+                return Err("`timeout_s` applies to a `script` or `server` backend only".to_owned());
             }
             ToolBackend::Responses(parse_responses(responses)?)
         }
-        (None, Some(script)) => ToolBackend::Script(parse_script(
-            script,
-            task_dir,
-            timeout_s.unwrap_or(DEFAULT_SCRIPT_TIMEOUT_S),
-        )?),
+        Ok([("script", script)]) => {
+            ToolBackend::Script(parse_command("script", script, task_dir, timeout_s)?)
+        }
+        Ok([(_, server)]) => {
+            ToolBackend::Server(parse_command("server", server, task_dir, timeout_s)?)
+        }
+        Err(given) if given.is_empty() => {
+            return Err(
+                "has no backend; give `responses` (canned results), `script` or `server`"
+                    .to_owned(),
+            );
+        }
+        Err(given) => {
+            let keys: Vec<String> = given.iter().map(|(key, _)| format!("`{key}`")).collect();
+            let both = if keys.len() == 2 { "both " } else { "" };
+            return Err(format!(
+                "has {both}{}; give exactly one backend",
+                keys.join(" and ")
+            ));
+        }
     };
     Ok(ToolSpec {
         name,
@@ -175,16 +191,19 @@ fn parse_responses(responses: Value) -> Result<Vec<CannedResponse>, String> {
 /// A command line whose words that name files beside the task file are made absolute; one
 /// word at least must name such a file (the script), and a word that looks like a relative
 /// path (`tools/x.py`) must exist.
-pub(crate) fn parse_script(
-    script: Value,
+pub(crate) fn parse_command(
+    key: &str,
+    command: Value,
     task_dir: &Path,
     timeout_s: f64,
 ) -> Result<ScriptBackend, String> {
-    let Value::String(line) = script else {
-        return Err("`script` must be a command line such as `python3 tools/refund.py`".to_owned());
+    let Value::String(line) = command else {
+        return Err(format!(
+            "`{key}` must be a command line such as `python3 tools/refund.py`"
+        ));
     };
     let words = crate::end_state::split_command_line(&line)
-        .map_err(|e| format!("`script` {line:?}: {e}"))?;
+        .map_err(|e| format!("`{key}` {line:?}: {e}"))?;
     let mut argv = Vec::with_capacity(words.len());
     let mut files = Vec::new();
     for word in words {
@@ -193,12 +212,12 @@ pub(crate) fn parse_script(
         if relative && candidate.is_file() {
             let absolute = candidate
                 .canonicalize()
-                .map_err(|e| format!("`script`: {}: {e}", candidate.display()))?;
+                .map_err(|e| format!("`{key}`: {}: {e}", candidate.display()))?;
             argv.push(absolute.to_string_lossy().into_owned());
             files.push(absolute);
         } else if relative && word.contains('/') && !word.starts_with('-') {
             return Err(format!(
-                "`script`: {} does not exist (paths are relative to the task file's folder)",
+                "`{key}`: {} does not exist (paths are relative to the task file's folder)",
                 candidate.display()
             ));
         } else {
@@ -207,7 +226,7 @@ pub(crate) fn parse_script(
     }
     if files.is_empty() {
         return Err(format!(
-            "`script` {line:?} names no file in {}; give the script's path relative to the task file",
+            "`{key}` {line:?} names no file in {}; give the script's path relative to the task file",
             task_dir.display()
         ));
     }
@@ -235,6 +254,7 @@ mod tests {
         std::fs::write(dir.path().join("tools/refund.py"), "print('{}')").unwrap();
         let tools = parse(
             json!([
+                {"name": "lookup", "server": "python3 tools/refund.py --serve"},
                 {"name": "get_order", "description": "Look up an order",
                  "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}},
                  "responses": [{"when": {"order_id": "A1"}, "result": {"days": 12}}, {"result": "unknown"}]},
@@ -243,12 +263,26 @@ mod tests {
             dir.path(),
         )
         .unwrap();
-        assert_eq!(tools.len(), 2);
-        assert_eq!(tools[1].input_schema, json!({"type": "object"}));
-        let ToolBackend::Script(script) = &tools[1].backend else {
+        assert_eq!(tools.len(), 3);
+        assert_eq!(tools[2].input_schema, json!({"type": "object"}));
+        let ToolBackend::Script(script) = &tools[2].backend else {
             panic!("a script backend");
         };
         let absolute = dir.path().canonicalize().unwrap().join("tools/refund.py");
+        let ToolBackend::Server(server) = &tools[0].backend else {
+            panic!("a server backend");
+        };
+        assert_eq!(
+            (server.argv.clone(), server.timeout_s),
+            (
+                vec![
+                    "python3".to_owned(),
+                    absolute.display().to_string(),
+                    "--serve".to_owned()
+                ],
+                10.0
+            )
+        );
         assert_eq!(
             script.argv,
             ["python3", absolute.to_str().unwrap(), "--fast"]
@@ -274,8 +308,16 @@ mod tests {
             "tool 1 (`a`): has both `responses` and `script`; give exactly one backend"
         );
         assert_eq!(
+            refused(json!([{"name": "a", "script": "x.sh", "server": "x.sh"}])),
+            "tool 1 (`a`): has both `script` and `server`; give exactly one backend"
+        );
+        assert_eq!(
+            refused(json!([{"name": "a", "responses": [{"result": 1}], "timeout_s": 3}])),
+            "tool 1 (`a`): `timeout_s` applies to a `script` or `server` backend only"
+        );
+        assert_eq!(
             refused(json!([{"name": "a"}])),
-            "tool 1 (`a`): has no backend; give `responses` (canned results) or `script`"
+            "tool 1 (`a`): has no backend; give `responses` (canned results), `script` or `server`"
         );
         assert!(
             refused(json!([{"name": "a", "input_schema": {"type": "object", "properties": {"n": {"type": "nonsense"}}}, "responses": [{"result": 1}]}]))
@@ -310,7 +352,7 @@ mod tests {
         );
         assert_eq!(
             refused(json!([{"name": "a", "responses": [], "colour": 1}])),
-            "tool 1 (`a`): unknown key `colour` (expected one of name, description, input_schema, responses, script, timeout_s)"
+            "tool 1 (`a`): unknown key `colour` (expected one of name, description, input_schema, responses, script, server, timeout_s)"
         );
     }
 }

@@ -83,6 +83,7 @@ pub fn evidence(spans: &[Span], logs: &[LogRecord]) -> TraceEvidence {
             args,
             error: error.map(Box::new),
             result: None,
+            faults: None,
         });
     }
 

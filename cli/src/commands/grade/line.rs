@@ -5,8 +5,9 @@ use crate::judging::Judged;
 use crate::outcome_log::{
     Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, parse_item, read_item, read_text,
 };
+use crate::run::isolation::contained_command::ContainedCommands;
+use crate::run::sandbox::kept_state_folder;
 use crate::usage_cost::Pricer;
-use proctor_core::end_state::CommandRunner;
 use proctor_core::grade::{Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
@@ -22,8 +23,8 @@ pub struct LineGrader<'a> {
     pub pricer: &'a Pricer,
     pub keys: LineKeys,
     pub label: Option<&'a str>,
-    /// `--workdir`, and what runs command checks there (contained).
-    pub workdir: Option<(&'a Path, &'a dyn CommandRunner)>,
+    /// `--workdir` and `--state-dir`, and what runs command checks there (contained).
+    pub workdir: Option<OfflineWorkdir<'a>>,
     /// The log's name, for messages.
     pub log_name: String,
     /// The task file's name, for messages.
@@ -32,6 +33,17 @@ pub struct LineGrader<'a> {
     pub for_ledger: bool,
     /// Whether result lines are written (`--out`): without it none is built.
     pub writes_results: bool,
+}
+
+/// Where offline grading finds end states: `--workdir`, `--state-dir`, and what runs
+/// command checks.
+#[derive(Debug, Clone, Copy)]
+pub struct OfflineWorkdir<'a> {
+    pub dir: &'a Path,
+    /// `--state-dir`: the tool state folder of every line; without it, a kept sandbox's
+    /// `<attempt>.state` beside it, when there is one.
+    pub state_dir: Option<&'a Path>,
+    pub commands: &'a ContainedCommands,
 }
 
 /// A graded line, serialised and ready to be written.
@@ -219,7 +231,7 @@ impl LineGrader<'_> {
     /// The end state to check for `attempt` of `task`, with `--workdir`.
     pub fn sandbox(&self, task: &Task, attempt: u64) -> Option<std::path::PathBuf> {
         self.workdir
-            .map(|(dir, _)| workdir_for(dir, self.label, &task.id, attempt))
+            .map(|w| workdir_for(w.dir, self.label, &task.id, attempt))
     }
 
     /// Grades, prices and serialises a line (when result lines are written), appending it
@@ -272,8 +284,15 @@ impl LineGrader<'_> {
         } = line;
         let mut problems = Vec::new();
         let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt));
-        let workdir = match (&sandbox, self.workdir) {
-            (Some(dir), Some((_, commands))) => Workdir::Dir(dir, commands),
+        let kept_state = sandbox.as_deref().map(kept_state_folder);
+        let attempt_commands = self.workdir.map(|w| {
+            let state = w
+                .state_dir
+                .or(kept_state.as_deref().filter(|state| state.is_dir()));
+            w.commands.with_state(state)
+        });
+        let workdir = match (&sandbox, &attempt_commands) {
+            (Some(dir), Some(commands)) => Workdir::Dir(dir, commands),
             _ => Workdir::Missing,
         };
         let verdict = judged.as_ref().map(|j| &j.verdict);

@@ -22,7 +22,6 @@ use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
 use parallel::grade_in_parallel;
-use proctor_core::end_state::CommandRunner;
 use proctor_core::task::Suite;
 use sink::Sink;
 use std::path::{Path, PathBuf};
@@ -44,7 +43,12 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let workdir = args
         .workdir
         .as_deref()
-        .zip(commands.as_ref().map(|c| c as &dyn CommandRunner));
+        .zip(commands.as_ref())
+        .map(|(dir, commands)| line::OfflineWorkdir {
+            dir,
+            state_dir: args.state_dir.as_deref(),
+            commands,
+        });
     if let Some(path) = &args.traces {
         let mut sink = grading_sink(&args, &suite, results.path.as_deref(), ledger)?;
         let grader = LineGrader {
@@ -186,6 +190,7 @@ fn command_checks(args: &GradeArgs, suite: &Suite) -> anyhow::Result<ContainedCo
     for task in &suite.tasks {
         hidden.push(task.source.clone());
         hidden.extend(task.files_dir.clone());
+        hidden.extend(task.state_dir.clone());
         for tool in &task.tools {
             hidden.extend(tool.script_files().iter().cloned());
         }

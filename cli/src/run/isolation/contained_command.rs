@@ -29,6 +29,9 @@ pub struct Helper<'a> {
     /// Script backends keep their state in the sandbox; a command check only reads the
     /// end state it checks, so its sandbox is read-only (where the mode can say so).
     pub sandbox_writable: bool,
+    /// The attempt's tool state folder, shown at its path (writable with the sandbox):
+    /// agents never see it.
+    pub state: Option<&'a Path>,
     /// Its private `HOME` and `TMPDIR`, the only other places it may write.
     pub home: &'a Path,
     pub tmp: &'a Path,
@@ -47,6 +50,7 @@ impl Isolation {
         let mut writable = vec![helper.home, helper.tmp];
         if helper.sandbox_writable {
             writable.push(helper.sandbox);
+            writable.extend(helper.state);
         }
         let hidden: Vec<PathBuf> = self
             .hidden
@@ -67,8 +71,10 @@ impl Isolation {
         // one (`--keep` beside the task file) would cover them otherwise.
         let mut shown: Vec<&Path> = helper.files.iter().map(PathBuf::as_path).collect();
         if !helper.sandbox_writable {
-            visible.push(helper.sandbox.to_owned());
-            shown.push(helper.sandbox);
+            for folder in std::iter::once(helper.sandbox).chain(helper.state) {
+                visible.push(folder.to_owned());
+                shown.push(folder);
+            }
         }
         let mut env = Vec::new();
         match &self.bwrap {
@@ -134,6 +140,47 @@ pub struct ContainedCommands {
     _owned: Option<Arc<tempfile::TempDir>>,
 }
 
+/// A contained command ready to start: removed (its groups, its private folder) when
+/// dropped, after its processes are gone.
+#[derive(Debug)]
+struct Ready {
+    prepared: Prepared,
+    vars: Vec<(String, String)>,
+    _private: tempfile::TempDir,
+}
+
+impl Ready {
+    fn launch<'a>(&'a self, call: &Call<'a>) -> Launch<'a> {
+        Launch {
+            program: &self.prepared.program,
+            args: &self.prepared.args,
+            env: &self.vars,
+            cwd: call.sandbox,
+            stdin_line: call.stdin_line.clone(),
+            timeout: call.timeout,
+            // The attempt's disk is watched while its agent runs; a command's files are
+            // capped by RLIMIT_FSIZE through its entry like the agent's.
+            disk: None,
+            bubblewrap: self.prepared.bubblewrap,
+        }
+    }
+}
+
+/// A command left running ([`ContainedCommands::start`]), until [`Started::stop`].
+#[derive(Debug)]
+pub struct Started {
+    pub spawned: process::Spawned,
+    ready: Ready,
+}
+
+impl Started {
+    /// Stops it and everything it started, then removes its groups and private folder.
+    pub async fn stop(self) {
+        let _ = self.spawned.stop().await;
+        drop(self.ready);
+    }
+}
+
 /// One command as [`ContainedCommands::run`] takes it.
 #[derive(Debug)]
 pub struct Call<'a> {
@@ -141,6 +188,8 @@ pub struct Call<'a> {
     pub files: &'a [PathBuf],
     pub sandbox: &'a Path,
     pub sandbox_writable: bool,
+    /// The tool state folder: `PROCTOR_STATE_DIR`, shown like the sandbox.
+    pub state: Option<&'a Path>,
     /// Added to the minimal environment.
     pub env: &'a [(String, String)],
     /// Written to stdin, then a newline.
@@ -204,6 +253,26 @@ impl ContainedCommands {
     /// Runs `call` once a slot is free, contained, to its end or its timeout.
     pub async fn run(&self, call: Call<'_>) -> io::Result<AgentRun> {
         let _slot = self.slots.acquire().await.map_err(io::Error::other)?;
+        let ready = self.ready(&call)?;
+        // A sender dropped at once: the command is never cancelled, only timed out.
+        let (_, never) = tokio::sync::watch::channel(false);
+        let ran = process::run(ready.launch(&call), never).await;
+        // Its processes are gone: its groups and private folder can go too.
+        drop(ready);
+        ran
+    }
+
+    /// Starts `call` contained and leaves it running (a `server` backend), without
+    /// taking a slot: it lives as long as its attempt. Its stdin line is not written.
+    pub fn start(&self, call: Call<'_>) -> io::Result<Started> {
+        let ready = self.ready(&call)?;
+        let spawned = process::spawn(&ready.launch(&call))?;
+        Ok(Started { spawned, ready })
+    }
+
+    /// The contained command of `call`, with its private `HOME` and `TMPDIR` and its
+    /// environment.
+    fn ready(&self, call: &Call<'_>) -> io::Result<Ready> {
         let private = tempfile::Builder::new()
             .prefix("command-")
             .rand_bytes(12)
@@ -217,6 +286,7 @@ impl ContainedCommands {
             files: call.files,
             sandbox: call.sandbox,
             sandbox_writable: call.sandbox_writable,
+            state: call.state,
             home: &home,
             tmp: &tmp,
         })?;
@@ -227,35 +297,30 @@ impl ContainedCommands {
         for (name, value) in call.env {
             environment.set(name, value.clone());
         }
+        if let Some(state) = call.state {
+            environment.set(STATE_VARIABLE, state.to_string_lossy());
+        }
         let mut vars = environment.vars().to_vec();
         vars.extend(prepared.env.iter().cloned());
-        // A sender dropped at once: the command is never cancelled, only timed out.
-        let (_, never) = tokio::sync::watch::channel(false);
-        let launch = Launch {
-            program: &prepared.program,
-            args: &prepared.args,
-            env: &vars,
-            cwd: call.sandbox,
-            stdin_line: call.stdin_line,
-            timeout: call.timeout,
-            // The attempt's disk is watched while its agent runs; a command's files are
-            // capped by RLIMIT_FSIZE through its entry like the agent's.
-            disk: None,
-            bubblewrap: prepared.bubblewrap,
-        };
-        let ran = process::run(launch, never).await;
-        // Its processes are gone: its groups can go too.
-        drop(prepared);
-        ran
+        Ok(Ready {
+            prepared,
+            vars,
+            _private: private,
+        })
     }
 
-    async fn check(&self, command: &CheckCommand<'_>) -> io::Result<CommandEnd> {
+    async fn check(
+        &self,
+        command: &CheckCommand<'_>,
+        state: Option<&Path>,
+    ) -> io::Result<CommandEnd> {
         let ran = self
             .run(Call {
                 argv: command.argv,
                 files: command.files,
                 sandbox: command.dir,
                 sandbox_writable: false,
+                state,
                 env: &[],
                 stdin_line: String::new(),
                 timeout: command.timeout,
@@ -270,21 +335,60 @@ impl ContainedCommands {
     }
 }
 
-impl CommandRunner for ContainedCommands {
+impl ContainedCommands {
     /// Grading is synchronous: the command runs on a thread of its own with a small
     /// runtime, whether or not the caller is inside one.
-    fn run(&self, command: &CheckCommand<'_>) -> io::Result<CommandEnd> {
+    fn check_blocking(
+        &self,
+        command: &CheckCommand<'_>,
+        state: Option<&Path>,
+    ) -> io::Result<CommandEnd> {
         std::thread::scope(|scope| {
             scope
                 .spawn(|| {
                     tokio::runtime::Builder::new_current_thread()
                         .enable_all()
                         .build()?
-                        .block_on(self.check(command))
+                        .block_on(self.check(command, state))
                 })
                 .join()
                 .unwrap_or_else(|_| Err(io::Error::other("the command's thread panicked")))
         })
+    }
+
+    /// The command checks of one attempt, which see its tool state folder.
+    pub fn with_state<'a>(&'a self, state: Option<&'a Path>) -> AttemptCommands<'a> {
+        AttemptCommands {
+            commands: self,
+            state,
+        }
+    }
+}
+
+impl CommandRunner for ContainedCommands {
+    fn run(&self, command: &CheckCommand<'_>) -> io::Result<CommandEnd> {
+        self.check_blocking(command, None)
+    }
+}
+
+/// The variable that tells backends and command checks where the tool state folder is.
+pub const STATE_VARIABLE: &str = "PROCTOR_STATE_DIR";
+
+/// One attempt's command checks: `state:` paths and `PROCTOR_STATE_DIR` name its tool
+/// state folder.
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptCommands<'a> {
+    commands: &'a ContainedCommands,
+    state: Option<&'a Path>,
+}
+
+impl CommandRunner for AttemptCommands<'_> {
+    fn run(&self, command: &CheckCommand<'_>) -> io::Result<CommandEnd> {
+        self.commands.check_blocking(command, self.state)
+    }
+
+    fn state_dir(&self) -> Option<&Path> {
+        self.state
     }
 }
 

@@ -220,6 +220,53 @@ impl Isolation {
         self.bwrap.is_some()
     }
 
+    /// Refuses to start agent `agent_index` where it could reach the tool state folder:
+    /// the folder must lie in a hidden one, outside every folder the agent may write or
+    /// is shown again, and (in the fallback) outside every path landlock grants it, where
+    /// the kernel has landlock at all.
+    /// Under `--isolate none` nothing is hidden, so nothing is checked.
+    fn check_state_hidden(
+        &self,
+        agent_index: usize,
+        state: &Path,
+        writable: &[&Path],
+    ) -> std::io::Result<()> {
+        if self.bwrap.is_none() && !self.fallback {
+            return Ok(());
+        }
+        let state = state.canonicalize()?;
+        let hidden = &self.hidden;
+        let visible = &self.visible[agent_index];
+        let in_hidden = hidden.iter().any(|h| state.starts_with(h));
+        let shown_again = |v: &PathBuf| {
+            state.starts_with(v)
+                && !hidden
+                    .iter()
+                    .any(|h| h.starts_with(v) && h != v && state.starts_with(h))
+        };
+        let unenforced = self.fallback && !fallback::Support::probe().filesystem;
+        let reachable = unenforced
+            || !in_hidden
+            || writable.iter().any(|w| state.starts_with(w))
+            || visible.iter().any(shown_again)
+            || (self.fallback
+                && fallback::readable(hidden, visible)
+                    .iter()
+                    .any(|granted| state.starts_with(granted)));
+        if reachable {
+            return Err(std::io::Error::other(format!(
+                "the tool state folder {} would be visible to the agent{}",
+                state.display(),
+                if unenforced {
+                    " (no landlock on this kernel); install bubblewrap, or use --isolate none to run without hiding it"
+                } else {
+                    ""
+                }
+            )));
+        }
+        Ok(())
+    }
+
     /// The command that starts agent `agent_index` in `folders`; `loopback_only` is a
     /// task's `network: none`.
     pub fn prepare(
@@ -237,6 +284,9 @@ impl Isolation {
         // is one.
         let scratch = [folders.home.as_path(), folders.tmp.as_path()];
         let writable = [sandbox, scratch[0], scratch[1], outcome_dir];
+        if let Some(state) = &folders.state {
+            self.check_state_hidden(agent_index, state, &writable)?;
+        }
         let quota = |folders: &[&Path]| {
             self.limits.requested.disk.map(|bytes| DiskQuota {
                 folders: folders.iter().map(|p| p.to_path_buf()).collect(),

@@ -38,18 +38,21 @@ fn both_step_shapes_read_into_steps() {
                 args: json!({"order_id": "A1"}).into(),
                 error: None,
                 result: Some(Box::new(json!({"ok": true}))),
+                faults: None,
             },
             Step {
                 tool: "refund".into(),
                 args: json!({"order_id": "A1"}).into(),
                 error: None,
                 result: None,
+                faults: None,
             },
             Step {
                 tool: "email".into(),
                 args: Default::default(),
                 error: Some(Box::new(json!("timeout"))),
                 result: None,
+                faults: None,
             },
         ]
     );
