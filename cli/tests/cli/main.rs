@@ -3,6 +3,7 @@
 mod agent_output;
 mod attacks;
 mod bad_inputs;
+mod benchmarks;
 mod calibrate;
 mod chromium;
 mod common;

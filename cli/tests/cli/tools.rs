@@ -11,7 +11,7 @@ const TASKS: &str = "fixtures/tools/tasks.yaml";
 
 /// The Python with the MCP SDK, its virtual environment's folder resolved: isolation binds
 /// the interpreter's installation, which must be a real folder.
-fn sdk_python() -> Option<String> {
+pub(crate) fn sdk_python() -> Option<String> {
     let python = crate::traces::otel_python()?;
     let venv = Path::new(&python).parent()?.parent()?.canonicalize().ok()?;
     Some(venv.join("bin/python").display().to_string())
