@@ -17,13 +17,14 @@ pub fn state_path(path: &str) -> Option<&str> {
 /// `state:REL` is checked as `REL`.
 pub fn check_relative_path(path: &str) -> Result<(), String> {
     match state_path(path) {
-        Some(inside) => check_plain_path(inside)
+        Some(inside) => check_plain_path(inside, "the state folder")
             .map_err(|message| message.replacen(&format!("{inside:?}"), &format!("{path:?}"), 1)),
-        None => check_plain_path(path),
+        None => check_plain_path(path, "the sandbox"),
     }
 }
 
-fn check_plain_path(path: &str) -> Result<(), String> {
+/// `folder` is what the path is inside, as the message names it.
+fn check_plain_path(path: &str, folder: &str) -> Result<(), String> {
     if path.is_empty() {
         return Err("empty path".to_owned());
     }
@@ -37,14 +38,14 @@ fn check_plain_path(path: &str) -> Result<(), String> {
                 return Err(format!("absolute path {path:?} is not allowed"));
             }
             Component::ParentDir => {
-                return Err(format!("path {path:?} leaves the sandbox (`..`)"));
+                return Err(format!("path {path:?} leaves {folder} (`..`)"));
             }
             Component::CurDir => {}
             Component::Normal(_) => named = true,
         }
     }
     if !named {
-        return Err(format!("path {path:?} names the sandbox itself"));
+        return Err(format!("path {path:?} names {folder} itself"));
     }
     Ok(())
 }
@@ -176,7 +177,7 @@ mod tests {
         assert_eq!(check_relative_path("state:seeds/db.json"), Ok(()));
         assert_eq!(
             check_relative_path("state:../x"),
-            Err("path \"state:../x\" leaves the sandbox (`..`)".to_owned())
+            Err("path \"state:../x\" leaves the state folder (`..`)".to_owned())
         );
         assert_eq!(
             check_relative_path("state:/etc/passwd"),
