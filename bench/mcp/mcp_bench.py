@@ -13,12 +13,14 @@ and one inside the agent on the agent's own runtime (no other thread or process 
 use the same HTTP client with a kept-alive connection. Prints the medians and the ratios.
 
 Each backend in `--backends` is one such run: `responses` (the canned response above),
-`server-sed` (the same reply from a `server:` backend, `sed -u` answering each JSON line:
-the cost of proctor's side of a server backend, two pipe hops per call) and
-`server-python` (a Python JSON-lines server, as task authors write them).
+`server-perl` (the same reply from a `server:` backend, a Perl loop answering each JSON
+line: the cost of proctor's side of a server backend, two pipe hops per call, with about
+the cheapest server there is) and `server-python` (a Python JSON-lines server, as task
+authors write them). Both servers read a whole line per read and write a whole answer per
+write. (`sed -u` is no such server: it reads its input one byte per system call.)
 
     python3 bench/mcp/mcp_bench.py [--calls 500] [--rounds 7] [--no-build] [--profile dist]
-        [--backends responses,server-sed,server-python]
+        [--backends responses,server-perl,server-python]
 """
 
 import argparse
@@ -45,8 +47,13 @@ TASK = """- id: served_call
 
 REPLY = '{"order_id":"A1","days_since_delivery":12,"status":"delivered"}'
 
-# A `server:` backend answering every request line with the reply above and its id.
-SED_SERVER = 's/.*"id":\\([0-9]*\\).*/{"id":\\1,"result":' + REPLY + '}/\n'
+# A `server:` backend answering every request line with the reply above and its id: one
+# read per line, one write per answer.
+PERL_SERVER = """$| = 1;
+while (<STDIN>) {
+    /"id":(\\d+)/ and print '{"id":' . $1 . ',"result":""" + REPLY + """}' . "\\n";
+}
+"""
 
 PYTHON_SERVER = """import json, sys
 reply = json.loads('""" + REPLY + """')
@@ -58,7 +65,7 @@ for line in sys.stdin:
 
 BACKENDS = {
     "responses": None,
-    "server-sed": "sed -u -f echo.sed",
+    "server-perl": "perl echo.pl",
     "server-python": "python3 -u echo.py",
 }
 
@@ -78,7 +85,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--profile", default="dist")
     parser.add_argument("--no-build", action="store_true")
-    parser.add_argument("--backends", default="responses,server-sed,server-python",
+    parser.add_argument("--backends", default="responses,server-perl,server-python",
                         help="comma-separated: " + ", ".join(BACKENDS))
     args = parser.parse_args()
     if not args.no_build:
@@ -101,8 +108,8 @@ def measure(proctor, agent, args, backend):
         tasks = os.path.join(work, "tasks.yaml")
         with open(tasks, "w") as f:
             f.write(task_for(backend))
-        with open(os.path.join(work, "echo.sed"), "w") as f:
-            f.write(SED_SERVER)
+        with open(os.path.join(work, "echo.pl"), "w") as f:
+            f.write(PERL_SERVER)
         with open(os.path.join(work, "echo.py"), "w") as f:
             f.write(PYTHON_SERVER)
         out = os.path.join(work, "results.jsonl")

@@ -206,9 +206,6 @@ impl AttemptTools {
     pub fn close(&self) {
         let mut flight = self.flight();
         flight.closed = true;
-        if let Some(user) = &self.user {
-            user.close();
-        }
         for (step, running) in flight.calls.drain() {
             running.task.abort();
             self.recorder.push(
@@ -226,9 +223,13 @@ impl AttemptTools {
         }
     }
 
-    /// Stops the attempt's `server` backends; call after [`AttemptTools::close`].
+    /// Stops the attempt's `server` backends and user simulator; call after
+    /// [`AttemptTools::close`].
     pub async fn stop_servers(&self) {
         self.servers.stop_all().await;
+        if let Some(user) = &self.user {
+            user.stop().await;
+        }
     }
 
     fn caller(&self) -> Caller<'_> {
@@ -408,7 +409,7 @@ impl AttemptTools {
                 self.servers.call(backend, name, args, &self.caller()).await
             }
             ToolBackend::User(_) => match &self.user {
-                Some(user) => user.answer(args).await,
+                Some(user) => user.answer(args, &self.caller()).await,
                 None => tool_error("the task has no simulated user".to_owned()),
             },
         };

@@ -64,32 +64,28 @@ pub async fn call(
     };
     let stderr = String::from_utf8_lossy(&ran.stderr.bytes);
     let stderr = tail(stderr.trim_end(), STDERR_SHOWN);
-    let with_stderr = |text: String| {
-        if stderr.is_empty() {
-            text
-        } else {
-            format!("{text}; stderr: {stderr}")
-        }
-    };
     if ran.stopped == Some(Stopped::TimedOut) {
-        return failure(with_stderr(format!(
-            "script {:?} timed out after {}s and was killed",
-            script.line, script.timeout_s
-        )));
+        return failure(with_stderr(
+            format!(
+                "script {:?} timed out after {}s and was killed",
+                script.line, script.timeout_s
+            ),
+            &stderr,
+        ));
     }
     match ran.exit {
         Exit::Code(0) => {}
         Exit::Code(code) => {
-            return failure(with_stderr(format!(
-                "script {:?} exited with code {code}",
-                script.line
-            )));
+            return failure(with_stderr(
+                format!("script {:?} exited with code {code}", script.line),
+                &stderr,
+            ));
         }
         Exit::Signal(signal) => {
-            return failure(with_stderr(format!(
-                "script {:?} was killed by signal {signal}",
-                script.line
-            )));
+            return failure(with_stderr(
+                format!("script {:?} was killed by signal {signal}", script.line),
+                &stderr,
+            ));
         }
     }
     if ran.stdout.total > ran.stdout.bytes.len() as u64 {
@@ -114,6 +110,14 @@ pub(super) fn failure(message: String) -> ToolReply {
     ToolReply::Result {
         value: json!({"error": message}),
         is_error: true,
+    }
+}
+
+/// `message`, with the end of a process's stderr after it when there is any.
+pub(super) fn with_stderr(message: String, stderr: &str) -> String {
+    match stderr.is_empty() {
+        true => message,
+        false => format!("{message}; stderr: {stderr}"),
     }
 }
 

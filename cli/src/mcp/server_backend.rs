@@ -12,8 +12,10 @@
 //! any more) and started again on the next call; a line that is not such an answer is a
 //! tool error too. Its stderr is read all along, and its end shown in errors, like a
 //! script's.
+//!
+//! [`LineServer`] is such a process without the tool protocol: a user simulator is one too.
 
-use super::script::{Caller, failure, tail};
+use super::script::{Caller, failure, tail, with_stderr};
 use super::service::ToolReply;
 use crate::run::isolation::contained_command::{Call, Started};
 use crate::run::process::{STDERR_LIMIT, STDOUT_LIMIT, Tail, keep_tail};
@@ -40,22 +42,90 @@ pub struct ServerBackends {
 }
 
 /// One command line's process, when it runs; locked for the whole of a call.
-type Slot = Arc<tokio::sync::Mutex<Option<ServerProcess>>>;
+type Slot = Arc<tokio::sync::Mutex<Option<LineServer>>>;
 
-/// A running server and its pipes.
+/// A contained process that answers each JSON line written to its stdin with one line
+/// on its stdout, with its stderr read all along into a bounded tail.
 #[derive(Debug)]
-struct ServerProcess {
+pub struct LineServer {
     started: Started,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<Tail>>,
 }
 
-/// One read of an answer line.
-enum Line {
-    Text(Vec<u8>),
+/// What came back for one request line.
+#[derive(Debug)]
+pub enum Answer {
+    /// The line, without its newline.
+    Line(Vec<u8>),
+    /// A line over [`LINE_LIMIT`] (read up to the limit only).
     TooLong,
+    /// Its stdout closed: it exited.
     Closed,
+    /// No whole line within the time given.
+    TimedOut,
+}
+
+impl LineServer {
+    /// Starts `command` contained as `caller`'s attempt's commands are, with
+    /// `caller.sandbox` as its working folder and `PROCTOR_TASK_ID` and `PROCTOR_ATTEMPT`
+    /// set.
+    pub fn start(command: &ScriptBackend, caller: &Caller<'_>) -> std::io::Result<LineServer> {
+        let env = [
+            ("PROCTOR_TASK_ID".to_owned(), caller.task_id.to_owned()),
+            ("PROCTOR_ATTEMPT".to_owned(), caller.attempt.to_string()),
+        ];
+        let mut started = caller.commands.start(Call {
+            argv: &command.argv,
+            files: &command.files,
+            sandbox: caller.sandbox,
+            sandbox_writable: true,
+            state: caller.state,
+            env: &env,
+            stdin_line: String::new(),
+            timeout: Duration::MAX,
+        })?;
+        let child = &mut started.spawned.child;
+        let missing = || std::io::Error::other("its pipes were not made");
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = BufReader::new(child.stdout.take().ok_or_else(missing)?);
+        let stderr = Arc::new(Mutex::new(Tail::default()));
+        tokio::spawn(keep_tail(child.stderr.take(), STDERR_LIMIT, stderr.clone()));
+        Ok(LineServer {
+            started,
+            stdin,
+            stdout,
+            stderr,
+        })
+    }
+
+    /// Writes `request` as one line and reads the answer line, within `timeout`.
+    pub async fn ask(&mut self, request: &Value, timeout: Duration) -> std::io::Result<Answer> {
+        let mut line = request.to_string().into_bytes();
+        line.push(b'\n');
+        let exchange = async {
+            self.stdin.write_all(&line).await?;
+            read_line(&mut self.stdout, LINE_LIMIT).await
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Ok(Answer::TimedOut))
+    }
+
+    /// The end of its stderr so far (up to 2 KiB), for an error.
+    pub fn stderr(&self) -> String {
+        let kept = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        tail(
+            String::from_utf8_lossy(&kept.bytes).trim_end(),
+            STDERR_SHOWN,
+        )
+    }
+
+    /// Stops it and everything it started.
+    pub async fn stop(self) {
+        self.started.stop().await;
+    }
 }
 
 impl ServerBackends {
@@ -76,7 +146,14 @@ impl ServerBackends {
             .clone();
         // One call in flight per server: its answers come back in order.
         let mut slot = slot.lock().await;
-        let timeout = Duration::from_secs_f64(backend.timeout_s.min(1e7));
+        let name = &backend.line;
+        let server = match &mut *slot {
+            Some(server) => server,
+            None => match LineServer::start(backend, caller) {
+                Ok(server) => slot.insert(server),
+                Err(error) => return failure(format!("server {name:?} could not start: {error}")),
+            },
+        };
         let id = self.ids.fetch_add(1, Ordering::Relaxed) + 1;
         let request = json!({
             "id": id,
@@ -85,55 +162,36 @@ impl ServerBackends {
             "task_id": caller.task_id,
             "attempt": caller.attempt,
         });
-        let exchange = async {
-            if slot.is_none() {
-                *slot = Some(start(backend, caller)?);
-            }
-            let process = slot.as_mut().expect("started above");
-            let mut line = request.to_string().into_bytes();
-            line.push(b'\n');
-            process.stdin.write_all(&line).await?;
-            process.stdin.flush().await?;
-            read_line(&mut process.stdout, LINE_LIMIT).await
-        };
-        let outcome = tokio::time::timeout(timeout, exchange).await;
-        let name = &backend.line;
-        let (reply, in_step) = match outcome {
-            Err(_) => (
+        let timeout = Duration::from_secs_f64(backend.timeout_s.min(1e7));
+        let (reply, in_step) = match server.ask(&request, timeout).await {
+            Err(error) => (
+                format!("server {name:?} could not be reached: {error}"),
+                false,
+            ),
+            Ok(Answer::TimedOut) => (
                 format!(
                     "server {name:?} did not answer within {}s and was stopped",
                     backend.timeout_s
                 ),
                 false,
             ),
-            Ok(Err(error)) if slot.is_none() => {
-                return failure(format!("server {name:?} could not start: {error}"));
-            }
-            Ok(Err(error)) => (
-                format!("server {name:?} could not be reached: {error}"),
-                false,
-            ),
-            Ok(Ok(Line::Closed)) => (format!("server {name:?} exited"), false),
-            Ok(Ok(Line::TooLong)) => (
+            Ok(Answer::Closed) => (format!("server {name:?} exited"), false),
+            Ok(Answer::TooLong) => (
                 format!(
                     "server {name:?} answered with a line over {LINE_LIMIT} bytes and was stopped"
                 ),
                 false,
             ),
-            Ok(Ok(Line::Text(text))) => match answer(&text, id) {
+            Ok(Answer::Line(text)) => match answer(&text, id) {
                 Ok(reply) => return reply,
                 Err((why, in_step)) => (format!("server {name:?} {why}"), in_step),
             },
         };
-        let stderr = slot.as_ref().map(|p| p.stderr.clone());
-        if !in_step && let Some(process) = slot.take() {
-            process.started.stop().await;
+        let stderr = server.stderr();
+        if !in_step && let Some(server) = slot.take() {
+            server.stop().await;
         }
-        let stderr = stderr.map(|s| stderr_tail(&s)).unwrap_or_default();
-        failure(match stderr.is_empty() {
-            true => reply,
-            false => format!("{reply}; stderr: {stderr}"),
-        })
+        failure(with_stderr(reply, &stderr))
     }
 
     /// Stops every server of the attempt and what it started; a call still holding one
@@ -147,63 +205,33 @@ impl ServerBackends {
             .map(|(_, slot)| slot)
             .collect();
         for slot in slots {
-            if let Some(process) = slot.lock().await.take() {
-                process.started.stop().await;
+            if let Some(server) = slot.lock().await.take() {
+                server.stop().await;
             }
         }
     }
 }
 
-/// Starts the server of `backend` contained, its stderr read into a bounded tail.
-fn start(backend: &ScriptBackend, caller: &Caller<'_>) -> std::io::Result<ServerProcess> {
-    let env = [
-        ("PROCTOR_TASK_ID".to_owned(), caller.task_id.to_owned()),
-        ("PROCTOR_ATTEMPT".to_owned(), caller.attempt.to_string()),
-    ];
-    let mut started = caller.commands.start(Call {
-        argv: &backend.argv,
-        files: &backend.files,
-        sandbox: caller.sandbox,
-        sandbox_writable: true,
-        state: caller.state,
-        env: &env,
-        stdin_line: String::new(),
-        timeout: Duration::MAX,
-    })?;
-    let child = &mut started.spawned.child;
-    let missing = || std::io::Error::other("its pipes were not made");
-    let stdin = child.stdin.take().ok_or_else(missing)?;
-    let stdout = BufReader::new(child.stdout.take().ok_or_else(missing)?);
-    let stderr = Arc::new(Mutex::new(Tail::default()));
-    tokio::spawn(keep_tail(child.stderr.take(), STDERR_LIMIT, stderr.clone()));
-    Ok(ServerProcess {
-        started,
-        stdin,
-        stdout,
-        stderr,
-    })
-}
-
 /// Reads one line (without its newline) of at most `limit` bytes; a longer one is read
 /// up to the limit only.
-async fn read_line(reader: &mut BufReader<ChildStdout>, limit: usize) -> std::io::Result<Line> {
+async fn read_line(reader: &mut BufReader<ChildStdout>, limit: usize) -> std::io::Result<Answer> {
     let mut line = Vec::new();
     loop {
         let buffer = reader.fill_buf().await?;
         if buffer.is_empty() {
-            return Ok(Line::Closed);
+            return Ok(Answer::Closed);
         }
         let (taken, ends) = match buffer.iter().position(|b| *b == b'\n') {
             Some(at) => (at, true),
             None => (buffer.len(), false),
         };
         if line.len() + taken > limit {
-            return Ok(Line::TooLong);
+            return Ok(Answer::TooLong);
         }
         line.extend_from_slice(&buffer[..taken]);
         reader.consume(taken + usize::from(ends));
         if ends {
-            return Ok(Line::Text(line));
+            return Ok(Answer::Line(line));
         }
     }
 }
@@ -245,14 +273,6 @@ fn answer(text: &[u8], id: u64) -> Result<ToolReply, (String, bool)> {
             true,
         )),
     }
-}
-
-fn stderr_tail(stderr: &Mutex<Tail>) -> String {
-    let kept = stderr.lock().unwrap_or_else(|e| e.into_inner());
-    tail(
-        String::from_utf8_lossy(&kept.bytes).trim_end(),
-        STDERR_SHOWN,
-    )
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! replayed offline from its cassette.
 
 use crate::common::{Output, proctor, results, run, write};
+use crate::contained_helpers::{assert_no_daemon, daemon_seconds};
 use serde_json::{Value, json};
 use std::path::Path;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate, matchers};
@@ -152,9 +153,9 @@ fn a_user_simulator_command_runs_once_per_attempt_with_the_history() {
     write(
         dir.path(),
         "user.py",
-        r#"import json, os, signal, subprocess, sys, time
+        r#"import json, os, signal, subprocess, sys
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-child = subprocess.Popen(["sleep", "60"])
+child = subprocess.Popen(["sleep", sys.argv[1]])
 for line in sys.stdin:
     request = json.loads(line)
     turns = (len(request["history"]) + 1) // 2
@@ -162,13 +163,19 @@ for line in sys.stdin:
     if turns == 2:
         reply += " ###STOP###"
     print(json.dumps({"reply": reply}), flush=True)
-time.sleep(60)
+os.execvp("sleep", ["sleep", sys.argv[2]])
 "#,
     );
+    // What it starts, and itself once its stdin closes, sleep on: found by these.
+    let (started, itself) = (daemon_seconds(1), daemon_seconds(2));
     let tasks = write(
         dir.path(),
         "tasks.yaml",
-        &task("sim", &["a", "b", "c"], "{command: python3 user.py}"),
+        &task(
+            "sim",
+            &["a", "b", "c"],
+            &format!("{{command: python3 user.py {started} {itself}}}"),
+        ),
     );
     let out = dir.path().join("r.jsonl");
     let ran = run_agent(&python, &tasks, &out, &["--attempts", "2"]);
@@ -187,24 +194,11 @@ time.sleep(60)
             "{line}"
         );
         assert_eq!(line["passed"], true, "{line}");
-        // Killed with its attempt, and what it started too, though they would sleep on:
-        // gone (or zombies) within moments of proctor's exit.
-        for pid in pids.split(',') {
-            let stat = Path::new("/proc").join(pid).join("stat");
-            let alive = || {
-                std::fs::read_to_string(&stat).is_ok_and(|s| {
-                    s.rsplit(')')
-                        .next()
-                        .is_some_and(|rest| !rest.starts_with(" Z"))
-                })
-            };
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-            while alive() && std::time::Instant::now() < deadline {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            assert!(!alive(), "{pid} of the simulator outlived its attempt");
-        }
     }
+    // Killed with its attempt, and what it started too, though they would sleep on (pids
+    // in the line may be a namespace's: the sleepers are found by their arguments).
+    assert_no_daemon(&started);
+    assert_no_daemon(&itself);
 }
 
 /// An OpenAI-compatible model playing the user: it gives the order id when asked for it,

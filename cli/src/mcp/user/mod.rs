@@ -12,6 +12,7 @@ pub mod llm;
 pub mod scripted;
 pub mod simulator;
 
+use super::script::Caller;
 use super::service::ToolReply;
 use llm::UserModel;
 use proctor_core::task::{STOP, UserBackend, UserSpec};
@@ -113,10 +114,10 @@ impl Conversation {
     }
 
     /// The reply to a call of `ask_user` (its arguments passed the schema: `message` is
-    /// text), as the tool's result.
-    pub async fn answer(&self, args: &Value) -> ToolReply {
+    /// text), as the tool's result; a simulator runs contained as `caller`'s commands.
+    pub async fn answer(&self, args: &Value, caller: &Caller<'_>) -> ToolReply {
         let message = args.get("message").and_then(Value::as_str).unwrap_or("");
-        match self.reply(message).await {
+        match self.reply(message, caller).await {
             Ok(reply) => ToolReply::Text {
                 text: reply,
                 is_error: false,
@@ -126,7 +127,7 @@ impl Conversation {
     }
 
     /// The user's next turn, or why there is none.
-    async fn reply(&self, message: &str) -> Result<String, String> {
+    async fn reply(&self, message: &str, caller: &Caller<'_>) -> Result<String, String> {
         let mut state = self.state.lock().await;
         if state.stopped || state.replies >= self.spec.max_turns {
             return Err(CONVERSATION_OVER.to_owned());
@@ -144,7 +145,7 @@ impl Conversation {
                     "task_id": self.task_id,
                     "attempt": self.attempt,
                 });
-                self.simulated(&mut state, command, &request)
+                self.simulated(&mut state, command, &request, caller)
                     .await
                     .map_err(|e| self.failed(e))?
             }
@@ -178,20 +179,21 @@ impl Conversation {
         state: &mut State,
         command: &proctor_core::tools::ScriptBackend,
         request: &Value,
+        caller: &Caller<'_>,
     ) -> Result<String, String> {
         if let Some(broken) = &state.broken {
             return Err(broken.clone());
         }
-        if state.simulator.is_none() {
-            state.simulator = Some(Simulator::start(command, &self.task_id, self.attempt)?);
-        }
-        let Some(simulator) = state.simulator.as_mut() else {
-            return Err("user simulator: not running".to_owned());
+        let simulator = match &mut state.simulator {
+            Some(simulator) => simulator,
+            None => state.simulator.insert(Simulator::start(command, caller)?),
         };
         let asked = simulator.ask(request).await;
         if let Err(error) = &asked {
-            state.simulator = None;
             state.broken = Some(error.clone());
+            if let Some(simulator) = state.simulator.take() {
+                simulator.stop().await;
+            }
         }
         asked
     }
@@ -215,10 +217,12 @@ impl Conversation {
             .collect()
     }
 
-    /// Stops the simulator, if it runs and no turn holds it (a turn cut off drops it).
-    pub fn close(&self) {
-        if let Ok(mut state) = self.state.try_lock() {
-            state.simulator = None;
+    /// Stops the simulator and everything it started, once no turn holds it: call after
+    /// the attempt's calls were stopped.
+    pub async fn stop(&self) {
+        let simulator = self.state.lock().await.simulator.take();
+        if let Some(simulator) = simulator {
+            simulator.stop().await;
         }
     }
 }
@@ -226,6 +230,7 @@ impl Conversation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::isolation::contained_command::ContainedCommands;
     use proctor_core::task::ScriptedTurn;
     use proctor_core::tools::ScriptBackend;
 
@@ -237,12 +242,33 @@ mod tests {
         }
     }
 
-    async fn say(conversation: &Conversation, message: &str) -> Result<String, String> {
-        conversation.reply(message).await
+    /// The agent's `message`, answered as an attempt answers it: a simulator runs as a
+    /// plain command (`--isolate none`).
+    async fn say(
+        conversation: &Conversation,
+        (folder, commands): &(tempfile::TempDir, ContainedCommands),
+        message: &str,
+    ) -> Result<String, String> {
+        let caller = Caller {
+            task_id: &conversation.task_id,
+            attempt: conversation.attempt,
+            sandbox: folder.path(),
+            state: None,
+            commands,
+        };
+        conversation.reply(message, &caller).await
+    }
+
+    /// Where a test's simulators run, and their private folders.
+    fn commands() -> (tempfile::TempDir, ContainedCommands) {
+        let folder = tempfile::tempdir().unwrap();
+        let commands = ContainedCommands::plain(folder.path().into());
+        (folder, commands)
     }
 
     #[tokio::test]
     async fn the_stop_signal_ends_the_conversation() {
+        let at = commands();
         let turns = vec![
             ScriptedTurn {
                 when: Some("(?i)order id".into()),
@@ -258,15 +284,15 @@ mod tests {
         let conversation =
             Conversation::new(&spec(UserBackend::Turns(turns), 10), None, "t", 0, "Hi");
         assert_eq!(
-            say(&conversation, "Your order id?").await.unwrap(),
+            say(&conversation, &at, "Your order id?").await.unwrap(),
             "It is W1."
         );
         assert_eq!(
-            say(&conversation, "Done.").await.unwrap(),
+            say(&conversation, &at, "Done.").await.unwrap(),
             "Thanks! ###STOP###"
         );
         assert_eq!(
-            say(&conversation, "More?").await.unwrap_err(),
+            say(&conversation, &at, "More?").await.unwrap_err(),
             CONVERSATION_OVER
         );
         assert!(conversation.failures().is_empty());
@@ -274,6 +300,7 @@ mod tests {
 
     #[tokio::test]
     async fn max_turns_replies_end_it_and_unmatched_messages_get_no_reply() {
+        let at = commands();
         let turns = vec![ScriptedTurn {
             when: Some("^ok".into()),
             say: "fine".into(),
@@ -282,13 +309,13 @@ mod tests {
         let conversation =
             Conversation::new(&spec(UserBackend::Turns(turns), 2), None, "t", 0, "Hi");
         assert_eq!(
-            say(&conversation, "what?").await.unwrap_err(),
+            say(&conversation, &at, "what?").await.unwrap_err(),
             NO_SCRIPTED_REPLY
         );
-        assert_eq!(say(&conversation, "ok 1").await.unwrap(), "fine");
-        assert_eq!(say(&conversation, "ok 2").await.unwrap(), "fine");
+        assert_eq!(say(&conversation, &at, "ok 1").await.unwrap(), "fine");
+        assert_eq!(say(&conversation, &at, "ok 2").await.unwrap(), "fine");
         assert_eq!(
-            say(&conversation, "ok 3").await.unwrap_err(),
+            say(&conversation, &at, "ok 3").await.unwrap_err(),
             CONVERSATION_OVER
         );
     }
@@ -307,6 +334,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_simulator_runs_once_per_attempt_and_sees_the_history() {
+        let at = commands();
         let dir = tempfile::tempdir().unwrap();
         let body = r#"import json, os, sys
 count = 0
@@ -319,29 +347,30 @@ for line in sys.stdin:
 "#;
         let spec = simulator(dir.path(), body, 10.0);
         let conversation = Conversation::new(&spec, None, "t@v", 3, "Hi");
-        let first = say(&conversation, "Hello").await.unwrap();
-        let second = say(&conversation, "Again").await.unwrap();
+        let first = say(&conversation, &at, "Hello").await.unwrap();
+        let second = say(&conversation, &at, "Again").await.unwrap();
         let pid = first.split(' ').next().unwrap();
         assert_eq!(first, format!("{pid} 1 t@v 3 user:Hi <Hello>"));
         assert_eq!(
             second,
             format!("{pid} 2 t@v 3 user:Hi|agent:Hello|user:{first} <Again>")
         );
-        conversation.close();
+        conversation.stop().await;
     }
 
     #[tokio::test]
     async fn a_simulator_that_hangs_or_breaks_fails_the_turn_and_is_noted() {
+        let at = commands();
         let dir = tempfile::tempdir().unwrap();
         let spec = simulator(dir.path(), "import time\ntime.sleep(30)\n", 0.3);
         let conversation = Conversation::new(&spec, None, "t", 0, "Hi");
-        let error = say(&conversation, "Hello").await.unwrap_err();
+        let error = say(&conversation, &at, "Hello").await.unwrap_err();
         assert!(error.contains("gave no reply within 0.3s"), "{error}");
-        assert_eq!(say(&conversation, "Again").await.unwrap_err(), error);
+        assert_eq!(say(&conversation, &at, "Again").await.unwrap_err(), error);
         assert_eq!(conversation.failures(), [format!("user: {error}")]);
         let spec = simulator(dir.path(), "print('not json', flush=True)\n", 5.0);
         let conversation = Conversation::new(&spec, None, "t", 0, "Hi");
-        let error = say(&conversation, "Hello").await.unwrap_err();
+        let error = say(&conversation, &at, "Hello").await.unwrap_err();
         assert!(error.contains("the reply is not a JSON line"), "{error}");
     }
 }
