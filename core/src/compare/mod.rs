@@ -49,6 +49,7 @@
 //! - Tasks may have different numbers of attempts, old and new or task to task: rates are per
 //!   task, so the difference is still defined; McNemar is then not reported.
 
+mod attack_tally;
 mod attacks;
 mod comparison;
 mod difference;
@@ -64,7 +65,8 @@ mod which;
 #[cfg(test)]
 mod tests;
 
-pub use attacks::{AttackDelta, AttackDeltas, AttackTally, attack_deltas};
+pub use attack_tally::AttackTally;
+pub use attacks::{AttackDelta, AttackDeltas, attack_deltas};
 pub use comparison::{
     CompareOptions, Comparison, CostPerSuccess, CostPerSuccessDelta, DEFAULT_MARGIN, SideSummary,
     TaskFiles, TotalCost, compare,

@@ -5,7 +5,7 @@
 //! agent version graded against one task file, so the builder checks both as it goes.
 
 use super::CompareError;
-use super::attacks::AttackTally;
+use super::attack_tally::AttackTally;
 use super::which::Side;
 use crate::result::ResultLine;
 use rust_decimal::Decimal;

@@ -1,6 +1,7 @@
 //! Reading task files (JSON array, JSONL, YAML list) and folders of them.
 
 use super::CheckNames;
+use super::criteria::{BuildError, field_error, read_expected, read_rules, read_verify};
 use super::defaults::{Defaults, split_suite};
 use super::error::{Place, TaskError};
 use super::gate::GateCategory;
@@ -8,9 +9,8 @@ use super::locate::{field_in_message, field_line, raw_scalar, strip_position, ta
 use super::model::Task;
 use super::raw::RawTask;
 use super::variant::{expand_variant, read_faults, variant_entries};
-use crate::end_state::{EndStateCheck, check_relative_path};
-use crate::normalise::{ExpectedAnswer, ExpectedForm};
-use crate::rules::Rule;
+use crate::end_state::check_relative_path;
+use crate::normalise::ExpectedAnswer;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -249,15 +249,6 @@ fn task_label(value: &Value, index: usize) -> String {
     }
 }
 
-pub(super) type BuildError = (Option<String>, String);
-
-pub(super) fn field_error(field: &str, message: impl Into<String>) -> BuildError {
-    (
-        Some(field.to_owned()),
-        format!("field `{field}`: {}", message.into()),
-    )
-}
-
 /// Validates one task and applies defaults: the task, then one task per variant.
 fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>, BuildError> {
     if !value.is_object() {
@@ -410,50 +401,6 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     Ok(tasks)
 }
 
-/// Reads `rules:`; a `never` rule joins `forbidden_tools` instead.
-pub(super) fn read_rules(
-    values: Vec<Value>,
-    forbidden_tools: &mut Vec<String>,
-) -> Result<(Vec<Rule>, Vec<GateCategory>), BuildError> {
-    let mut rules = Vec::new();
-    let mut rule_categories = Vec::new();
-    for (i, rule) in values.into_iter().enumerate() {
-        let place = || format!("rule {}", i + 1);
-        let (rule, category) = take_category(rule, GateCategory::Process)
-            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
-        let rule = Rule::from_json(&rule)
-            .map_err(|e| field_error("rules", format!("{}: {e}", place())))?;
-        match rule {
-            Rule::Never { tool } => forbidden_tools.push(tool),
-            other => {
-                rules.push(other);
-                rule_categories.push(category);
-            }
-        }
-    }
-    Ok((rules, rule_categories))
-}
-
-/// Reads `verify:`, each check with its category.
-pub(super) fn read_verify(
-    values: Vec<Value>,
-    task_dir: &Path,
-) -> Result<(Vec<EndStateCheck>, Vec<GateCategory>), BuildError> {
-    let mut verify = Vec::new();
-    let mut verify_categories = Vec::new();
-    for (i, check) in values.into_iter().enumerate() {
-        let place = || format!("check {}", i + 1);
-        let (check, category) = take_category(check, GateCategory::EndState)
-            .map_err(|e| field_error("verify", format!("{}: {e}", place())))?;
-        verify.push(
-            EndStateCheck::from_json(&check, task_dir)
-                .map_err(|e| field_error("verify", format!("{}: {e}", place())))?,
-        );
-        verify_categories.push(category);
-    }
-    Ok((verify, verify_categories))
-}
-
 /// Refuses a tag listed twice, or a tag `variant:NAME` on a task with a variant NAME (the
 /// variant adds that tag itself): an attempt counts once under each tag in `--by tag`.
 fn check_tags(tags: &[String], variants: &[(String, Value)]) -> Result<(), String> {
@@ -471,45 +418,6 @@ fn check_tags(tags: &[String], variants: &[(String, Value)]) -> Result<(), Strin
             &tag["variant:".len()..]
         )),
         None => Ok(()),
-    }
-}
-
-/// Reads `expected`: one answer (a string, number or boolean), a list of answers any of
-/// which matches, or `{regex: "..."}` matched against the answer as given.
-pub(super) fn read_expected(
-    value: Option<Value>,
-) -> Result<(Option<String>, ExpectedForm), BuildError> {
-    let scalar = |value: Value| match value {
-        Value::String(s) => Some(s),
-        v @ (Value::Number(_) | Value::Bool(_)) => Some(v.to_string()),
-        _ => None,
-    };
-    const SHAPES: &str = "must be a string, number or boolean, a list of them, or {regex: \"...\"}";
-    match value {
-        None | Some(Value::Null) => Ok((None, ExpectedForm::Text)),
-        Some(Value::Array(items)) => {
-            let answers: Option<Vec<String>> = items.into_iter().map(scalar).collect();
-            match answers {
-                Some(answers) if !answers.is_empty() => {
-                    Ok((Some(answers.join(" | ")), ExpectedForm::AnyOf(answers)))
-                }
-                Some(_) => Err(field_error("expected", "an empty list matches no answer")),
-                None => Err(field_error("expected", SHAPES)),
-            }
-        }
-        Some(Value::Object(mut fields)) => {
-            let pattern = match fields.remove("regex") {
-                Some(Value::String(pattern)) if fields.is_empty() => pattern,
-                _ => return Err(field_error("expected", SHAPES)),
-            };
-            regex::Regex::new(&pattern)
-                .map_err(|e| field_error("expected", format!("regex {pattern:?}: {e}")))?;
-            Ok((Some(pattern.clone()), ExpectedForm::Regex(pattern)))
-        }
-        Some(other) => match scalar(other) {
-            Some(text) => Ok((Some(text), ExpectedForm::Text)),
-            None => Err(field_error("expected", SHAPES)),
-        },
     }
 }
 
@@ -561,26 +469,6 @@ fn read_expected_all(value: Option<Value>) -> Result<Vec<String>, BuildError> {
             Ok(text)
         })
         .collect()
-}
-
-/// Takes the optional `category` key out of a rule or end-state check: `safety` makes it a
-/// safety check (counted with forbidden tools, gated as `safety`); its own category
-/// (`natural`) may be written too. Anything else is refused, naming the categories.
-fn take_category(mut value: Value, natural: GateCategory) -> Result<(Value, GateCategory), String> {
-    let Some(fields) = value.as_object_mut() else {
-        return Ok((value, natural));
-    };
-    let category = match fields.remove("category") {
-        None => natural,
-        Some(Value::String(name)) if name == "safety" => GateCategory::Safety,
-        Some(Value::String(name)) if name == natural.as_str() => natural,
-        Some(other) => {
-            return Err(format!(
-                "key `category`: expected `safety` or `{natural}`, found {other}"
-            ));
-        }
-    };
-    Ok((value, category))
 }
 
 /// The longest task id: ids name folders (`--keep`) and appear in every result line.

@@ -1,6 +1,7 @@
 //! Tasks: the model, loading from files and folders, and gate categories.
 
 mod check_names;
+mod criteria;
 mod defaults;
 mod error;
 mod gate;

@@ -2,7 +2,7 @@
 //! `id@NAME`, with the base task's input changed, its faults added, and checks of its
 //! own added to the base task's (an injection's security check runs on its variant only).
 
-use super::load::{BuildError, read_expected, read_rules, read_verify};
+use super::criteria::{BuildError, read_expected, read_rules, read_verify};
 use super::model::Task;
 use crate::faults::FaultSpec;
 use serde::Deserialize;
