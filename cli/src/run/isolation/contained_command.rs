@@ -300,6 +300,9 @@ impl ContainedCommands {
         if let Some(state) = call.state {
             environment.set(STATE_VARIABLE, state.to_string_lossy());
         }
+        for (name, value) in python_paths(call.files) {
+            environment.set(name, value);
+        }
         let mut vars = environment.vars().to_vec();
         vars.extend(prepared.env.iter().cloned());
         Ok(Ready {
@@ -333,6 +336,26 @@ impl ContainedCommands {
             (None, Exit::Signal(signal)) => CommandEnd::Killed { signal, stderr },
         })
     }
+}
+
+/// How Python finds modules in a contained command: never in its working folder, the
+/// sandbox, where a `json.py` the agent left would stand in for the standard library of a
+/// `python3 -c` check (`PYTHONSAFEPATH`, Python 3.11 and later), but beside the command's own
+/// files (`PYTHONPATH`), where a check script's helper modules are.
+fn python_paths(files: &[PathBuf]) -> Vec<(&'static str, String)> {
+    let mut folders: Vec<&Path> = Vec::new();
+    for folder in files.iter().filter_map(|file| file.parent()) {
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
+    let mut vars = vec![("PYTHONSAFEPATH", "1".to_owned())];
+    if let Ok(joined) = std::env::join_paths(&folders)
+        && !folders.is_empty()
+    {
+        vars.push(("PYTHONPATH", joined.to_string_lossy().into_owned()));
+    }
+    vars
 }
 
 impl ContainedCommands {
