@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::path::{STATE_PREFIX, state_path};
+use super::path::{LEAVES_SANDBOX, STATE_PREFIX, state_path};
 use super::{CommandRunner, EndStateCheck, command, files, json, query};
 
 impl EndStateCheck {
@@ -24,9 +24,11 @@ impl EndStateCheck {
         if let Some(path) = in_state.path_mut() {
             inside.clone_into(path);
         }
-        in_state
-            .check_in(state, commands)
-            .map_err(|what| format!("{STATE_PREFIX}{what}"))
+        // The readers name the folder they read "the sandbox"; here it is the state folder.
+        in_state.check_in(state, commands).map_err(|what| {
+            let what = what.replacen(LEAVES_SANDBOX, "symlink leaves the state folder", 1);
+            format!("{STATE_PREFIX}{what}")
+        })
     }
 
     /// The path the check reads, if it reads one.
@@ -424,7 +426,7 @@ mod state_tests {
             .unwrap();
         assert_eq!(
             check(json!({"file_exists": "state:link"}), &runner),
-            Err("state:link: symlink leaves the sandbox".to_owned())
+            Err("state:link: symlink leaves the state folder".to_owned())
         );
         assert_eq!(
             check(equals, &super::super::PlainCommands),

@@ -12,6 +12,9 @@ pub fn state_path(path: &str) -> Option<&str> {
     path.strip_prefix(STATE_PREFIX)
 }
 
+/// What a failure says of a symlink out of the folder a check reads.
+pub(crate) const LEAVES_SANDBOX: &str = "symlink leaves the sandbox";
+
 /// Validates a relative path from a task file: rejects empty and absolute paths, any `..`
 /// component, and paths that name the directory itself (`.`). The message names the path.
 /// `state:REL` is checked as `REL`.
@@ -74,7 +77,7 @@ pub(crate) fn resolve(dir: &Path, path: &str) -> Result<Resolved, String> {
     loop {
         if let Ok(real) = probe.canonicalize() {
             if !real.starts_with(&root) {
-                return Err(format!("{path}: symlink leaves the sandbox"));
+                return Err(format!("{path}: {LEAVES_SANDBOX}"));
             }
             return Ok(if probe == full {
                 Resolved::Found(real)
