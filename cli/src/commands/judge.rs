@@ -3,7 +3,8 @@
 //!
 //! Each result of a task with a rubric is judged against its sandbox under `--keep DIR`
 //! (`DIR/<task>/<attempt>/`, or `DIR/<label>/<task>/<attempt>/` as `run` keeps them for
-//! several agents) and graded again, end-state checks included. Other lines are copied
+//! several agents) and graded again, end-state checks included, on the other accounts of the
+//! calls the line kept (`evidence`) and with the checks the run added. Other lines are copied
 //! unchanged. The file is replaced only when every judgement went through: a judge that
 //! cannot be reached leaves the results as they were (exit 3).
 
@@ -14,12 +15,13 @@ use crate::outputs::results::ResultsOut;
 use crate::outputs::{Attempt, Ending, Outputs};
 use crate::problems::Problems;
 use crate::results_file::for_each_result;
+use crate::run::RUNNER_CHECKS;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
 use crate::usage_cost::load_pricer;
 use anyhow::Context;
 use futures_util::{StreamExt, TryStreamExt};
-use proctor_core::grade::{Workdir, grade};
+use proctor_core::grade::{Evidence, Workdir, grade_on_evidence};
 use proctor_core::result::ResultLine;
 use proctor_core::task::Suite;
 use proctor_core::task::Task;
@@ -104,7 +106,19 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
             Some(dir) => Workdir::Dir(dir, &commands),
             None => Workdir::Missing,
         };
-        line.set_grade(grade(task, &outcome, workdir, Some(&judged.verdict)));
+        // On the evidence the run saw, with the checks it added: a forbidden call seen only
+        // in the trace, or a served tool's limit gone over, fails the line again.
+        let evidence = Evidence::from_record(&line.evidence);
+        let mut regraded =
+            grade_on_evidence(task, &outcome, &evidence, workdir, Some(&judged.verdict));
+        let runner_checks: Vec<_> = line
+            .checks
+            .iter()
+            .filter(|check| RUNNER_CHECKS.iter().any(|name| check.check == *name))
+            .cloned()
+            .collect();
+        regraded.add_runner_checks(runner_checks, &outcome, task.step_cap);
+        line.set_grade(regraded);
         line.judge = judged.record;
         crate::details::add_runner_details(line, None);
         let at = line

@@ -360,6 +360,7 @@ pub async fn finish_attempt(
         // Something about this run alone (an unreadable sandbox): it stays ungraded.
         Err(error) => Some(Judged::undecided(error.to_string())),
     };
+    let evidence_on_record = evidence.on_record();
     let mut graded = {
         let context = context.clone();
         let dir = folders.sandbox.clone();
@@ -378,13 +379,12 @@ pub async fn finish_attempt(
         })
         .await?
     };
-    graded.checks.extend(trace_checks);
     // A limit of the tool server the agent went over fails the attempt, with its reason.
-    for check in served_checks.iter().filter(|c| c.gating && !c.passed) {
-        graded.passed = Some(false);
-        graded.reasons.extend(check.failure.clone());
-    }
-    graded.checks.extend(served_checks);
+    graded.add_runner_checks(
+        trace_checks.into_iter().chain(served_checks),
+        &outcome,
+        task.step_cap,
+    );
     let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
     let priced_at: jiff::Timestamp = ended.started_at;
     let cost = context
@@ -400,6 +400,7 @@ pub async fn finish_attempt(
         graded,
     );
     line.variant.clone_from(&task.variant);
+    line.evidence = evidence_on_record;
     if let Some(served) = &served {
         line.faults_fired.clone_from(&served.fired);
         line.faults_missed.clone_from(&served.missed);

@@ -15,3 +15,12 @@ pub mod signals;
 pub mod stdout_outcome;
 pub mod traced;
 pub mod variants;
+
+/// The checks a run adds beside the task's own ([`proctor_core::grade::Grade::add_runner_checks`]):
+/// a result line keeps them, and `proctor judge` keeps them when it grades the line again.
+pub const RUNNER_CHECKS: [&str; 4] = [
+    traced::MATCHES_TRACE,
+    traced::TRACE_COMPLETE,
+    served::MATCHES_CALLS,
+    served::WITHIN_LIMITS,
+];

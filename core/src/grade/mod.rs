@@ -11,7 +11,7 @@ pub use crate::task::{CheckName, CheckNames};
 pub use checks::{CheckResult, Failed, Workdir, evaluate};
 use checks::{CheckSink, each_check, on_record};
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL, diagnose};
-pub use evidence::Evidence;
+pub use evidence::{Account, Evidence};
 pub use reasons_given::{ReasonsGiven, TaskReasons};
 pub use verdict::RubricVerdict;
 
@@ -38,6 +38,28 @@ pub struct Grade {
     pub step_efficiency: Option<f64>,
     /// Share of `expected_tools` the run used.
     pub tool_correctness: Option<f64>,
+}
+
+impl Grade {
+    /// Adds checks the runner made beside the task's own (the trajectory against the trace
+    /// or the recorded calls, the served tools' limits). One that gates and failed fails the
+    /// attempt, with its reason after the task's, and gives it its diagnosis.
+    pub fn add_runner_checks(
+        &mut self,
+        checks: impl IntoIterator<Item = CheckResult>,
+        outcome: &Outcome,
+        step_cap: Option<u64>,
+    ) {
+        for check in checks {
+            if check.gating && !check.passed {
+                self.passed = Some(false);
+                self.reasons.extend(check.failure.clone());
+                self.diagnosis
+                    .get_or_insert_with(|| diagnose(outcome, step_cap));
+            }
+            self.checks.push(check);
+        }
+    }
 }
 
 /// Which checks a [`Grade`] keeps.

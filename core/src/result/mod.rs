@@ -273,6 +273,11 @@ pub struct ResultLine {
     /// The `calls:` faults whose call never came; not written when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults_missed: Vec<crate::faults::FaultMissed>,
+    /// The other accounts of the attempt's calls (the recorded calls, the trace, the
+    /// report) when they showed any, so that grading the line again (`proctor judge`) sees
+    /// what the run saw; not written when there were none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<crate::grade::Account>,
     /// How many steps the agent took, as its outcome counted them.
     #[serde(default)]
     pub steps: u64,
@@ -385,6 +390,7 @@ impl ResultLine {
             uncaptured_args: outcome.uncaptured_args,
             faults_fired: Vec::new(),
             faults_missed: Vec::new(),
+            evidence: Vec::new(),
             steps: outcome.steps,
             error: outcome.error,
             usage: outcome.usage,
