@@ -40,6 +40,37 @@ pub fn run(cmd: &mut Command) -> Output {
     }
 }
 
+/// `proctor grade` of the outcomes in `log` against `tasks`, its end-state checks run on
+/// `workdir` (kept sandboxes, or one folder), result lines to `out`; add what else a test
+/// needs.
+pub fn grade_kept(tasks: &Path, log: &Path, workdir: &Path, out: &Path) -> Command {
+    let mut cmd = proctor();
+    cmd.arg("grade")
+        .arg("--tasks")
+        .arg(tasks)
+        .arg("--outcomes")
+        .arg(log)
+        .arg("--workdir")
+        .arg(workdir)
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
+/// `proctor judge` of the results in `results`, their sandboxes kept under `keep`; add the
+/// judge's options.
+pub fn judge_kept(tasks: &Path, results: &Path, keep: &Path) -> Command {
+    let mut cmd = proctor();
+    cmd.arg("judge")
+        .arg("--tasks")
+        .arg(tasks)
+        .arg("--results")
+        .arg(results)
+        .arg("--keep")
+        .arg(keep);
+    cmd
+}
+
 /// Writes a file into a test folder.
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

@@ -2,7 +2,7 @@
 //! format, the gates, and bad input (different task files, no shared task, a label mix,
 //! ungraded attempts, unreadable lines).
 
-use crate::common::{Output, proctor, run, write};
+use crate::common::{Output, grade_kept, proctor, run, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -227,18 +227,13 @@ fn fixture_results_match_their_outcome_logs() {
     for version in ["v1", "v2"] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.jsonl");
-        let graded = run(proctor()
-            .args([
-                "grade",
-                "--tasks",
-                "fixtures/refunds/tasks.yaml",
-                "--outcomes",
-            ])
-            .arg(format!("fixtures/compare/outcomes-{version}.jsonl"))
-            .arg("--workdir")
-            .arg(format!("fixtures/compare/workdir/{version}"))
-            .args(["--label", &format!("agent-{version}"), "--out"])
-            .arg(&out));
+        let graded = run(grade_kept(
+            Path::new("fixtures/refunds/tasks.yaml"),
+            Path::new(&format!("fixtures/compare/outcomes-{version}.jsonl")),
+            Path::new(&format!("fixtures/compare/workdir/{version}")),
+            &out,
+        )
+        .args(["--label", &format!("agent-{version}")]));
         assert_eq!(graded.code, 0, "{}", graded.stderr);
         let verdicts = |text: &str| -> Vec<(String, u64, Value)> {
             text.lines()

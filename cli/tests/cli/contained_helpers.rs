@@ -4,7 +4,7 @@
 //! their own files from the task's folder, and run a bounded number at once. Each test runs
 //! in the mode this machine gives (`namespaces()` says which; CI runs both).
 
-use crate::common::{Output, namespaces, proctor, results, root, run, write};
+use crate::common::{Output, grade_kept, namespaces, proctor, results, root, run, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -115,17 +115,14 @@ fn a_command_check_gets_no_secret_writes_nothing_and_leaves_nothing_running() {
         "log.jsonl",
         "{\"task\": \"escape\", \"status\": \"final\", \"answer\": \"ok\"}\n",
     );
-    let graded = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&log)
-        .arg("--workdir")
-        .arg(keep.join("escape/0"))
-        .arg("--out")
-        .arg(tasks_dir.path().join("g.jsonl"))
-        .env("PROCTOR_TEST_CANARY", "sk-canary-command-check")
-        .timeout(Duration::from_secs(120)));
+    let graded = run(grade_kept(
+        &tasks,
+        &log,
+        &keep.join("escape/0"),
+        &tasks_dir.path().join("g.jsonl"),
+    )
+    .env("PROCTOR_TEST_CANARY", "sk-canary-command-check")
+    .timeout(Duration::from_secs(120)));
     assert_eq!(graded.code, 0, "{}", graded.stderr);
     let line = &results(&tasks_dir.path().join("g.jsonl"))[0];
     let reason = line["reasons"][0].as_str().unwrap();
@@ -177,6 +174,48 @@ fn a_check_the_agent_planted_in_its_sandbox_never_replaces_the_tasks_own() {
             "{reason}"
         );
     }
+}
+
+#[test]
+fn a_python_check_imports_neither_a_module_the_agent_left_nor_fails_to_import_its_own() {
+    let _ = namespaces();
+    let tasks_dir = host_folder();
+    // The task's own check script imports a helper module beside it.
+    std::fs::create_dir(tasks_dir.path().join("checks")).unwrap();
+    write(tasks_dir.path(), "checks/helper.py", "EXPECTED = False\n");
+    write(
+        tasks_dir.path(),
+        "checks/report.py",
+        "import json, sys\nfrom helper import EXPECTED\n\
+         sys.exit(0 if json.load(open('out.json'))['ok'] is EXPECTED else 1)\n",
+    );
+    let tasks = write(
+        tasks_dir.path(),
+        "tasks.yaml",
+        "- id: planted_module\n  input: x\n  verify:\n\
+         \x20   - command: python3 -c \"import json, sys; sys.exit(0 if json.load(open('out.json'))['ok'] else 1)\"\n\
+         \x20   - command: python3 -m json.tool out.json\n\
+         \x20   - command: python3 checks/report.py\n",
+    );
+    let out = tasks_dir.path().join("r.jsonl");
+    let agent = format!("sh {}", adversary("module_planter.sh").display());
+    let ran = run_agent(&tasks, &agent, &out, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let line = &results(&out)[0];
+    assert_eq!(line["answer"], "planted", "{line}");
+    // The agent's `json.py` would have passed the first check; the real `json` fails it.
+    // `-m json.tool` reads the real module too (and out.json is valid), and the task's
+    // script still finds its helper.
+    assert_eq!(line["passed"], false, "{line}");
+    let reasons = line["reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{line}");
+    assert!(
+        reasons[0]
+            .as_str()
+            .unwrap()
+            .contains("exit code 1, expected 0"),
+        "{line}"
+    );
 }
 
 #[test]

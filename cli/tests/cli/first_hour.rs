@@ -2,7 +2,7 @@
 //! agents that cannot start, silent or hung agents, empty task files and cassettes. Each
 //! test is one of the mistakes that used to end in silence or in a wrong pass.
 
-use crate::common::{proctor, root, run, write};
+use crate::common::{judge_kept, proctor, root, run, write};
 use serde_json::Value;
 use std::path::Path;
 
@@ -257,13 +257,7 @@ fn judge_takes_results_again_after_a_rubric_edit_and_refuses_other_edits() {
         .arg(&out));
     assert_eq!(first.code, 0, "{}", first.stderr);
     let judge = || {
-        run(proctor()
-            .args(["judge", "--tasks"])
-            .arg(&tasks)
-            .arg("--results")
-            .arg(&out)
-            .arg("--keep")
-            .arg(&keep)
+        run(judge_kept(&tasks, &out, &keep)
             .args(["--judge-model", "claude-sonnet-4-6", "--cassette"])
             .arg(root().join("fixtures/cassettes/run")))
     };

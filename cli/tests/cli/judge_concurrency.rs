@@ -4,7 +4,7 @@
 //! storm waited out, and Ctrl-C while verdicts are awaited.
 
 use crate::common::results;
-use crate::common::{Output, proctor, run, write};
+use crate::common::{Output, judge_kept, proctor, run, write};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,14 +54,14 @@ impl Respond for MockModel {
 }
 
 /// The mock model on its own runtime, which must outlive the commands run against it.
-struct Model {
+pub struct Model {
     _runtime: tokio::runtime::Runtime,
     server: MockServer,
     calls: Arc<Mutex<Vec<(Instant, Duration)>>>,
 }
 
 impl Model {
-    fn start(throttled: usize, delay_scale: u32) -> Model {
+    pub fn start(throttled: usize, delay_scale: u32) -> Model {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -89,7 +89,7 @@ impl Model {
     }
 
     /// The judge flags for this model, with `--judge-jobs` at [`JUDGE_JOBS`].
-    fn flags(&self) -> Vec<String> {
+    pub fn flags(&self) -> Vec<String> {
         let jobs = JUDGE_JOBS.to_string();
         let uri = self.server.uri();
         [
@@ -290,15 +290,7 @@ fn judge_rejudges_concurrently_in_the_files_order() {
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert_eq!(model.answered(), 0);
     let before: Vec<Value> = results(&out);
-    let judged = run(proctor()
-        .arg("judge")
-        .arg("--tasks")
-        .arg(tasks(dir.path()))
-        .arg("--results")
-        .arg(&out)
-        .arg("--keep")
-        .arg(&keep)
-        .args(model.flags()));
+    let judged = run(judge_kept(&tasks(dir.path()), &out, &keep).args(model.flags()));
     assert_eq!(judged.code, 0, "{}", judged.stderr);
     assert_eq!(model.answered(), 12);
     model.assert_concurrent("judge");

@@ -3,7 +3,7 @@
 //! command checks whose scripts sit beside the task file, whichever folder proctor is
 //! started from.
 
-use crate::common::{namespaces, proctor, results, run, write};
+use crate::common::{grade_kept, namespaces, proctor, results, run, write};
 use std::path::Path;
 
 const RETAIL: &str = r#"
@@ -41,15 +41,7 @@ fn grade_names_what_the_richer_checks_found() {
     database(&work.join("cancel/0"), "cancelled", 5);
     database(&work.join("cancel/1"), "pending", 100);
     let out = dir.path().join("r.jsonl");
-    let graded = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&log)
-        .arg("--workdir")
-        .arg(&work)
-        .arg("--out")
-        .arg(&out));
+    let graded = run(&mut grade_kept(&tasks, &log, &work, &out));
     assert_eq!(graded.code, 0, "{}", graded.stderr);
     let lines = results(&out);
     assert_eq!(lines[0]["passed"], true, "{}", lines[0]);

@@ -2,7 +2,7 @@
 //! crash, timeout with a grandchild killed, garbage output, interrupt and resume,
 //! shards merged equal to one run, and what the agent may (not) see.
 
-use crate::common::{JUDGE, Output, proctor, results, root, run, write};
+use crate::common::{JUDGE, Output, grade_kept, proctor, results, root, run, write};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -773,19 +773,13 @@ fn grade_judges_kept_sandboxes_offline() {
     assert_eq!(first.code, 0, "{}", first.stderr);
     // Result lines are outcome lines too: grade them again, offline, with the kept end state.
     let graded = dir.path().join("graded.jsonl");
-    let second = run(proctor()
-        .args([
-            "grade",
-            "--tasks",
-            "fixtures/run/recovery.yaml",
-            "--outcomes",
-        ])
-        .arg(&out)
-        .arg("--workdir")
-        .arg(&keep)
-        .args(JUDGE)
-        .arg("--out")
-        .arg(&graded));
+    let second = run(grade_kept(
+        Path::new("fixtures/run/recovery.yaml"),
+        &out,
+        &keep,
+        &graded,
+    )
+    .args(JUDGE));
     assert_eq!(second.code, 0, "{}", second.stderr);
     let essence = |lines: Vec<Value>| -> Vec<(Value, Value, Value)> {
         let mut v: Vec<_> = lines

@@ -4,7 +4,7 @@
 //! the tools finds nothing and fails, an honest one passes. Each test runs in the mode this
 //! machine gives (`namespaces()` says which; `PROCTOR_BWRAP=/nonexistent` the fallback).
 
-use crate::common::{namespaces, proctor, results, root, run, write};
+use crate::common::{grade_kept, namespaces, proctor, results, root, run, write};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -113,16 +113,8 @@ fn an_agent_that_goes_after_the_state_folder_finds_nothing_and_fails() {
     let grade = |extra: &[&str]| {
         let out = dir.path().join("g.jsonl");
         let _ = std::fs::remove_file(&out);
-        let graded = run(proctor()
-            .args(["grade", "--tasks"])
-            .arg(&tasks)
-            .arg("--outcomes")
-            .arg(&log)
-            .arg("--workdir")
-            .arg(&keep)
+        let graded = run(grade_kept(&tasks, &log, &keep, &out)
             .args(extra)
-            .arg("--out")
-            .arg(&out)
             .timeout(Duration::from_secs(120)));
         assert!(graded.code <= 1, "{}", graded.stderr);
         results(&out).remove(0)
