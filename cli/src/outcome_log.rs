@@ -5,8 +5,12 @@
 //! skipped, and so is a line longer than [`MAX_LINE_BYTES`], which is not even held: a
 //! file without newlines (a binary, `/dev/zero`) would otherwise fill the memory.
 
+use proctor_core::grade::{Account, Evidence};
 use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeReader, kind_of};
 use proctor_ledger::time::TIME_KEYS;
+
+/// A result line's key for the other accounts of its calls.
+const EVIDENCE_KEY: &str = "evidence";
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fs::File;
@@ -28,6 +32,8 @@ pub struct OutcomeRecord {
     pub outcome: Outcome,
     /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+    /// The other accounts of the calls a result line kept (`evidence`).
+    pub evidence: Evidence,
 }
 
 /// One non-empty line of the log: an outcome, or why it cannot be used.
@@ -47,6 +53,7 @@ pub fn parse_item(bytes: &[u8], line: usize, keys: &LineKeys) -> Option<Item> {
             attempt: head.attempt,
             outcome: buffer.outcome,
             time: head.time,
+            evidence: head.evidence,
         })),
         Err(message) => Item::Bad { line, message },
     })
@@ -88,6 +95,9 @@ pub struct LineHead<'l> {
     pub attempt: Option<u64>,
     /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+    /// The other accounts of the calls, when the line is a result line that kept them
+    /// (`evidence`): grading it again sees what the run saw.
+    pub evidence: Evidence,
 }
 
 /// Reads one line (without its newline) into `buffer`; `None` for a blank line, `Err`
@@ -309,7 +319,7 @@ impl OutcomeLog {
 
 /// The top-level fields of a line that are not the outcome's, in the order
 /// [`OutcomeReader`] returns their values: the task key (`task`, then `task_id`, or the
-/// `--task-key` field alone), `attempt`, `run`, then the time keys.
+/// `--task-key` field alone), `attempt`, `run`, the time keys, then `evidence`.
 #[derive(Debug)]
 pub struct LineKeys {
     keys: Vec<String>,
@@ -328,6 +338,7 @@ impl LineKeys {
             .into_iter()
             .chain(["attempt", "run"])
             .chain(TIME_KEYS)
+            .chain([EVIDENCE_KEY])
             .map(str::to_owned)
             .collect();
         LineKeys {
@@ -392,8 +403,18 @@ fn read_line<'l>(
         })?),
     };
     read.map_err(|e| e.to_string())?;
+    let (evidence, times) = extras[attempt_at + 2..]
+        .split_last()
+        .expect("the evidence key is the last");
+    let evidence = match evidence {
+        None => Evidence::default(),
+        Some(extra) => {
+            let accounts = serde_json::from_value::<Vec<Account>>(value_of(extra, text)?)
+                .map_err(|e| format!("field `{EVIDENCE_KEY}`: {e}"))?;
+            Evidence::from_record(&accounts)
+        }
+    };
     // The values of the time keys follow `attempt` and `run`, in the order of TIME_KEYS.
-    let times = &extras[attempt_at + 2..];
     let time = if times.iter().all(Option::is_none) {
         Ok(None)
     } else {
@@ -412,6 +433,7 @@ fn read_line<'l>(
         task,
         attempt,
         time,
+        evidence,
     })
 }
 

@@ -164,3 +164,40 @@ fn judging_a_line_again_keeps_what_the_trace_showed() {
     assert_eq!(again["judge"]["verdict"], "PASS", "{again}");
     assert_eq!(again["evidence"], first["evidence"]);
 }
+
+#[test]
+fn grading_result_lines_again_keeps_what_the_trace_showed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(dir.path(), "tasks.yaml", TASKS);
+    let out = dir.path().join("r.jsonl");
+    let first = attempt("wipe", "--trace wipe", &[]);
+    let detail = "called at step 2 (seen in the trace, not in the agent's report)";
+    assert_eq!(failed_with(&first, "forbidden tool: wipe"), detail);
+    // Result lines are outcome lines: graded again offline, on the evidence they kept.
+    let mut log = serde_json::to_string(&first).unwrap();
+    log.push('\n');
+    let mut broken = first.clone();
+    broken["evidence"] = serde_json::json!(3);
+    log.push_str(&serde_json::to_string(&broken).unwrap());
+    log.push('\n');
+    let log = write(dir.path(), "log.jsonl", &log);
+    let graded = run(proctor()
+        .args(["grade", "--tasks"])
+        .arg(&tasks)
+        .arg("--outcomes")
+        .arg(&log)
+        .arg("--out")
+        .arg(&out));
+    // The broken line is bad input, named and skipped; the other is graded and written.
+    assert_eq!(graded.code, 2, "{}", graded.stderr);
+    let lines = results(&out);
+    assert_eq!(lines.len(), 1, "{}", graded.stderr);
+    assert_eq!(failed_with(&lines[0], "forbidden tool: wipe"), detail);
+    assert!(
+        graded
+            .stderr
+            .contains("log.jsonl:2: field `evidence`: invalid type: integer `3`"),
+        "{}",
+        graded.stderr
+    );
+}

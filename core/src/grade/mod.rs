@@ -81,7 +81,7 @@ pub fn grade(
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
 ) -> Grade {
-    grade_keeping(task, outcome, workdir, verdict, Kept::OnRecord, None)
+    grade_on_evidence(task, outcome, &Evidence::default(), workdir, verdict)
 }
 
 /// Grades one outcome as [`grade`] does, with forbidden tools and `safety` rules also
@@ -182,27 +182,20 @@ impl CheckSink for Collect<'_, '_> {
     }
 }
 
-/// Grades one outcome as [`grade`] does, keeping the checks `kept` asks for. With
+/// Grades one outcome as [`grade_on_evidence`] does, keeping the checks `kept` asks for. With
 /// [`Kept::ForSummary`] and `given`, the reasons earlier lines of the task gave, a reason
 /// among them comes without its detail (the summary reads that line's), and the grade's
 /// reasons are added to `given`.
 pub fn grade_keeping(
     task: &Task,
     outcome: &Outcome,
+    evidence: &Evidence,
     workdir: Workdir<'_>,
     verdict: Option<&RubricVerdict>,
     kept: Kept,
     given: Option<&mut TaskReasons>,
 ) -> Grade {
-    grade_with(
-        task,
-        outcome,
-        &Evidence::default(),
-        workdir,
-        verdict,
-        kept,
-        given,
-    )
+    grade_with(task, outcome, evidence, workdir, verdict, kept, given)
 }
 
 fn grade_with(

@@ -517,6 +517,7 @@ fn a_summary_grade_keeps_a_repeated_reason_but_records_only_what_the_summary_rea
         grade_keeping(
             task,
             &broken,
+            &Evidence::default(),
             Workdir::Missing,
             None,
             Kept::ForSummary,

@@ -8,7 +8,7 @@ use crate::outcome_log::{
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::kept_state_folder;
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
+use proctor_core::grade::{Evidence, Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
 use proctor_core::summary::Counted;
@@ -219,6 +219,7 @@ impl LineGrader<'_> {
                     line: number,
                     attempt: head.attempt,
                     time: head.time,
+                    evidence: head.evidence,
                 }),
                 None => Err(format!(
                     "{}:{number}: task `{}` is not in the suite {}",
@@ -250,6 +251,7 @@ impl LineGrader<'_> {
             mut outcome,
             time,
             attempt: given,
+            evidence,
             ..
         } = *record;
         let line = LineRef {
@@ -258,6 +260,7 @@ impl LineGrader<'_> {
             line,
             attempt: given,
             time,
+            evidence,
         };
         self.finish_outcome(line, &mut outcome, attempt, judged, text, None)
     }
@@ -280,6 +283,7 @@ impl LineGrader<'_> {
             slot,
             line: number,
             time,
+            evidence,
             ..
         } = line;
         let mut problems = Vec::new();
@@ -307,7 +311,7 @@ impl LineGrader<'_> {
             Kept::ForSummary
         };
         let given = given.map(|given| given.of_task(slot));
-        let graded = grade_keeping(task, outcome, workdir, verdict, kept, given);
+        let graded = grade_keeping(task, outcome, &evidence, workdir, verdict, kept, given);
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
         if let Err(e) = &time {
             problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
@@ -407,6 +411,8 @@ pub struct LineRef<'a> {
     pub attempt: Option<u64>,
     /// The line's own time, at which its usage is priced.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+    /// The other accounts of the calls a result line kept.
+    pub evidence: Evidence,
 }
 
 /// A line that was read and whose task is in the suite.

@@ -288,6 +288,8 @@ fn grade_trace(
         attempt: Some(attempt),
         outcome,
         time: Ok(time),
+        // The trace is the only account there is.
+        evidence: Default::default(),
     };
     let read = ReadLine {
         task,
