@@ -40,20 +40,23 @@ pub fn run(cmd: &mut Command) -> Output {
     }
 }
 
-/// `proctor grade` of the outcomes in `log` against `tasks`, its end-state checks run on
-/// `workdir` (kept sandboxes, or one folder), result lines to `out`; add what else a test
-/// needs.
-pub fn grade_kept(tasks: &Path, log: &Path, workdir: &Path, out: &Path) -> Command {
+/// `proctor grade` of the outcomes in `log` against `tasks`; add what else a test needs.
+pub fn grade_log(tasks: &Path, log: &Path) -> Command {
     let mut cmd = proctor();
     cmd.arg("grade")
         .arg("--tasks")
         .arg(tasks)
         .arg("--outcomes")
-        .arg(log)
-        .arg("--workdir")
-        .arg(workdir)
-        .arg("--out")
-        .arg(out);
+        .arg(log);
+    cmd
+}
+
+/// `proctor grade` of the outcomes in `log` against `tasks`, its end-state checks run on
+/// `workdir` (kept sandboxes, or one folder), result lines to `out`; add what else a test
+/// needs.
+pub fn grade_kept(tasks: &Path, log: &Path, workdir: &Path, out: &Path) -> Command {
+    let mut cmd = grade_log(tasks, log);
+    cmd.arg("--workdir").arg(workdir).arg("--out").arg(out);
     cmd
 }
 

@@ -3,7 +3,7 @@
 //! no eligibility check preceded, fails, whatever `trajectory_from` says. The attack agent,
 //! fixtures/agents/adversarial/clean_report.py, needs only Python's standard library.
 
-use crate::common::{judge_kept, proctor, results, run, write};
+use crate::common::{grade_log, judge_kept, proctor, results, run, write};
 use serde_json::Value;
 
 const AGENT: &str = "python3 fixtures/agents/adversarial/clean_report.py";
@@ -181,13 +181,7 @@ fn grading_result_lines_again_keeps_what_the_trace_showed() {
     log.push_str(&serde_json::to_string(&broken).unwrap());
     log.push('\n');
     let log = write(dir.path(), "log.jsonl", &log);
-    let graded = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&log)
-        .arg("--out")
-        .arg(&out));
+    let graded = run(grade_log(&tasks, &log).arg("--out").arg(&out));
     // The broken line is bad input, named and skipped; the other is graded and written.
     assert_eq!(graded.code, 2, "{}", graded.stderr);
     let lines = results(&out);

@@ -1,7 +1,7 @@
 //! `proctor grade` and `proctor report`: output snapshots in every format, exit codes,
 //! and bad input that is reported without losing the rest.
 
-use crate::common::{Output, proctor, run, write};
+use crate::common::{Output, grade_log, proctor, run, write};
 use assert_cmd::Command;
 use std::path::Path;
 
@@ -347,14 +347,7 @@ fn attempts_and_steps_at_the_limit_of_their_numbers_are_reported_not_wrapped() {
         );
         write(dir.path(), &format!("{field}.jsonl"), &text)
     };
-    let grade = |log: &Path, extra: &[&Path]| {
-        run(proctor()
-            .args(["grade", "--tasks"])
-            .arg(&tasks)
-            .arg("--outcomes")
-            .arg(log)
-            .args(extra))
-    };
+    let grade = |log: &Path, extra: &[&Path]| run(grade_log(&tasks, log).args(extra));
 
     let out_file = dir.path().join("out.jsonl");
     let out = grade(&log("attempt", ""), &[Path::new("--out"), &out_file]);

@@ -1,7 +1,7 @@
 //! `grade` of a suite with rubric tasks and no judge: the other tasks are graded, the rubric
 //! tasks' runs are ungraded as `run --no-judge` marks them, and a note says how to judge them.
 
-use crate::common::{proctor, run, write};
+use crate::common::{grade_log, proctor, run, write};
 use serde_json::Value;
 
 const TASKS: &str = "- id: poem\n  input: write\n  rubric: PASS if it rhymes\n\
@@ -15,13 +15,7 @@ fn without_a_judge_the_other_tasks_are_graded_and_rubric_tasks_listed_ungraded()
     let tasks = write(dir.path(), "tasks.yaml", TASKS);
     let log = write(dir.path(), "log.jsonl", LOG);
     let out = dir.path().join("r.jsonl");
-    let o = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&log)
-        .arg("--out")
-        .arg(&out));
+    let o = run(grade_log(&tasks, &log).arg("--out").arg(&out));
     // As `run --no-judge`: results, not an error.
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(

@@ -2,7 +2,7 @@
 //! files or lines, duplicate tags refused, and safety checks that could not run counted as
 //! not checked rather than as violations.
 
-use crate::common::{proctor, run, write};
+use crate::common::{grade_log, proctor, run, write};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -163,12 +163,7 @@ fn a_tag_listed_twice_is_refused_at_load() {
         "o.jsonl",
         "{\"task\": \"twice\", \"status\": \"final\", \"answer\": \"done\"}\n",
     );
-    let out = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&outcomes)
-        .args(["--by", "tag"]));
+    let out = run(grade_log(&tasks, &outcomes).args(["--by", "tag"]));
     assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
     assert!(
         out.stderr.contains("task `twice`")
@@ -230,14 +225,7 @@ fn a_safety_check_that_could_not_run_is_not_checked_rather_than_violated() {
         ]
         .join("\n"),
     );
-    let grade = |extra: &[&str]| {
-        run(proctor()
-            .args(["grade", "--tasks"])
-            .arg(&tasks)
-            .arg("--outcomes")
-            .arg(&outcomes)
-            .args(extra))
-    };
+    let grade = |extra: &[&str]| run(grade_log(&tasks, &outcomes).args(extra));
     let out = grade(&["--by", "variant", "--format", "json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let s: Value = serde_json::from_str(&out.stdout).unwrap();

@@ -2,7 +2,7 @@
 //! `--by tag` are asked for, `compare --labels` pairs two labels of one file, `report`
 //! refuses mixed task files, and every format (JUnit too) is per agent.
 
-use crate::common::{JUDGE, proctor, run, write};
+use crate::common::{JUDGE, grade_log, proctor, run, write};
 use serde_json::Value;
 use std::path::Path;
 
@@ -241,14 +241,7 @@ fn unpriced_calls_make_totals_lower_bounds() {
             "\n"
         ),
     );
-    let grade = |format: &str| {
-        run(proctor()
-            .args(["grade", "--tasks"])
-            .arg(&tasks)
-            .arg("--outcomes")
-            .arg(&log)
-            .args(["--format", format]))
-    };
+    let grade = |format: &str| run(grade_log(&tasks, &log).args(["--format", format]));
     let table = grade("table");
     assert!(
         table.stdout.contains("≥ $0.0105, 1 unpriced call"),

@@ -2,7 +2,7 @@
 //! `--keep` folders and `grade` of logged outcomes of variant tasks.
 
 use crate::common::results;
-use crate::common::{proctor, root, run, write};
+use crate::common::{grade_log, proctor, root, run, write};
 use serde_json::Value;
 use std::path::Path;
 
@@ -191,11 +191,7 @@ fn grade_finds_the_variant_of_a_logged_outcome() {
         ),
     );
     let out = dir.path().join("graded.jsonl");
-    let output = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&outcomes)
+    let output = run(grade_log(&tasks, &outcomes)
         .args(["--by", "variant", "--format", "json", "--out"])
         .arg(&out));
     let lines = results(&out);
@@ -211,12 +207,7 @@ fn grade_finds_the_variant_of_a_logged_outcome() {
         (&0.into(), &1.into())
     );
     // Without --out no result line is built; the variant is still read off the task.
-    let unwritten = run(proctor()
-        .args(["grade", "--tasks"])
-        .arg(&tasks)
-        .arg("--outcomes")
-        .arg(&outcomes)
-        .args(["--by", "variant", "--format", "json"]));
+    let unwritten = run(grade_log(&tasks, &outcomes).args(["--by", "variant", "--format", "json"]));
     assert_eq!(unwritten.stdout, output.stdout);
 }
 
