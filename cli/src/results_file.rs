@@ -99,6 +99,16 @@ impl ResultWriter {
     }
 }
 
+/// Locks a results file that is read and then replaced whole (`proctor judge`), as long as
+/// the returned file is open: no run appends lines that the replacement would drop, and a
+/// file a run is writing is refused (exit 2).
+pub fn hold_for_replacing(path: &Path) -> anyhow::Result<File> {
+    let file = File::open(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+    lock(&file, path)?;
+    Ok(file)
+}
+
 /// Takes an exclusive advisory lock (`flock`) on a results file for as long as `file` is
 /// open, so that two runs never interleave or truncate each other's lines; a file another
 /// process holds is refused at once (exit 2), naming that process when the system says.

@@ -14,7 +14,7 @@ use crate::outputs::page::{PageOptions, ResultsFile};
 use crate::outputs::results::ResultsOut;
 use crate::outputs::{Attempt, Ending, Outputs};
 use crate::problems::Problems;
-use crate::results_file::for_each_result;
+use crate::results_file::{for_each_result, hold_for_replacing};
 use crate::run::RUNNER_CHECKS;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
@@ -33,6 +33,8 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
     check_globs(suite.tasks.iter())?;
     let judge = args.judge.build(suite.tasks.iter(), false)?;
     let pricer = load_pricer(&args.prices)?;
+    // Held until the file is replaced.
+    let _held = hold_for_replacing(&args.results)?;
     let mut lines = Vec::new();
     let mut problems = Problems::default();
     for_each_result(

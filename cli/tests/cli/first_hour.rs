@@ -290,6 +290,21 @@ fn judge_takes_results_again_after_a_rubric_edit_and_refuses_other_edits() {
         "{}",
         input_edited.stderr
     );
+    // A results file a run is writing (it holds the lock) is not replaced under it.
+    write(dir.path(), "t.yaml", &task("PASS if it rhymes", "write"));
+    let before = std::fs::read(&out).unwrap();
+    let held = std::fs::File::open(&out).unwrap();
+    held.lock().unwrap();
+    let written_elsewhere = judge();
+    assert_eq!(written_elsewhere.code, 2, "{}", written_elsewhere.stderr);
+    assert!(
+        written_elsewhere
+            .stderr
+            .contains("is being written by another proctor run"),
+        "{}",
+        written_elsewhere.stderr
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), before);
 }
 
 #[test]
