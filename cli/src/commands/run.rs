@@ -295,8 +295,10 @@ async fn execute(
         waiting_at_most: jobs.max(2 * args.judge.judge_jobs as usize),
     };
     let ran = schedule.run(planned, &mut outputs).await?;
-    outputs.close()?;
+    // What the servers refused is told even when an output could not be closed.
+    let closed = outputs.close();
     report_servers(&context, &receiver);
+    closed?;
     outputs.conclude(ran.ending(&args, *cancel.borrow()))
 }
 

@@ -214,7 +214,16 @@ impl<'a> Outputs<'a> {
         if std::mem::replace(&mut self.closed, true) {
             return Ok(());
         }
-        self.sinks.iter_mut().try_for_each(|sink| sink.close())
+        // Every output closes whatever another says (a progress bar is cleared though the
+        // results file could not be flushed); the first failure is the one returned.
+        let mut first = Ok(());
+        for sink in &mut self.sinks {
+            let closed = sink.close();
+            if first.is_ok() {
+                first = closed;
+            }
+        }
+        first
     }
 
     /// Ends a command that graded attempts: closes the outputs, stops when `ending` says
@@ -246,13 +255,13 @@ mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
 
-    /// An output that writes down each step it is asked to take, and fails its check
-    /// when told to.
+    /// An output that writes down each step it is asked to take, and fails the step it
+    /// is told to (`check` or `close`).
     #[derive(Debug)]
     struct Recorder {
         name: &'static str,
         steps: Arc<Mutex<Vec<String>>>,
-        fails_check: bool,
+        fails: Option<&'static str>,
     }
 
     impl Recorder {
@@ -272,7 +281,10 @@ mod tests {
         }
         fn close(&mut self) -> anyhow::Result<()> {
             self.note("close");
-            Ok(())
+            match self.fails {
+                Some("close") => Err(anyhow::anyhow!("{} did not close", self.name)),
+                _ => Ok(()),
+            }
         }
         fn present(&mut self, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
             self.note(&format!("present {title} {}", cards.agents.len()));
@@ -280,22 +292,29 @@ mod tests {
         }
         fn check(&self, _cards: &Scorecards) -> anyhow::Result<()> {
             self.note("check");
-            match self.fails_check {
-                true => Err(anyhow::anyhow!("{} failed", self.name)),
-                false => Ok(()),
+            match self.fails {
+                Some("check") => Err(anyhow::anyhow!("{} failed", self.name)),
+                _ => Ok(()),
             }
         }
     }
 
     /// Two recorders, `a` failing its check when `a_fails`, after one attempt of task `t`.
     fn outputs(a_fails: bool) -> (Outputs<'static>, Arc<Mutex<Vec<String>>>) {
+        outputs_failing(a_fails.then_some("check"))
+    }
+
+    /// Two recorders, `a` failing the step `a_fails`, after one attempt of task `t`.
+    fn outputs_failing(
+        a_fails: Option<&'static str>,
+    ) -> (Outputs<'static>, Arc<Mutex<Vec<String>>>) {
         let steps = Arc::new(Mutex::new(Vec::new()));
         let mut outputs = Outputs::new(ScorecardOptions::default());
-        for (name, fails_check) in [("a", a_fails), ("b", false)] {
+        for (name, fails) in [("a", a_fails), ("b", None)] {
             outputs.add(Recorder {
                 name,
                 steps: steps.clone(),
-                fails_check,
+                fails,
             });
         }
         let line = ResultLine::parse(r#"{"task": "t", "passed": true}"#).unwrap();
@@ -332,6 +351,17 @@ mod tests {
                 "a check",
                 "b check"
             ]
+        );
+    }
+
+    #[test]
+    fn an_output_that_cannot_close_leaves_the_others_to_close_and_ends_the_command() {
+        let (outputs, steps) = outputs_failing(Some("close"));
+        let error = outputs.conclude(ending(Ok(()), Ok(()))).unwrap_err();
+        assert_eq!(error.to_string(), "a did not close");
+        assert_eq!(
+            taken(&steps),
+            ["a attempt t", "b attempt t", "a close", "b close"]
         );
     }
 
