@@ -9,6 +9,8 @@ use proctor_core::grade::{Account, Evidence};
 use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeReader, kind_of};
 use proctor_ledger::time::TIME_KEYS;
 
+/// A result line's key for where its trajectory came from.
+const SOURCE_KEY: &str = "trajectory_source";
 /// A result line's key for the other accounts of its calls.
 const EVIDENCE_KEY: &str = "evidence";
 use serde_json::Value;
@@ -319,7 +321,8 @@ impl OutcomeLog {
 
 /// The top-level fields of a line that are not the outcome's, in the order
 /// [`OutcomeReader`] returns their values: the task key (`task`, then `task_id`, or the
-/// `--task-key` field alone), `attempt`, `run`, the time keys, then `evidence`.
+/// `--task-key` field alone), `attempt`, `run`, the time keys, then a result line's
+/// `trajectory_source` and `evidence`.
 #[derive(Debug)]
 pub struct LineKeys {
     keys: Vec<String>,
@@ -338,7 +341,7 @@ impl LineKeys {
             .into_iter()
             .chain(["attempt", "run"])
             .chain(TIME_KEYS)
-            .chain([EVIDENCE_KEY])
+            .chain([SOURCE_KEY, EVIDENCE_KEY])
             .map(str::to_owned)
             .collect();
         LineKeys {
@@ -403,15 +406,22 @@ fn read_line<'l>(
         })?),
     };
     read.map_err(|e| e.to_string())?;
-    let (evidence, times) = extras[attempt_at + 2..]
-        .split_last()
-        .expect("the evidence key is the last");
+    let (times, result_keys) = extras[attempt_at + 2..].split_at(TIME_KEYS.len());
+    let [source, evidence] = result_keys else {
+        unreachable!("a result line's two keys come last")
+    };
+    // A result line read again: its graded trajectory is named as the run named it, and
+    // the other accounts it kept convict as they did in the run.
+    if let Some(source) = source {
+        outcome.trajectory_source = serde_json::from_value(value_of(source, text)?)
+            .map_err(|e| format!("field `{SOURCE_KEY}`: {e}"))?;
+    }
     let evidence = match evidence {
         None => Evidence::default(),
         Some(extra) => {
             let accounts = serde_json::from_value::<Vec<Account>>(value_of(extra, text)?)
                 .map_err(|e| format!("field `{EVIDENCE_KEY}`: {e}"))?;
-            Evidence::from_record(&accounts)
+            Evidence::from_record(&accounts).besides(outcome)
         }
     };
     // The values of the time keys follow `attempt` and `run`, in the order of TIME_KEYS.
