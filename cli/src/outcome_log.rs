@@ -5,19 +5,16 @@
 //! skipped, and so is a line longer than [`MAX_LINE_BYTES`], which is not even held: a
 //! file without newlines (a binary, `/dev/zero`) would otherwise fill the memory.
 
-use proctor_core::grade::{Account, Evidence};
 use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeReader, kind_of};
 use proctor_ledger::time::TIME_KEYS;
-
-/// A result line's key for where its trajectory came from.
-const SOURCE_KEY: &str = "trajectory_source";
-/// A result line's key for the other accounts of its calls.
-const EVIDENCE_KEY: &str = "evidence";
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+mod run_record;
+pub use run_record::RunRecord;
 
 /// A line longer than this (by at least the block being read) is reported and skipped,
 /// not read: no logger writes one, and reading it whole would hold all of it (and its
@@ -34,8 +31,8 @@ pub struct OutcomeRecord {
     pub outcome: Outcome,
     /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
-    /// The other accounts of the calls a result line kept (`evidence`).
-    pub evidence: Evidence,
+    /// What a result line kept of its run.
+    pub run: RunRecord,
 }
 
 /// One non-empty line of the log: an outcome, or why it cannot be used.
@@ -55,7 +52,7 @@ pub fn parse_item(bytes: &[u8], line: usize, keys: &LineKeys) -> Option<Item> {
             attempt: head.attempt,
             outcome: buffer.outcome,
             time: head.time,
-            evidence: head.evidence,
+            run: head.run,
         })),
         Err(message) => Item::Bad { line, message },
     })
@@ -97,9 +94,8 @@ pub struct LineHead<'l> {
     pub attempt: Option<u64>,
     /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
-    /// The other accounts of the calls, when the line is a result line that kept them
-    /// (`evidence`): grading it again sees what the run saw.
-    pub evidence: Evidence,
+    /// What a result line kept of its run: grading it again sees what the run saw.
+    pub run: RunRecord,
 }
 
 /// Reads one line (without its newline) into `buffer`; `None` for a blank line, `Err`
@@ -321,8 +317,8 @@ impl OutcomeLog {
 
 /// The top-level fields of a line that are not the outcome's, in the order
 /// [`OutcomeReader`] returns their values: the task key (`task`, then `task_id`, or the
-/// `--task-key` field alone), `attempt`, `run`, the time keys, then a result line's
-/// `trajectory_source` and `evidence`.
+/// `--task-key` field alone), `attempt`, `run`, the time keys, then a result line's own
+/// ([`run_record::KEYS`]).
 #[derive(Debug)]
 pub struct LineKeys {
     keys: Vec<String>,
@@ -341,7 +337,7 @@ impl LineKeys {
             .into_iter()
             .chain(["attempt", "run"])
             .chain(TIME_KEYS)
-            .chain([SOURCE_KEY, EVIDENCE_KEY])
+            .chain(run_record::KEYS)
             .map(str::to_owned)
             .collect();
         LineKeys {
@@ -407,23 +403,7 @@ fn read_line<'l>(
     };
     read.map_err(|e| e.to_string())?;
     let (times, result_keys) = extras[attempt_at + 2..].split_at(TIME_KEYS.len());
-    let [source, evidence] = result_keys else {
-        unreachable!("a result line's two keys come last")
-    };
-    // A result line read again: its graded trajectory is named as the run named it, and
-    // the other accounts it kept convict as they did in the run.
-    if let Some(source) = source {
-        outcome.trajectory_source = serde_json::from_value(value_of(source, text)?)
-            .map_err(|e| format!("field `{SOURCE_KEY}`: {e}"))?;
-    }
-    let evidence = match evidence {
-        None => Evidence::default(),
-        Some(extra) => {
-            let accounts = serde_json::from_value::<Vec<Account>>(value_of(extra, text)?)
-                .map_err(|e| format!("field `{EVIDENCE_KEY}`: {e}"))?;
-            Evidence::from_record(&accounts).besides(outcome)
-        }
-    };
+    let run = run_record::read(result_keys, text, outcome)?;
     // The values of the time keys follow `attempt` and `run`, in the order of TIME_KEYS.
     let time = if times.iter().all(Option::is_none) {
         Ok(None)
@@ -443,7 +423,7 @@ fn read_line<'l>(
         task,
         attempt,
         time,
-        evidence,
+        run,
     })
 }
 

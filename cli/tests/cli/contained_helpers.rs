@@ -194,7 +194,7 @@ fn a_python_check_imports_neither_a_module_the_agent_left_nor_fails_to_import_it
         "tasks.yaml",
         "- id: planted_module\n  input: x\n  verify:\n\
          \x20   - command: python3 -c \"import json, sys; sys.exit(0 if json.load(open('out.json'))['ok'] else 1)\"\n\
-         \x20   - command: python3 -m json.tool out.json\n\
+         \x20   - {command: python3 -m json.tool missing.json, exit_code: 2}\n\
          \x20   - command: python3 checks/report.py\n",
     );
     let out = tasks_dir.path().join("r.jsonl");
@@ -203,9 +203,9 @@ fn a_python_check_imports_neither_a_module_the_agent_left_nor_fails_to_import_it
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let line = &results(&out)[0];
     assert_eq!(line["answer"], "planted", "{line}");
-    // The agent's `json.py` would have passed the first check; the real `json` fails it.
-    // `-m json.tool` reads the real module too (and out.json is valid), and the task's
-    // script still finds its helper.
+    // The agent's `json.py` would have passed the first check (exit 0) and failed the
+    // second (real `json.tool` exits 2 on a missing file); the real `json` does the
+    // opposite, and the task's script still finds its helper.
     assert_eq!(line["passed"], false, "{line}");
     let reasons = line["reasons"].as_array().unwrap();
     assert_eq!(reasons.len(), 1, "{line}");

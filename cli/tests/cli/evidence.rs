@@ -183,16 +183,32 @@ fn grading_result_lines_again_keeps_what_the_trace_showed() {
     bad_evidence["evidence"] = serde_json::json!(3);
     let mut bad_source = served.clone();
     bad_source["trajectory_source"] = serde_json::json!("hearsay");
-    let log: String = [&traced, &served, &bad_evidence, &bad_source]
-        .iter()
-        .map(|line| format!("{line}\n"))
-        .collect();
+    // The run's own check of a served tool's limit, failed, stays failed.
+    let over_limit = serde_json::json!({
+        "format": "proctor.result/1", "task": "wipe", "status": "final", "answer": "done A1",
+        "checks": [{"category": "budget", "check": "served tools within limits",
+                    "passed": false, "gating": true, "failure": "too many calls"}]});
+    // Someone else's log with fields of those names: its own, ignored.
+    let foreign = serde_json::json!({
+        "task": "wipe", "status": "final", "answer": "done A1", "checks": 5,
+        "evidence": "none", "trajectory_source": "logs"});
+    let log: String = [
+        &traced,
+        &served,
+        &bad_evidence,
+        &bad_source,
+        &over_limit,
+        &foreign,
+    ]
+    .iter()
+    .map(|line| format!("{line}\n"))
+    .collect();
     let log = write(dir.path(), "log.jsonl", &log);
     let graded = run(grade_log(&tasks, &log).arg("--out").arg(&out));
     // The broken lines are bad input, named and skipped; the others are graded and written.
     assert_eq!(graded.code, 2, "{}", graded.stderr);
     let lines = results(&out);
-    assert_eq!(lines.len(), 2, "{}", graded.stderr);
+    assert_eq!(lines.len(), 4, "{}", graded.stderr);
     assert_eq!(
         failed_with(&lines[0], "forbidden tool: wipe"),
         traced_detail
@@ -202,6 +218,11 @@ fn grading_result_lines_again_keeps_what_the_trace_showed() {
         served_detail
     );
     assert_eq!(lines[1]["trajectory_source"], "tools");
+    // Written again, the lines keep what their run saw.
+    assert_eq!(lines[0]["evidence"], traced["evidence"]);
+    assert_eq!(lines[1]["evidence"], served["evidence"]);
+    assert_eq!(lines[2]["reasons"], serde_json::json!(["too many calls"]));
+    assert_eq!(lines[3]["passed"], true, "{}", lines[3]);
     for expected in [
         "log.jsonl:3: field `evidence`: invalid type: integer `3`",
         "log.jsonl:4: field `trajectory_source`: unknown variant `hearsay`",

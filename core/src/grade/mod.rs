@@ -43,17 +43,24 @@ pub struct Grade {
 impl Grade {
     /// Adds checks the runner made beside the task's own (the trajectory against the trace
     /// or the recorded calls, the served tools' limits). One that gates and failed fails the
-    /// attempt, with its reason after the task's, and gives it its diagnosis.
+    /// attempt, with its reason after the task's (a crash's reason stays the only one), and
+    /// gives it its diagnosis.
     pub fn add_runner_checks(
         &mut self,
         checks: impl IntoIterator<Item = CheckResult>,
         outcome: &Outcome,
         step_cap: Option<u64>,
     ) {
+        let crashed = self
+            .checks
+            .iter()
+            .any(|check| check.check == RAN_CHECK && !check.passed);
         for check in checks {
             if check.gating && !check.passed {
                 self.passed = Some(false);
-                self.reasons.extend(check.failure.clone());
+                if !crashed {
+                    self.reasons.extend(check.failure.clone());
+                }
                 self.diagnosis
                     .get_or_insert_with(|| diagnose(outcome, step_cap));
             }

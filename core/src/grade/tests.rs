@@ -549,3 +549,60 @@ fn a_summary_grade_keeps_a_repeated_reason_but_records_only_what_the_summary_rea
     assert_eq!(failures(&second), [(Some(safety.to_owned()), false)]);
     assert_eq!(second.passed, Some(false));
 }
+
+#[test]
+fn a_runner_check_that_fails_fails_the_attempt_after_the_tasks_reasons_but_never_beside_a_crash() {
+    let (_dir, s) = suite(TASKS);
+    let task = s.get("add").unwrap();
+    let limit = || CheckResult {
+        category: GateCategory::Budget,
+        check: CheckName::from("served tools within limits"),
+        passed: false,
+        gating: true,
+        failure: Some("over the served tools' call limit".to_owned()),
+        detail: None,
+        not_checked: false,
+    };
+    let compared = CheckResult {
+        category: GateCategory::Process,
+        check: CheckName::from("trajectory matches the trace"),
+        passed: false,
+        gating: false,
+        failure: Some("trajectory does not match the trace".to_owned()),
+        detail: None,
+        not_checked: false,
+    };
+    let passing = outcome(json!({"status": "final", "answer": "5"}));
+    let mut g = grade(task, &passing, Workdir::Missing, None);
+    assert_eq!((g.passed, g.diagnosis), (Some(true), None));
+    g.add_runner_checks([compared.clone()], &passing, None);
+    // A check outside the gate is kept and counts for nothing.
+    assert_eq!(
+        (g.passed, g.reasons.len(), g.checks.len()),
+        (Some(true), 0, 1)
+    );
+    g.add_runner_checks([limit()], &passing, None);
+    assert_eq!(g.passed, Some(false));
+    assert_eq!(g.reasons, ["over the served tools' call limit"]);
+    assert_eq!(g.diagnosis, Some(Diagnosis::WrongButTerminated));
+
+    let wrong = outcome(json!({"status": "final", "answer": "4"}));
+    let mut g = grade(task, &wrong, Workdir::Missing, None);
+    g.add_runner_checks([limit()], &wrong, None);
+    assert_eq!(
+        g.reasons,
+        ["wrong answer", "over the served tools' call limit"]
+    );
+
+    let crashed = outcome(json!({"status": "error", "error": {"type": "KeyError"}}));
+    let mut g = grade(task, &crashed, Workdir::Missing, None);
+    g.add_runner_checks([limit()], &crashed, None);
+    assert_eq!(g.passed, Some(false));
+    assert_eq!(g.reasons, ["error: KeyError"]);
+    assert_eq!(g.diagnosis, Some(Diagnosis::Error));
+    assert!(
+        g.checks
+            .iter()
+            .any(|c| c.check == "served tools within limits")
+    );
+}

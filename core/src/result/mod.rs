@@ -273,8 +273,8 @@ pub struct ResultLine {
     /// The `calls:` faults whose call never came; not written when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults_missed: Vec<crate::faults::FaultMissed>,
-    /// The other accounts of the attempt's calls (the recorded calls, the trace, the
-    /// report) when they showed any, so that grading the line again (`proctor judge`) sees
+    /// The other accounts of the attempt's calls (the trace, the report: whichever was not
+    /// graded) when they showed any, so that grading the line again (`proctor judge`) sees
     /// what the run saw; not written when there were none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<crate::grade::Account>,

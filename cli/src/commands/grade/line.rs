@@ -3,12 +3,13 @@
 use crate::commands::grade::workdir_for;
 use crate::judging::Judged;
 use crate::outcome_log::{
-    Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, parse_item, read_item, read_text,
+    Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, RunRecord, parse_item, read_item,
+    read_text,
 };
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::kept_state_folder;
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Evidence, Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
+use proctor_core::grade::{Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
 use proctor_core::summary::Counted;
@@ -219,7 +220,7 @@ impl LineGrader<'_> {
                     line: number,
                     attempt: head.attempt,
                     time: head.time,
-                    evidence: head.evidence,
+                    run: head.run,
                 }),
                 None => Err(format!(
                     "{}:{number}: task `{}` is not in the suite {}",
@@ -251,7 +252,7 @@ impl LineGrader<'_> {
             mut outcome,
             time,
             attempt: given,
-            evidence,
+            run,
             ..
         } = *record;
         let line = LineRef {
@@ -260,7 +261,7 @@ impl LineGrader<'_> {
             line,
             attempt: given,
             time,
-            evidence,
+            run,
         };
         self.finish_outcome(line, &mut outcome, attempt, judged, text, None)
     }
@@ -283,7 +284,7 @@ impl LineGrader<'_> {
             slot,
             line: number,
             time,
-            evidence,
+            run,
             ..
         } = line;
         let mut problems = Vec::new();
@@ -311,7 +312,8 @@ impl LineGrader<'_> {
             Kept::ForSummary
         };
         let given = given.map(|given| given.of_task(slot));
-        let graded = grade_keeping(task, outcome, &evidence, workdir, verdict, kept, given);
+        let mut graded = grade_keeping(task, outcome, &run.evidence, workdir, verdict, kept, given);
+        graded.add_runner_checks(run.runner_checks, outcome, task.step_cap);
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
         if let Err(e) = &time {
             problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
@@ -359,6 +361,7 @@ impl LineGrader<'_> {
             graded,
         );
         result.variant.clone_from(&task.variant);
+        result.evidence = run.evidence.on_record();
         result.cost = cost;
         result.judge = judged.and_then(|j| j.record);
         if result.judge.is_some() {
@@ -411,8 +414,8 @@ pub struct LineRef<'a> {
     pub attempt: Option<u64>,
     /// The line's own time, at which its usage is priced.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
-    /// The other accounts of the calls a result line kept.
-    pub evidence: Evidence,
+    /// What a result line kept of its run.
+    pub run: RunRecord,
 }
 
 /// A line that was read and whose task is in the suite.

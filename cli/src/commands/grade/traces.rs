@@ -289,7 +289,7 @@ fn grade_trace(
         outcome,
         time: Ok(time),
         // The trace is the only account there is.
-        evidence: Default::default(),
+        run: Default::default(),
     };
     let read = ReadLine {
         task,

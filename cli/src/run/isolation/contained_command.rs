@@ -294,14 +294,14 @@ impl ContainedCommands {
         let mut environment = AgentEnvironment::from_host(std::env::vars_os(), &PassEnv::default());
         environment.set("HOME", home.to_string_lossy());
         environment.set("TMPDIR", tmp.to_string_lossy());
+        for (name, value) in python_paths(call.files) {
+            environment.set(name, value);
+        }
         for (name, value) in call.env {
             environment.set(name, value.clone());
         }
         if let Some(state) = call.state {
             environment.set(STATE_VARIABLE, state.to_string_lossy());
-        }
-        for (name, value) in python_paths(call.files) {
-            environment.set(name, value);
         }
         let mut vars = environment.vars().to_vec();
         vars.extend(prepared.env.iter().cloned());

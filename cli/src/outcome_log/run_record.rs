@@ -1,0 +1,109 @@
+//! What a result line read back as an outcome keeps of its run (`proctor grade` given the
+//! results of `proctor run`): the account it was graded on, the other accounts of its calls,
+//! the steps whose arguments were not captured, and the checks the run itself added. Graded
+//! again, such a line fails where its run failed it on that evidence.
+//!
+//! These fields are read only from a line that says it is a result line (`format`
+//! `proctor.result/...`): in someone else's log, a field named `checks` or `evidence` is
+//! that log's own, ignored like every other field.
+
+use super::value_of;
+use crate::run::RUNNER_CHECKS;
+use proctor_core::grade::{Account, CheckResult, Evidence};
+use proctor_core::outcome::{Extra, Outcome};
+use serde::de::DeserializeOwned;
+
+/// The keys read, in the order [`read`] takes their values.
+pub const KEYS: [&str; 5] = [
+    "format",
+    "trajectory_source",
+    "uncaptured_args",
+    "evidence",
+    "checks",
+];
+
+/// What the run saw beside the line's graded trajectory.
+#[derive(Debug, Default)]
+pub struct RunRecord {
+    /// The other accounts of the calls.
+    pub evidence: Evidence,
+    /// The checks the run added beside the task's own (a served tool's limits).
+    pub runner_checks: Vec<CheckResult>,
+}
+
+/// Reads the values of [`KEYS`] (`values`, in that order) of the line `text` into
+/// `outcome` and the record; nothing unless the line is a result line.
+pub fn read(
+    values: &[Option<Extra>],
+    text: &str,
+    outcome: &mut Outcome,
+) -> Result<RunRecord, String> {
+    let [format, source, uncaptured, evidence, checks] = values else {
+        unreachable!("one value for each key");
+    };
+    let is_result = format
+        .as_ref()
+        .and_then(|format| format.plain_str(text))
+        .is_some_and(|format| format.starts_with("proctor.result/"));
+    if !is_result {
+        return Ok(RunRecord::default());
+    }
+    if let Some(source) = field(source, text, KEYS[1])? {
+        outcome.trajectory_source = source;
+    }
+    if let Some(uncaptured) = field(uncaptured, text, KEYS[2])? {
+        outcome.uncaptured_args = uncaptured;
+    }
+    let evidence = field::<Vec<Account>>(evidence, text, KEYS[3])?
+        .map(|accounts| Evidence::from_record(&accounts).besides(outcome))
+        .unwrap_or_default();
+    let runner_checks = field::<Vec<CheckResult>>(checks, text, KEYS[4])?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|check| RUNNER_CHECKS.iter().any(|name| check.check == *name))
+        .collect();
+    Ok(RunRecord {
+        evidence,
+        runner_checks,
+    })
+}
+
+/// A field's value read as `T`, `None` when the line has none.
+fn field<T: DeserializeOwned>(
+    value: &Option<Extra>,
+    text: &str,
+    key: &str,
+) -> Result<Option<T>, String> {
+    value
+        .as_ref()
+        .map(|value| {
+            serde_json::from_value(value_of(value, text)?)
+                .map_err(|e| format!("field `{key}`: {e}"))
+        })
+        .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LineBuffer, LineKeys, read_text};
+    use proctor_core::outcome::TrajectorySource;
+
+    const RUN: &str = r#""trajectory": [{"tool": "refund", "args": null}], "trajectory_source": "trace", "uncaptured_args": [1], "evidence": [{"source": "reported", "trajectory": [{"tool": "wipe"}]}]"#;
+
+    #[test]
+    fn a_result_line_brings_back_its_run_and_another_log_keeps_its_fields() {
+        let keys = LineKeys::new(None);
+        let mut buffer = LineBuffer::default();
+        let result = format!(r#"{{"format": "proctor.result/1", "task": "t", {RUN}}}"#);
+        let head = read_text(&result, &keys, &mut buffer).unwrap().unwrap();
+        assert_eq!(buffer.outcome.trajectory_source, TrajectorySource::Trace);
+        assert_eq!(buffer.outcome.uncaptured_args, [1]);
+        assert_eq!(head.run.evidence.accounts().len(), 1);
+        // The same fields in a log that is not proctor's, read into the same buffer.
+        let foreign = format!(r#"{{"format": "syslog", "task": "t", {RUN}}}"#);
+        let head = read_text(&foreign, &keys, &mut buffer).unwrap().unwrap();
+        assert_eq!(buffer.outcome.trajectory_source, TrajectorySource::Reported);
+        assert!(buffer.outcome.uncaptured_args.is_empty());
+        assert!(head.run.evidence.is_empty());
+    }
+}
