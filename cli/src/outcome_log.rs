@@ -32,7 +32,7 @@ pub struct OutcomeRecord {
     /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
     /// What a result line kept of its run.
-    pub run: RunRecord,
+    pub run: Option<Box<RunRecord>>,
 }
 
 /// One non-empty line of the log: an outcome, or why it cannot be used.
@@ -95,7 +95,7 @@ pub struct LineHead<'l> {
     /// The line's own time (`timestamp`, `recorded_at`, ...), the time its usage is priced at.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
     /// What a result line kept of its run: grading it again sees what the run saw.
-    pub run: RunRecord,
+    pub run: Option<Box<RunRecord>>,
 }
 
 /// Reads one line (without its newline) into `buffer`; `None` for a blank line, `Err`

@@ -32,12 +32,13 @@ pub struct RunRecord {
 }
 
 /// Reads the values of [`KEYS`] (`values`, in that order) of the line `text` into
-/// `outcome` and the record; nothing unless the line is a result line.
+/// `outcome` and the record; `None` unless the line is a result line. Boxed: most logs are
+/// not results, and their lines move through grading without it.
 pub fn read(
     values: &[Option<Extra>],
     text: &str,
     outcome: &mut Outcome,
-) -> Result<RunRecord, String> {
+) -> Result<Option<Box<RunRecord>>, String> {
     let [format, source, uncaptured, evidence, checks] = values else {
         unreachable!("one value for each key");
     };
@@ -46,7 +47,7 @@ pub fn read(
         .and_then(|format| format.plain_str(text))
         .is_some_and(|format| format.starts_with("proctor.result/"));
     if !is_result {
-        return Ok(RunRecord::default());
+        return Ok(None);
     }
     if let Some(source) = field(source, text, KEYS[1])? {
         outcome.trajectory_source = source;
@@ -62,10 +63,10 @@ pub fn read(
         .into_iter()
         .filter(|check| RUNNER_CHECKS.iter().any(|name| check.check == *name))
         .collect();
-    Ok(RunRecord {
+    Ok(Some(Box::new(RunRecord {
         evidence,
         runner_checks,
-    })
+    })))
 }
 
 /// A field's value read as `T`, `None` when the line has none.
@@ -98,12 +99,12 @@ mod tests {
         let head = read_text(&result, &keys, &mut buffer).unwrap().unwrap();
         assert_eq!(buffer.outcome.trajectory_source, TrajectorySource::Trace);
         assert_eq!(buffer.outcome.uncaptured_args, [1]);
-        assert_eq!(head.run.evidence.accounts().len(), 1);
+        assert_eq!(head.run.unwrap().evidence.accounts().len(), 1);
         // The same fields in a log that is not proctor's, read into the same buffer.
         let foreign = format!(r#"{{"format": "syslog", "task": "t", {RUN}}}"#);
         let head = read_text(&foreign, &keys, &mut buffer).unwrap().unwrap();
         assert_eq!(buffer.outcome.trajectory_source, TrajectorySource::Reported);
         assert!(buffer.outcome.uncaptured_args.is_empty());
-        assert!(head.run.evidence.is_empty());
+        assert!(head.run.is_none());
     }
 }

@@ -381,7 +381,7 @@ pub async fn finish_attempt(
     };
     // A limit of the tool server the agent went over fails the attempt, with its reason.
     graded.add_runner_checks(
-        trace_checks.into_iter().chain(served_checks),
+        trace_checks.into_iter().chain(served_checks).collect(),
         &outcome,
         task.step_cap,
     );

@@ -44,6 +44,11 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// No other account: what a log line that is not a result line is graded on.
+    pub const NONE: Evidence = Evidence {
+        accounts: Vec::new(),
+    };
+
     /// Keeps the calls of one account (its trajectory, `tools_used` and uncaptured steps,
     /// nothing else). An account that shows no call is left out.
     pub fn add(&mut self, account: &Outcome) {

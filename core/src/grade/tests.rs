@@ -575,20 +575,20 @@ fn a_runner_check_that_fails_fails_the_attempt_after_the_tasks_reasons_but_never
     let passing = outcome(json!({"status": "final", "answer": "5"}));
     let mut g = grade(task, &passing, Workdir::Missing, None);
     assert_eq!((g.passed, g.diagnosis), (Some(true), None));
-    g.add_runner_checks([compared.clone()], &passing, None);
+    g.add_runner_checks(vec![compared.clone()], &passing, None);
     // A check outside the gate is kept and counts for nothing.
     assert_eq!(
         (g.passed, g.reasons.len(), g.checks.len()),
         (Some(true), 0, 1)
     );
-    g.add_runner_checks([limit()], &passing, None);
+    g.add_runner_checks(vec![limit()], &passing, None);
     assert_eq!(g.passed, Some(false));
     assert_eq!(g.reasons, ["over the served tools' call limit"]);
     assert_eq!(g.diagnosis, Some(Diagnosis::WrongButTerminated));
 
     let wrong = outcome(json!({"status": "final", "answer": "4"}));
     let mut g = grade(task, &wrong, Workdir::Missing, None);
-    g.add_runner_checks([limit()], &wrong, None);
+    g.add_runner_checks(vec![limit()], &wrong, None);
     assert_eq!(
         g.reasons,
         ["wrong answer", "over the served tools' call limit"]
@@ -596,7 +596,7 @@ fn a_runner_check_that_fails_fails_the_attempt_after_the_tasks_reasons_but_never
 
     let crashed = outcome(json!({"status": "error", "error": {"type": "KeyError"}}));
     let mut g = grade(task, &crashed, Workdir::Missing, None);
-    g.add_runner_checks([limit()], &crashed, None);
+    g.add_runner_checks(vec![limit()], &crashed, None);
     assert_eq!(g.passed, Some(false));
     assert_eq!(g.reasons, ["error: KeyError"]);
     assert_eq!(g.diagnosis, Some(Diagnosis::Error));

@@ -9,7 +9,7 @@ use crate::outcome_log::{
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::kept_state_folder;
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
+use proctor_core::grade::{Evidence, Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
 use proctor_core::summary::Counted;
@@ -312,8 +312,18 @@ impl LineGrader<'_> {
             Kept::ForSummary
         };
         let given = given.map(|given| given.of_task(slot));
-        let mut graded = grade_keeping(task, outcome, &run.evidence, workdir, verdict, kept, given);
-        graded.add_runner_checks(run.runner_checks, outcome, task.step_cap);
+        static NO_EVIDENCE: Evidence = Evidence::NONE;
+        let evidence = run.as_deref().map_or(&NO_EVIDENCE, |run| &run.evidence);
+        let mut graded = grade_keeping(task, outcome, evidence, workdir, verdict, kept, given);
+        // A result line's own run: its checks join the grade, its evidence the line written.
+        let evidence = run.map(|run| {
+            let RunRecord {
+                evidence,
+                runner_checks,
+            } = *run;
+            graded.add_runner_checks(runner_checks, outcome, task.step_cap);
+            evidence
+        });
         let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
         if let Err(e) = &time {
             problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
@@ -361,7 +371,9 @@ impl LineGrader<'_> {
             graded,
         );
         result.variant.clone_from(&task.variant);
-        result.evidence = run.evidence.on_record();
+        if let Some(evidence) = evidence {
+            result.evidence = evidence.on_record();
+        }
         result.cost = cost;
         result.judge = judged.and_then(|j| j.record);
         if result.judge.is_some() {
@@ -415,7 +427,7 @@ pub struct LineRef<'a> {
     /// The line's own time, at which its usage is priced.
     pub time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
     /// What a result line kept of its run.
-    pub run: RunRecord,
+    pub run: Option<Box<RunRecord>>,
 }
 
 /// A line that was read and whose task is in the suite.

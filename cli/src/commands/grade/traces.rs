@@ -289,7 +289,7 @@ fn grade_trace(
         outcome,
         time: Ok(time),
         // The trace is the only account there is.
-        run: Default::default(),
+        run: None,
     };
     let read = ReadLine {
         task,
