@@ -15,7 +15,7 @@ use crate::outputs::results::ResultsOut;
 use crate::outputs::{Attempt, Ending, Outputs};
 use crate::problems::Problems;
 use crate::results_file::{for_each_result, hold_for_replacing};
-use crate::run::RUNNER_CHECKS;
+use crate::run::is_runner_check;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
 use crate::usage_cost::load_pricer;
@@ -116,7 +116,7 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         let runner_checks: Vec<_> = line
             .checks
             .iter()
-            .filter(|check| RUNNER_CHECKS.iter().any(|name| check.check == *name))
+            .filter(|check| is_runner_check(check))
             .cloned()
             .collect();
         regraded.add_runner_checks(runner_checks, &outcome, task.step_cap);

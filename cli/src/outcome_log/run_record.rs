@@ -8,7 +8,7 @@
 //! that log's own, ignored like every other field.
 
 use super::value_of;
-use crate::run::RUNNER_CHECKS;
+use crate::run::is_runner_check;
 use proctor_core::grade::{Account, CheckResult, Evidence};
 use proctor_core::outcome::{Extra, Outcome};
 use serde::de::DeserializeOwned;
@@ -61,7 +61,7 @@ pub fn read(
     let runner_checks = field::<Vec<CheckResult>>(checks, text, KEYS[4])?
         .unwrap_or_default()
         .into_iter()
-        .filter(|check| RUNNER_CHECKS.iter().any(|name| check.check == *name))
+        .filter(is_runner_check)
         .collect();
     Ok(Some(Box::new(RunRecord {
         evidence,
