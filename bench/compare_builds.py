@@ -11,7 +11,8 @@ bench/out/ if missing) and its way of measuring a process.
     python3 bench/compare_builds.py /tmp/proctor-before target/dist/proctor --runs 5
 
 With --refunds, the log and tasks of check_bench.py instead (one argument-bound rule,
-`--task-key order`); --no-out leaves out `--out`, as check_bench's default contender does.
+`--task-key order`; --spaced for its spaced log); --no-out leaves out `--out`, as
+check_bench's default contender does.
 
     python3 bench/compare_builds.py /tmp/proctor-before target/dist/proctor --refunds --no-out
 """
@@ -38,11 +39,13 @@ def main() -> int:
     parser.add_argument("--refunds", action="store_true",
                         help="grade check_bench.py's refund log (--task-key order)")
     parser.add_argument("--no-out", action="store_true", help="write no result lines")
+    parser.add_argument("--spaced", action="store_true",
+                        help="with --refunds, the log written with json.dumps's default spacing")
     args = parser.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
     extra: list[str] = []
     if args.refunds:
-        log = check_bench.generate(args.out_dir, args.lines, args.seed)
+        log = check_bench.generate(args.out_dir, args.lines, args.seed, spaced=args.spaced)
         tasks_yaml = args.out_dir / "refund_tasks.yaml"
         check_bench.write_tasks(tasks_yaml)
         extra = ["--task-key", "order"]
