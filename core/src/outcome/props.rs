@@ -90,6 +90,42 @@ fn a_program_s_lines_are_scanned_and_read_as_the_reference_reads_them() {
 }
 
 #[test]
+fn flat_arguments_read_alike_however_they_are_spaced_and_however_long() {
+    let long = |n: usize| format!(r#"{{"k":"{}"}}"#, "x".repeat(n - 8));
+    let args = [
+        r#"{}"#.to_owned(),
+        r#"{"order_id":"A1"}"#.to_owned(),
+        r#"{"order_id":"A1","amount":-5,"ok":true,"no":false,"x":null,"z":0}"#.to_owned(),
+        r#"{"a":"é ü","b":"","c":" : , "}"#.to_owned(),
+        // Around the room a flat object is made compact in: under, at and over it.
+        long(63),
+        long(64),
+        long(65),
+        // Not flat or not plain: the general way.
+        r#"{"a":1,"a":2}"#.to_owned(),
+        r#"{"a":{"b":1}}"#.to_owned(),
+        r#"{"a":[1,2]}"#.to_owned(),
+        r#"{"a":1.5}"#.to_owned(),
+        r#"{"a":-0}"#.to_owned(),
+        r#"{"\u0061":"b"}"#.to_owned(),
+        r#"{"a":"\n"}"#.to_owned(),
+        r#"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}"#.to_owned(),
+    ];
+    for args in &args {
+        for spacing in 0..3 {
+            let line = spaced(
+                &format!(
+                    r#"{{"task":"t","trajectory":[["a",{args}],{{"tool":"b","args":{args}}}],"usage":{args}}}"#
+                ),
+                spacing,
+            );
+            assert!(scanned(&line, &EXTRAS), "{line}");
+            assert_eq!(read(&line, &EXTRAS), reference(&line, &EXTRAS), "{line}");
+        }
+    }
+}
+
+#[test]
 fn lines_that_are_not_plain_are_left_to_the_reference() {
     for line in [
         r#"{"task":"t\x"}"#,
@@ -233,13 +269,13 @@ fn any_line() -> impl Strategy<Value = String> {
 }
 
 /// `line` as written compact (0), with `json.dumps`'s separators (1) or spread over lines
-/// (2). Only commas and colons outside strings are spaced; the strings built here hold
-/// no escaped quote before a comma or colon.
+/// (2, brackets spaced inside too). Only text outside strings is spaced; the strings built
+/// here hold no escaped quote before a comma, colon or bracket.
 fn spaced(line: &str, spacing: usize) -> String {
-    let (comma, colon) = match spacing {
+    let (comma, colon, inside) = match spacing {
         0 => return line.to_owned(),
-        1 => (", ", ": "),
-        _ => (" ,\n\t", " :\r\n "),
+        1 => (", ", ": ", false),
+        _ => (" ,\n\t", " :\r\n ", true),
     };
     let mut out = String::with_capacity(line.len() * 2);
     let mut in_string = false;
@@ -255,6 +291,12 @@ fn spaced(line: &str, spacing: usize) -> String {
                 out.push_str(colon);
                 continue;
             }
+            '{' | '[' if !in_string && inside => {
+                out.push(c);
+                out.push_str("\n  ");
+                continue;
+            }
+            '}' | ']' if !in_string && inside => out.push_str(" \n"),
             _ => {}
         }
         escaped = in_string && c == '\\' && !escaped;

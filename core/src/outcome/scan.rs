@@ -6,7 +6,9 @@
 //! usage objects as their compact text without building them into values: text that is
 //! compact already is kept as written, spaced text loses its whitespace, and only a value
 //! that serde_json would write differently (an escape, a fraction, `-0`, a repeated key)
-//! is parsed to be written again.
+//! is parsed to be written again. A flat object of plain members, the shape of nearly every
+//! call's arguments, is checked and made compact in the same pass, so a log written with
+//! `json.dumps`'s spacing reads about as fast as a compact one.
 //!
 //! It gives up (returns `None`) on anything it does not read exactly as the reference reader
 //! would: a control character or a bad escape in a string, a number with an exponent or
@@ -265,6 +267,11 @@ impl<'t> Scanner<'t> {
     /// A value kept as the compact text serde_json writes for it.
     fn compact_value(&mut self, depth: usize) -> Option<CompactJson> {
         self.skip_whitespace();
+        if depth < MAX_DEPTH
+            && let Some(flat) = self.flat_object()
+        {
+            return Some(flat);
+        }
         self.spaced = false;
         self.rewritten = false;
         let span = self.value(depth)?;
@@ -275,6 +282,76 @@ impl<'t> Scanner<'t> {
         } else {
             Some(CompactJson::from_compact_text(span))
         }
+    }
+
+    /// A flat object of plain members, `{"order_id": "A1", "n": 2}`, spaced or not, read and
+    /// made compact in one pass: the shape nearly every logged call's arguments have. Its
+    /// members are strings without escapes, integers and literals, no key repeated; for
+    /// anything else (nesting, an escape, a fraction, more than [`FLAT_ROOM`] bytes) it
+    /// gives `None` without moving, and the value is read the general way.
+    fn flat_object(&mut self) -> Option<CompactJson> {
+        let start = self.at;
+        let read = self.flat_members(start);
+        if read.is_none() {
+            self.at = start;
+        }
+        read
+    }
+
+    fn flat_members(&mut self, start: usize) -> Option<CompactJson> {
+        let bytes = self.text.as_bytes();
+        if bytes.get(start) != Some(&b'{') {
+            return None;
+        }
+        self.at += 1;
+        self.rewritten = false;
+        let mut gathered = Gathered::from(start);
+        let mut keys: [&str; CHECKED_KEYS] = [""; CHECKED_KEYS];
+        let mut count = 0;
+        gathered.skip_whitespace(self)?;
+        if bytes.get(self.at) == Some(&b'}') {
+            self.at += 1;
+        } else {
+            loop {
+                let key = self.string()?;
+                let Cow::Borrowed(key) = key else {
+                    return None;
+                };
+                if count == CHECKED_KEYS || keys[..count].contains(&key) {
+                    return None;
+                }
+                keys[count] = key;
+                count += 1;
+                gathered.skip_whitespace(self)?;
+                self.byte(b':')?;
+                gathered.skip_whitespace(self)?;
+                match *bytes.get(self.at)? {
+                    b'"' => drop(self.string()?),
+                    b't' => self.word("true")?,
+                    b'f' => self.word("false")?,
+                    b'n' => self.word("null")?,
+                    b'{' | b'[' => return None,
+                    _ => self.number()?,
+                }
+                if self.rewritten {
+                    return None;
+                }
+                gathered.skip_whitespace(self)?;
+                if self.byte(b'}').is_some() {
+                    break;
+                }
+                self.byte(b',')?;
+                gathered.skip_whitespace(self)?;
+            }
+        }
+        gathered.compact(&self.text[..self.at])
+    }
+
+    /// Skips `byte`, which must come next, with no whitespace before it.
+    fn byte(&mut self, byte: u8) -> Option<()> {
+        let found = self.text.as_bytes().get(self.at) == Some(&byte);
+        self.at += usize::from(found);
+        found.then_some(())
     }
 
     /// Skips one JSON value, checking it, and gives its text.
@@ -438,6 +515,62 @@ impl<'t> Scanner<'t> {
             .iter()
             .take_while(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
             .count();
+    }
+}
+
+/// Most bytes of a flat object's compact text made in place; a longer one is read the
+/// general way.
+const FLAT_ROOM: usize = 64;
+
+/// A flat object's compact text as it is read: the runs of text between whitespace, copied
+/// only once whitespace is met (compact text is taken as it stands).
+struct Gathered {
+    bytes: [u8; FLAT_ROOM],
+    len: usize,
+    /// Where the run not yet copied starts.
+    run: usize,
+    /// Where the object starts.
+    start: usize,
+}
+
+impl Gathered {
+    fn from(start: usize) -> Self {
+        Gathered {
+            bytes: [0; FLAT_ROOM],
+            len: 0,
+            run: start,
+            start,
+        }
+    }
+
+    /// Skips the whitespace at `scanner`'s place, keeping the run before it.
+    #[inline]
+    fn skip_whitespace(&mut self, scanner: &mut Scanner) -> Option<()> {
+        let from = scanner.at;
+        scanner.skip_whitespace();
+        if scanner.at != from {
+            self.push(&scanner.text.as_bytes()[self.run..from])?;
+            self.run = scanner.at;
+        }
+        Some(())
+    }
+
+    fn push(&mut self, run: &[u8]) -> Option<()> {
+        let end = self.len + run.len();
+        self.bytes.get_mut(self.len..end)?.copy_from_slice(run);
+        self.len = end;
+        Some(())
+    }
+
+    /// The compact text of the object that ends `read`.
+    fn compact(mut self, read: &str) -> Option<CompactJson> {
+        if self.run == self.start {
+            return Some(CompactJson::from_compact_text(&read[self.start..]));
+        }
+        self.push(&read.as_bytes()[self.run..])?;
+        // Runs split at ASCII whitespace are whole characters.
+        let text = std::str::from_utf8(&self.bytes[..self.len]).ok()?;
+        Some(CompactJson::from_compact_text(text))
     }
 }
 
