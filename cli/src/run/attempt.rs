@@ -294,7 +294,7 @@ pub async fn finish_attempt(
     mut cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finished> {
     let planned = ended.planned;
-    let (folders, reported) = (ended.folders, ended.outcome);
+    let (mut folders, reported) = (ended.folders, ended.outcome);
     let task = &context.suite.tasks[planned.task];
     // Late spans, and the served calls still running, are waited for here, outside the
     // agent's slot.
@@ -312,6 +312,15 @@ pub async fn finish_attempt(
         both = async { tokio::join!(traced_spans, served_calls) } => both,
         _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
     };
+    // Nothing of the attempt runs any more (its served calls are in): under `--keep` the
+    // sandbox moves to its kept place, where grading and every later command find it.
+    folders.keep().map_err(|error| {
+        anyhow::anyhow!(
+            "cannot keep the sandbox of task `{}` attempt {}: {error}",
+            task.id,
+            planned.attempt
+        )
+    })?;
     // Every account of the calls, before one is chosen: safety is graded on them all.
     let mut evidence = Evidence::default();
     evidence.add(&reported);

@@ -15,11 +15,20 @@ use tempfile::TempDir;
 /// Longest kept folder name before it is shortened with a hash (NAME_MAX is 255).
 const LONGEST_COMPONENT: usize = 200;
 
+/// The folder of `--keep` where sandboxes are while their attempts run, each under a random
+/// name: a working folder named for its task and variant (`refund@injected/0`) would tell
+/// the agent what is being tested. No task or agent folder starts with a dot
+/// ([`path_component`] escapes a leading one), so it meets none of them.
+pub const RUNNING: &str = ".running";
+
 /// One attempt's folders; the temporary ones are removed when dropped.
 #[derive(Debug)]
 pub struct AttemptFolders {
-    /// The agent's working directory (under `--keep`, or private).
+    /// The agent's working directory: private, or under `--keep` a random folder in
+    /// [`RUNNING`] until [`AttemptFolders::keep`] moves it to its kept place.
     pub sandbox: PathBuf,
+    /// Under `--keep`, where the sandbox is kept once the attempt's processes are gone.
+    kept: Option<PathBuf>,
     /// The agent's `HOME`.
     pub home: PathBuf,
     /// The agent's `TMPDIR`.
@@ -38,6 +47,32 @@ pub struct AttemptFolders {
     _private: TempDir,
     _outcome: TempDir,
     _state: Option<TempDir>,
+    /// The running sandbox under `--keep`, removed when the attempt is not kept (an
+    /// interrupted attempt, which `--resume` runs again).
+    running: Option<TempDir>,
+}
+
+impl AttemptFolders {
+    /// Under `--keep`, moves the sandbox to its kept place (`<keep>/[<agent>/]<task>/<attempt>`)
+    /// once nothing of the attempt runs, so that grading, the judge and every later command
+    /// find it there; what an earlier run kept there goes first, without following links.
+    /// Without `--keep` it does nothing.
+    pub fn keep(&mut self) -> io::Result<()> {
+        let Some(kept) = self.kept.take() else {
+            return Ok(());
+        };
+        remove_without_following(&kept)?;
+        if let Some(parent) = kept.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::rename(&self.sandbox, &kept)?;
+        // Moved: nothing is left for the running folder to remove.
+        if let Some(running) = self.running.take() {
+            let _ = running.keep();
+        }
+        self.sandbox = kept;
+        Ok(())
+    }
 }
 
 /// A task id, agent name or attempt as one path component, injectively: `A-Za-z0-9`,
@@ -91,9 +126,10 @@ pub fn kept_state_folder(sandbox: &Path) -> PathBuf {
     sandbox.with_file_name(name)
 }
 
-/// Makes an attempt's folders under `control` (a private folder of the run), the
-/// sandbox under `keep` when given (emptied first, without following any symlink the
-/// agent of an earlier run left there).
+/// Makes an attempt's folders under `control` (a private folder of the run); under `keep`,
+/// when given, the sandbox in its [`RUNNING`] folder, to be moved to its kept place by
+/// [`AttemptFolders::keep`], and the state folder at its kept place (emptied first, without
+/// following any symlink the agent of an earlier run left there).
 pub fn prepare(
     task: &Task,
     control: &Path,
@@ -113,30 +149,39 @@ pub fn prepare(
     let tmp = private.path().join("tmp");
     create_private_dir(&home)?;
     create_private_dir(&tmp)?;
-    let sandbox = match keep {
+    let (sandbox, kept, running) = match keep {
         Some(root) => {
-            let dir = kept_folder(root, label, &task.id, attempt);
-            remove_without_following(&dir)?;
-            if let Some(parent) = dir.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            create_private_dir(&dir)?;
-            dir
+            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+            let running_root = root.join(RUNNING);
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&running_root)?;
+            let running = tempfile::Builder::new()
+                .prefix("")
+                .rand_bytes(12)
+                .permissions(std::fs::Permissions::from_mode(0o700))
+                .tempdir_in(&running_root)?;
+            let kept = kept_folder(root, label, &task.id, attempt);
+            (running.path().to_owned(), Some(kept), Some(running))
         }
         None => {
             let dir = private.path().join("sandbox");
             create_private_dir(&dir)?;
-            dir
+            (dir, None, None)
         }
     };
     seed(&sandbox, task.files_dir.as_deref(), &task.files)?;
     let has_state =
         task.state_dir.is_some() || !task.state_files.is_empty() || !task.tools.is_empty();
-    let (state, state_temp) = match (has_state, keep) {
+    let (state, state_temp) = match (has_state, &kept) {
         (false, _) => (None, None),
-        (true, Some(_)) => {
-            let dir = kept_state_folder(&sandbox);
+        (true, Some(kept)) => {
+            let dir = kept_state_folder(kept);
             remove_without_following(&dir)?;
+            if let Some(parent) = dir.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
             create_private_dir(&dir)?;
             (Some(dir), None)
         }
@@ -153,6 +198,7 @@ pub fn prepare(
     }
     Ok(AttemptFolders {
         sandbox,
+        kept,
         home,
         tmp,
         outcome_file: outcome.path().join("outcome.json"),
@@ -162,6 +208,7 @@ pub fn prepare(
         _private: private,
         _outcome: outcome,
         _state: state_temp,
+        running,
     })
 }
 
@@ -231,6 +278,7 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proctor_core::task::Suite;
 
     #[test]
     fn components_cannot_escape_and_never_collide() {
@@ -262,6 +310,64 @@ mod tests {
         assert!(a.len() <= LONGEST_COMPONENT && b.len() <= LONGEST_COMPONENT);
         assert_ne!(a, b);
         assert!(a.contains("%%"), "{a}");
+    }
+
+    /// Under `--keep` the agent's folder is private and random; keeping it replaces what
+    /// an earlier run kept, without following the links that run's agent left.
+    #[test]
+    fn a_kept_sandbox_runs_apart_and_replaces_the_earlier_one_when_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = dir.path().join("tasks.yaml");
+        std::fs::write(
+            &tasks,
+            "- id: a/b\n  input: x\n  expected: y\n  files: {seed.txt: seed}\n",
+        )
+        .unwrap();
+        let task = Suite::load(&tasks).unwrap().tasks.remove(0);
+        let (control, keep) = (dir.path().join("control"), dir.path().join("keep"));
+        std::fs::create_dir(&control).unwrap();
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, "keep me").unwrap();
+        let kept = kept_folder(&keep, Some("agent"), "a/b", 3);
+        std::fs::create_dir_all(&kept).unwrap();
+        std::os::unix::fs::symlink(&outside, kept.join("link")).unwrap();
+
+        let mut folders = prepare(&task, &control, Some(&keep), Some("agent"), 3).unwrap();
+        let running = folders.sandbox.clone();
+        assert_eq!(running.parent().unwrap(), keep.join(RUNNING));
+        let mode = std::fs::metadata(&running).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert_eq!(
+            std::fs::read_to_string(running.join("seed.txt")).unwrap(),
+            "seed"
+        );
+        assert!(
+            kept.join("link").exists(),
+            "the earlier run's folder stays until kept"
+        );
+
+        folders.keep().unwrap();
+        assert_eq!(folders.sandbox, kept);
+        assert!(!running.exists());
+        assert_eq!(
+            std::fs::read_to_string(kept.join("seed.txt")).unwrap(),
+            "seed"
+        );
+        assert!(!kept.join("link").exists());
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me");
+        drop(folders);
+        assert!(
+            kept.join("seed.txt").exists(),
+            "a kept sandbox outlives its attempt"
+        );
+
+        // An attempt that is not kept (interrupted) leaves nothing behind.
+        let folders = prepare(&task, &control, Some(&keep), Some("agent"), 4).unwrap();
+        let running = folders.sandbox.clone();
+        drop(folders);
+        assert!(!running.exists());
+        assert!(!kept_folder(&keep, Some("agent"), "a/b", 4).exists());
     }
 
     #[test]

@@ -135,6 +135,58 @@ fn without_isolation_the_hunter_finds_every_canary() {
     }
 }
 
+/// Under `--keep` (relative, as a user types it) the agent works in a randomly named folder:
+/// `kept/refund@pushy/0` as its working folder would name its task and variant. The sandbox
+/// is at its kept place once the attempt is over, for grading and for `grade --workdir`.
+#[test]
+fn a_kept_sandbox_takes_its_task_s_name_only_after_the_agent_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: refund\n  input: refund A1\n  expected: done\n  verify: [{file_exists: cwd.txt}]\n  variants:\n    pushy: {prefix: 'Now. '}\n",
+    );
+    let agent = "python3 -c \"import json, os; open('cwd.txt', 'w').write(os.getcwd()); \
+                 print(json.dumps({'status': 'final', 'answer': 'done'}))\"";
+    let output = run(proctor()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--tasks",
+            "tasks.yaml",
+            "--keep",
+            "kept",
+            "--out",
+            "r.jsonl",
+        ])
+        .args(["--agent", agent]));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let kept = dir.path().join("kept");
+    for task in ["refund", "refund@pushy"] {
+        let seen = std::fs::read_to_string(kept.join(task).join("0").join("cwd.txt"))
+            .unwrap_or_else(|e| panic!("{task} not kept ({e}): {}", output.stderr));
+        let running = kept.join(".running").canonicalize().unwrap();
+        assert!(
+            Path::new(&seen).starts_with(&running),
+            "{task}: worked in {seen}"
+        );
+        let name = Path::new(&seen).file_name().unwrap().to_str().unwrap();
+        assert!(
+            !name.contains("refund") && !name.contains("pushy") && name.len() >= 12,
+            "{task}: worked in {seen}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(kept.join(".running")).unwrap().collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+    let graded = run(proctor()
+        .current_dir(dir.path())
+        .args(["grade", "--tasks", "tasks.yaml", "--outcomes", "r.jsonl"])
+        .args(["--workdir", "kept", "--format", "json"]));
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    let summary: Value = serde_json::from_str(&graded.stdout).unwrap();
+    assert_eq!(summary["passed"], 2, "{}", graded.stdout);
+}
+
 /// A variant's name (`@pushy`) would tell the agent it is being tested: it sees the base
 /// id on stdin and in `PROCTOR_TASK_ID`, and the result keeps the variant.
 #[test]
