@@ -287,8 +287,9 @@ impl<'t> Scanner<'t> {
     /// A flat object of plain members, `{"order_id": "A1", "n": 2}`, spaced or not, read and
     /// made compact in one pass: the shape nearly every logged call's arguments have. Its
     /// members are strings without escapes, integers and literals, no key repeated; for
-    /// anything else (nesting, an escape, a fraction, more than [`FLAT_ROOM`] bytes) it
-    /// gives `None` without moving, and the value is read the general way.
+    /// anything else (nesting, an escape, a fraction, a spaced object of more than
+    /// [`FLAT_ROOM`] bytes once compact) it gives `None` without moving, and the value is
+    /// read the general way.
     fn flat_object(&mut self) -> Option<CompactJson> {
         let start = self.at;
         let read = self.flat_members(start);
@@ -305,7 +306,7 @@ impl<'t> Scanner<'t> {
         }
         self.at += 1;
         self.rewritten = false;
-        let mut gathered = Gathered::from(start);
+        let mut gathered = Gathered::starting_at(start);
         let mut keys: [&str; CHECKED_KEYS] = [""; CHECKED_KEYS];
         let mut count = 0;
         gathered.skip_whitespace(self)?;
@@ -518,8 +519,8 @@ impl<'t> Scanner<'t> {
     }
 }
 
-/// Most bytes of a flat object's compact text made in place; a longer one is read the
-/// general way.
+/// Most bytes of a spaced flat object's compact text made in place; a longer one is read
+/// the general way (compact text needs no room: it is taken as it stands).
 const FLAT_ROOM: usize = 64;
 
 /// A flat object's compact text as it is read: the runs of text between whitespace, copied
@@ -534,7 +535,8 @@ struct Gathered {
 }
 
 impl Gathered {
-    fn from(start: usize) -> Self {
+    /// Nothing gathered yet of the object starting at `start`.
+    fn starting_at(start: usize) -> Self {
         Gathered {
             bytes: [0; FLAT_ROOM],
             len: 0,
