@@ -294,7 +294,7 @@ pub async fn finish_attempt(
     mut cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finished> {
     let planned = ended.planned;
-    let (mut folders, reported) = (ended.folders, ended.outcome);
+    let (folders, reported) = (ended.folders, ended.outcome);
     let task = &context.suite.tasks[planned.task];
     // Late spans, and the served calls still running, are waited for here, outside the
     // agent's slot.
@@ -314,7 +314,13 @@ pub async fn finish_attempt(
     };
     // Nothing of the attempt runs any more (its served calls are in): under `--keep` the
     // sandbox moves to its kept place, where grading and every later command find it.
-    folders.keep().map_err(|error| {
+    // Blocking: what an earlier run kept there, however large, is removed first.
+    let folders = tokio::task::spawn_blocking(move || {
+        let mut folders = folders;
+        folders.keep().map(|()| folders)
+    })
+    .await?
+    .map_err(|error| {
         anyhow::anyhow!(
             "cannot keep the sandbox of task `{}` attempt {}: {error}",
             task.id,
