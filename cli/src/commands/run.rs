@@ -20,6 +20,7 @@ use crate::run::attempt::{
 use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
 use crate::run::isolation::contained_command::ContainedCommands;
+use crate::run::keep_folder::KeepFolder;
 use crate::run::plan::{Planned, plan, selected};
 use crate::run::signals;
 use crate::run::variants::VariantChoice;
@@ -114,6 +115,12 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     {
         *keep = resolved;
     }
+    let keep = match &args.keep {
+        Some(dir) => Some(KeepFolder::open(dir).map_err(|e| {
+            anyhow::anyhow!("{}: cannot prepare --keep folder: {e}", dir.display())
+        })?),
+        None => None,
+    };
     let hidden = hidden_from_agents(&args, &suite, control.path());
     let isolation = Isolation::set_up(&args.containment.options(), &agents, hidden)?;
     if !isolation.namespaces()
@@ -133,6 +140,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         seeds,
         pricer,
         control,
+        keep,
         isolation,
     };
     runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
@@ -237,12 +245,13 @@ fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
     Ok(builder.build()?)
 }
 
-/// The judge and prices an attempt needs besides its agent.
+/// The judge, prices and folders an attempt needs besides its agent.
 struct Judging {
     judge: Option<proctor_judge::Judge>,
     seeds: HashMap<usize, Seed>,
     pricer: crate::usage_cost::Pricer,
     control: tempfile::TempDir,
+    keep: Option<KeepFolder>,
     isolation: Isolation,
 }
 
@@ -336,7 +345,7 @@ async fn start(
         agents,
         default_timeout: Duration::from_secs_f64(args.timeout),
         seed: args.seed,
-        keep: args.keep.clone(),
+        keep: judging.keep,
         control: judging.control,
         isolation,
         commands,

@@ -7,6 +7,7 @@ use super::agent::AgentSpec;
 use super::environment::AgentEnvironment;
 use super::isolation::Isolation;
 use super::isolation::contained_command::ContainedCommands;
+use super::keep_folder::KeepFolder;
 use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
 use super::process::{self, Exit, Launch, Stopped};
@@ -25,7 +26,6 @@ use proctor_core::result::{ProcessInfo, ResultLine, Timings};
 use proctor_core::task::{Suite, Task, TaskNetwork};
 use proctor_judge::{Judge, Seed};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -37,7 +37,8 @@ pub struct RunContext {
     pub agents: Vec<AgentSpec>,
     pub default_timeout: Duration,
     pub seed: u64,
-    pub keep: Option<PathBuf>,
+    /// `--keep`: where sandboxes run and are kept.
+    pub keep: Option<KeepFolder>,
     /// Several agents keep their sandboxes apart: `<keep>/<label>/<task>/<attempt>`.
     pub keep_by_label: bool,
     /// The run's private folder (mode 0700, a random name): each attempt's private
@@ -147,7 +148,7 @@ pub async fn run_agent(
             sandbox::prepare(
                 task,
                 context.control.path(),
-                context.keep.as_deref(),
+                context.keep.as_ref(),
                 label.as_deref(),
                 planned.attempt,
             )

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod attempt;
 pub mod environment;
 pub mod isolation;
+pub mod keep_folder;
 pub mod outcome;
 pub mod outcome_file;
 pub mod plan;

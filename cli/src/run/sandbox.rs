@@ -6,6 +6,7 @@
 //! Every folder is made fresh with a random name and mode 0700, so no attempt can
 //! predict, share or forge another's files.
 
+use super::keep_folder::KeepFolder;
 use proctor_core::task::Task;
 use sha2::{Digest, Sha256};
 use std::io;
@@ -15,17 +16,12 @@ use tempfile::TempDir;
 /// Longest kept folder name before it is shortened with a hash (NAME_MAX is 255).
 const LONGEST_COMPONENT: usize = 200;
 
-/// The folder of `--keep` where sandboxes are while their attempts run, each under a random
-/// name: a working folder named for its task and variant (`refund@injected/0`) would tell
-/// the agent what is being tested. No task or agent folder starts with a dot
-/// ([`path_component`] escapes a leading one), so it meets none of them.
-pub const RUNNING: &str = ".running";
-
 /// One attempt's folders; the temporary ones are removed when dropped.
 #[derive(Debug)]
 pub struct AttemptFolders {
-    /// The agent's working directory: private, or under `--keep` a random folder in
-    /// [`RUNNING`] until [`AttemptFolders::keep`] moves it to its kept place.
+    /// The agent's working directory: private, or under `--keep` a random folder in the
+    /// run's folder of running sandboxes ([`KeepFolder::running`]) until
+    /// [`AttemptFolders::keep`] moves it to its kept place.
     pub sandbox: PathBuf,
     /// Under `--keep`, where the sandbox is kept once the attempt's processes are gone.
     kept: Option<PathBuf>,
@@ -127,13 +123,13 @@ pub fn kept_state_folder(sandbox: &Path) -> PathBuf {
 }
 
 /// Makes an attempt's folders under `control` (a private folder of the run); under `keep`,
-/// when given, the sandbox in its [`RUNNING`] folder, to be moved to its kept place by
-/// [`AttemptFolders::keep`], and the state folder at its kept place (emptied first, without
-/// following any symlink the agent of an earlier run left there).
+/// when given, the sandbox in the run's folder of running sandboxes, to be moved to its kept
+/// place by [`AttemptFolders::keep`], and the state folder at its kept place (emptied first,
+/// without following any symlink the agent of an earlier run left there).
 pub fn prepare(
     task: &Task,
     control: &Path,
-    keep: Option<&Path>,
+    keep: Option<&KeepFolder>,
     label: Option<&str>,
     attempt: u64,
 ) -> io::Result<AttemptFolders> {
@@ -150,19 +146,14 @@ pub fn prepare(
     create_private_dir(&home)?;
     create_private_dir(&tmp)?;
     let (sandbox, kept, running) = match keep {
-        Some(root) => {
-            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-            let running_root = root.join(RUNNING);
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&running_root)?;
+        Some(keep) => {
+            use std::os::unix::fs::PermissionsExt;
             let running = tempfile::Builder::new()
                 .prefix("")
                 .rand_bytes(12)
                 .permissions(std::fs::Permissions::from_mode(0o700))
-                .tempdir_in(&running_root)?;
-            let kept = kept_folder(root, label, &task.id, attempt);
+                .tempdir_in(keep.running())?;
+            let kept = kept_folder(keep.root(), label, &task.id, attempt);
             (running.path().to_owned(), Some(kept), Some(running))
         }
         None => {
@@ -333,9 +324,10 @@ mod tests {
         std::fs::create_dir_all(&kept).unwrap();
         std::os::unix::fs::symlink(&outside, kept.join("link")).unwrap();
 
-        let mut folders = prepare(&task, &control, Some(&keep), Some("agent"), 3).unwrap();
+        let keep_folder = KeepFolder::open(&keep).unwrap();
+        let mut folders = prepare(&task, &control, Some(&keep_folder), Some("agent"), 3).unwrap();
         let running = folders.sandbox.clone();
-        assert_eq!(running.parent().unwrap(), keep.join(RUNNING));
+        assert_eq!(running.parent().unwrap(), keep_folder.running());
         let mode = std::fs::metadata(&running).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         assert_eq!(
@@ -363,7 +355,7 @@ mod tests {
         );
 
         // An attempt that is not kept (interrupted) leaves nothing behind.
-        let folders = prepare(&task, &control, Some(&keep), Some("agent"), 4).unwrap();
+        let folders = prepare(&task, &control, Some(&keep_folder), Some("agent"), 4).unwrap();
         let running = folders.sandbox.clone();
         drop(folders);
         assert!(!running.exists());

@@ -187,6 +187,76 @@ fn a_kept_sandbox_takes_its_task_s_name_only_after_the_agent_is_gone() {
     assert_eq!(summary["passed"], 2, "{}", graded.stdout);
 }
 
+/// A run killed outright (SIGKILL: no chance to clean up) leaves its running sandboxes in
+/// `kept/.running`; the next run with the same `--keep` removes them, since no process holds
+/// the killed run's lock any more.
+#[test]
+fn the_next_run_removes_the_running_sandboxes_of_a_killed_run() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: slow\n  input: wait\n  expected: done\n",
+    );
+    let running = dir.path().join("kept").join(".running");
+    let slow = "python3 -c \"import time; open('started', 'w').write('1'); time.sleep(5)\"";
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("proctor"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--tasks",
+            "tasks.yaml",
+            "--keep",
+            "kept",
+            "--agent",
+            slow,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The agent has started once its sandbox (`.running/<run>/<attempt>`) holds its file.
+    let started = || {
+        let runs = std::fs::read_dir(&running).into_iter().flatten().flatten();
+        runs.filter(|run| run.path().is_dir())
+            .flat_map(|run| {
+                std::fs::read_dir(run.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .any(|sandbox| sandbox.path().join("started").exists())
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !started() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let left = std::fs::read_dir(&running).unwrap().count();
+    assert_eq!(left, 2, "a killed run leaves its folder and its lock file");
+
+    let quick =
+        "python3 -c \"import json; print(json.dumps({'status': 'final', 'answer': 'done'}))\"";
+    let output = run(proctor().current_dir(dir.path()).args([
+        "run",
+        "--tasks",
+        "tasks.yaml",
+        "--keep",
+        "kept",
+        "--agent",
+        quick,
+    ]));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let left: Vec<_> = std::fs::read_dir(&running).unwrap().collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+    assert!(dir.path().join("kept/slow/0").is_dir(), "{}", output.stderr);
+}
+
 /// A variant's name (`@pushy`) would tell the agent it is being tested: it sees the base
 /// id on stdin and in `PROCTOR_TASK_ID`, and the result keeps the variant.
 #[test]
