@@ -1,12 +1,11 @@
 //! The `--keep` folder of a run. Sandboxes are made in this run's own folder under
 //! `<keep>/.running` and moved to their kept places once their attempts end
-//! ([`super::sandbox::AttemptFolders::keep`]). The run holds an exclusive `flock` on
+//! (`AttemptFolders::keep` in the sandbox module). The run holds an exclusive `flock` on
 //! `<keep>/.running/<name>.lock` beside its folder for as long as it runs; the kernel lets go
 //! of it when the process ends however it ends, so a later run removes the folders of a run
 //! that was killed (SIGKILL, an out-of-memory kill), whose locks nobody holds, instead of
 //! leaving them to fill the disk. Several runs may share one `--keep` folder at once.
 
-use super::sandbox::remove_without_following;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::DirBuilderExt;
@@ -15,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// The folder of `--keep` where sandboxes are while their attempts run, each under a random
 /// name: a working folder named for its task and variant (`refund@injected/0`) would tell
 /// the agent what is being tested. No task or agent folder starts with a dot
-/// ([`super::sandbox::path_component`] escapes a leading one), so it meets none of them.
+/// (the sandbox's `path_component` escapes a leading one), so it meets none of them.
 pub const RUNNING: &str = ".running";
 
 /// The end of the name of each run's lock file in [`RUNNING`].
@@ -80,7 +79,8 @@ impl KeepFolder {
 impl Drop for KeepFolder {
     fn drop(&mut self) {
         // The folder goes before its lock file, so that no run takes it for abandoned.
-        let _ = remove_without_following(&self.running);
+        // `remove_dir_all` unlinks the links an agent left inside without following them.
+        let _ = std::fs::remove_dir_all(&self.running);
         let _ = std::fs::remove_file(&self.lock_path);
     }
 }
@@ -110,8 +110,14 @@ fn remove_abandoned(running_root: &Path) {
             continue;
         };
         // Held: that run is alive. Taken here: its process has ended.
-        if lock.try_lock().is_ok() && remove_without_following(&folder_of(&path)).is_ok() {
-            let _ = std::fs::remove_file(&path);
+        if lock.try_lock().is_err() {
+            continue;
+        }
+        match std::fs::remove_dir_all(folder_of(&path)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {}
+            _ => {
+                let _ = std::fs::remove_file(&path);
+            }
         }
     }
 }
