@@ -41,8 +41,10 @@ impl KeepFolder {
             .mode(0o700)
             .create(&running_root)?;
         remove_abandoned(&running_root);
-        // The lock first, then the folder it stands for: a folder is never without its lock
-        // file in the time a run that starts now looks for abandoned ones.
+        // The lock first, then the folder it stands for, so that a run starting now never
+        // finds the folder without its lock file. (A run that looks in the instant between
+        // making the file and locking it removes that file only; the folder is then this
+        // run's to remove, as it does when it ends.)
         let lock = tempfile::Builder::new()
             .prefix("")
             .suffix(LOCK_SUFFIX)
