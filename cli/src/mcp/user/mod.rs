@@ -24,6 +24,13 @@ use std::sync::{Arc, Mutex};
 
 /// The tool error after the conversation ended.
 pub const CONVERSATION_OVER: &str = "conversation over";
+/// Most bytes of messages one conversation holds (the task's input, the agent's messages
+/// and the user's replies): the history is kept and sent whole with every turn, so an
+/// agent sending huge messages must not grow proctor with every call
+/// (docs/tools.md, "A simulated user").
+pub const HISTORY_BUDGET: usize = 1 << 20;
+/// The tool error once a message would take the conversation past [`HISTORY_BUDGET`].
+pub const OVER_BUDGET: &str = "conversation over: its messages passed 1 MiB";
 /// The tool error when no scripted turn matches.
 pub const NO_SCRIPTED_REPLY: &str = "no scripted reply";
 
@@ -75,6 +82,8 @@ pub struct Conversation {
 struct State {
     /// From the task's input (the user's first message) on.
     history: Vec<Said>,
+    /// The bytes of `history`'s contents.
+    history_bytes: usize,
     replies: u32,
     stopped: bool,
     script: Option<Script>,
@@ -103,6 +112,7 @@ impl Conversation {
             attempt,
             state: tokio::sync::Mutex::new(State {
                 history: vec![Said::user(input.to_owned())],
+                history_bytes: input.len(),
                 replies: 0,
                 stopped: false,
                 script,
@@ -131,6 +141,10 @@ impl Conversation {
         let mut state = self.state.lock().await;
         if state.stopped || state.replies >= self.spec.max_turns {
             return Err(CONVERSATION_OVER.to_owned());
+        }
+        if state.history_bytes.saturating_add(message.len()) > HISTORY_BUDGET {
+            state.stopped = true;
+            return Err(OVER_BUDGET.to_owned());
         }
         let reply = match &self.spec.backend {
             UserBackend::Turns(_) => state
@@ -165,6 +179,7 @@ impl Conversation {
                 .map_err(|e| self.failed(e))?
             }
         };
+        state.history_bytes += message.len() + reply.len();
         state.history.push(Said::agent(message.to_owned()));
         state.history.push(Said::user(reply.clone()));
         state.replies += 1;
@@ -318,6 +333,38 @@ mod tests {
             say(&conversation, &at, "ok 3").await.unwrap_err(),
             CONVERSATION_OVER
         );
+    }
+
+    #[tokio::test]
+    async fn messages_past_the_budget_end_the_conversation() {
+        let at = commands();
+        let turns = vec![ScriptedTurn {
+            when: None,
+            say: "go on".into(),
+            repeat: true,
+        }];
+        let conversation =
+            Conversation::new(&spec(UserBackend::Turns(turns), 1000), None, "t", 0, "Hi");
+        let big = "x".repeat(HISTORY_BUDGET / 3);
+        assert_eq!(say(&conversation, &at, &big).await.unwrap(), "go on");
+        assert_eq!(say(&conversation, &at, &big).await.unwrap(), "go on");
+        // The third would pass the budget: not kept, and the conversation is over.
+        assert_eq!(
+            say(&conversation, &at, &big).await.unwrap_err(),
+            OVER_BUDGET
+        );
+        assert_eq!(
+            say(&conversation, &at, "hi").await.unwrap_err(),
+            CONVERSATION_OVER
+        );
+        let state = conversation.state.lock().await;
+        assert!(
+            state.history_bytes <= HISTORY_BUDGET,
+            "{}",
+            state.history_bytes
+        );
+        assert_eq!(state.history.len(), 5);
+        assert!(conversation.failures().is_empty());
     }
 
     fn simulator(dir: &std::path::Path, body: &str, timeout_s: f64) -> UserSpec {
