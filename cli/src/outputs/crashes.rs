@@ -5,6 +5,10 @@ use crate::exit::Failure;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::Scorecards;
 
+/// An attempt stopped at a limit the user set ran, and failed on its own account: a
+/// result, not a broken set-up, however many attempts end so (docs/exit-codes.md).
+const LIMITS_HIT: [&str; 2] = ["error: disk limit", "error: memory limit"];
+
 /// Per agent, in the order first seen: attempts run, attempts that ended in `error:`, and
 /// the first such attempt's detail.
 #[derive(Debug, Default)]
@@ -25,7 +29,7 @@ impl CrashTally {
         if line
             .reasons
             .first()
-            .is_some_and(|r| r.starts_with("error: "))
+            .is_some_and(|r| r.starts_with("error: ") && !LIMITS_HIT.contains(&r.as_str()))
         {
             entry.2 += 1;
             if entry.3.is_none() {
