@@ -17,6 +17,15 @@ use std::path::{Path, PathBuf};
 /// (the sandbox's `path_component` escapes a leading one), so it meets none of them.
 pub const RUNNING: &str = ".running";
 
+/// A file in every `--keep` folder saying what the folder is, so that proctor knows one
+/// when an agent would see it (its sandboxes and tool state are grading data), wherever
+/// it lies and even once its [`RUNNING`] folder is gone.
+pub const MARKER: &str = ".proctor-keep";
+
+/// What [`MARKER`] says, for whoever opens it.
+const MARKER_TEXT: &str =
+    "This folder holds sandboxes kept by `proctor run --keep`; proctor hides it from agents.\n";
+
 /// The end of the name of each run's lock file in [`RUNNING`].
 const LOCK_SUFFIX: &str = ".lock";
 
@@ -41,6 +50,10 @@ impl KeepFolder {
             .mode(0o700)
             .create(&running_root)?;
         remove_abandoned(&running_root);
+        let marker = root.join(MARKER);
+        if std::fs::symlink_metadata(&marker).is_err() {
+            std::fs::write(&marker, MARKER_TEXT)?;
+        }
         // The lock first, then the folder it stands for, so that a run starting now never
         // finds the folder without its lock file. (A run that looks in the instant between
         // making the file and locking it removes that file only; the folder is then this

@@ -515,6 +515,7 @@ fn kept_folders_never_collide() {
     assert_eq!(output.code, 0, "{}", output.stderr);
     let mut seen: Vec<String> = files_under(&keep)
         .iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "who.txt"))
         .map(|p| std::fs::read_to_string(p).unwrap().trim().to_owned())
         .collect();
     seen.sort();
@@ -524,6 +525,8 @@ fn kept_folders_never_collide() {
     assert_eq!(seen.len(), 4);
     assert!(keep.join("a%2Bb/report%2Fv1/1/who.txt").is_file());
     assert!(keep.join("a_b/report_v1/0/who.txt").is_file());
+    // The marker that tells proctor (and you) what the folder is, wherever it lies.
+    assert!(keep.join(".proctor-keep").is_file());
 }
 
 /// 2 and 9: what the agent leaves is read bounded; too big is a FAIL naming the limit,

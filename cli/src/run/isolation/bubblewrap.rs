@@ -1,44 +1,39 @@
 //! The agent's view of the machine under bubblewrap (`bwrap`, the sandbox tool
-//! Flatpak uses): its own user, mount, PID and IPC namespaces; the file system
-//! read-only; the sandbox, `HOME`, `TMPDIR` and the outcome folder writable; a
-//! private `/tmp` and `/proc`; the grading data and the user's home hidden.
+//! Flatpak uses): its own user, mount, PID and IPC namespaces, and a file system
+//! composed from nothing (docs/agent-protocol.md, "What an agent sees"): the system's
+//! runtime read-only, what its command needs read-only, its sandbox, `HOME`, `TMPDIR`
+//! and outcome folder writable, a private `/tmp`, `/dev` and `/proc`. Grading data
+//! inside a shown folder is hidden again.
 //!
 //! Every hidden path is a mount point the agent can list (`/proc/self/mountinfo`):
 //! what is hidden is the content, not the name.
 
+use super::runtime;
 use std::path::{Path, PathBuf};
 
 /// Everything one attempt's view is made of.
 #[derive(Debug)]
 pub struct View<'a> {
-    /// Hidden: replaced by an empty folder (or an empty file).
-    pub hidden: &'a [PathBuf],
-    /// Shown read-only again inside hidden folders (the agent's program, its
+    /// Shown read-only besides the runtime (the command's program and scripts, its
     /// interpreter, `--isolate-allow`).
-    pub visible: &'a [PathBuf],
-    /// Shown read-only wherever they lie: the sockets into a `network: none`
-    /// namespace and the forwarder's program.
+    pub shown: &'a [PathBuf],
+    /// Hidden inside what is shown: replaced by an empty folder (or an empty file).
+    pub hidden: &'a [PathBuf],
+    /// Shown read-only after everything is hidden: the sockets into a `network: none`
+    /// namespace and the forwarder's program, a command check's own files.
     pub forwarding: &'a [&'a Path],
     /// Writable, at the same path as on the host.
     pub writable: &'a [&'a Path],
-    /// With a size (`--max-disk`): `HOME` and `TMPDIR` as fresh tmpfs mounts of that
-    /// size at the same path, and `/tmp` of that size too; without one, `scratch` is
-    /// bound writable like `writable`.
-    pub scratch: &'a [&'a Path],
-    pub scratch_size: Option<u64>,
+    /// A host folder shown as `/tmp`, writable (under `--max-disk`, so that what the
+    /// agent writes there counts in its one budget); without one, `/tmp` is a fresh tmpfs.
+    pub tmp: Option<&'a Path>,
     pub working_dir: &'a Path,
     pub network: bool,
 }
 
-/// Folders the namespace gets fresh (`--dev`, `--proc`, `--tmpfs`): nothing of the
-/// host's shows in them, so nothing there needs hiding, and what is shown there must be
-/// mounted. (`--dev` makes `/dev/shm` an empty folder of its private `/dev`.)
-const FRESH: [&str; 3] = ["/dev", "/proc", "/tmp"];
-
 /// bwrap's arguments for `view`, up to and including `--`. Every mount costs bwrap a
-/// pass over the mount table, and attempts wait for it: paths already out of sight
-/// (inside a fresh folder or a hidden one) are not hidden again, and paths in plain
-/// view are not shown again.
+/// pass over the mount table, and attempts wait for it: a path is hidden only where it
+/// would be in sight, and shown only where it is not in sight already.
 pub fn arguments(view: &View<'_>) -> Vec<String> {
     let mut args: Vec<String> = [
         "--unshare-user",
@@ -49,9 +44,6 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         "--die-with-parent",
         // No controlling terminal: the agent cannot push input into the user's (TIOCSTI).
         "--new-session",
-        "--ro-bind",
-        "/",
-        "/",
         "--dev",
         "/dev",
         "--proc",
@@ -60,56 +52,75 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    tmpfs(&mut args, Path::new("/tmp"), view.scratch_size);
+    match view.tmp {
+        Some(host) => push(&mut args, "--bind", host, Path::new("/tmp")),
+        None => args.extend(["--tmpfs".to_owned(), "/tmp".to_owned()]),
+    }
     if !view.network {
         args.push("--unshare-net".to_owned());
     }
-    let fresh = |path: &Path| FRESH.iter().any(|f| path.starts_with(f));
-    let hidden_dirs: Vec<&PathBuf> = view.hidden.iter().filter(|h| h.is_dir()).collect();
-    let below_hidden = |path: &Path| {
-        hidden_dirs
-            .iter()
-            .any(|h| path.starts_with(h) && path != *h)
+    let runtime = runtime::entries();
+    for entry in runtime {
+        match entry {
+            runtime::Entry::Shown(path) => push(&mut args, "--ro-bind", path, path),
+            runtime::Entry::Link { path, target } => push(&mut args, "--symlink", target, path),
+        }
+    }
+    let hidden = |path: &Path| view.hidden.iter().any(|h| path.starts_with(h));
+    let in_runtime = |path: &Path| runtime::holds(path) && !hidden(path);
+    // Outermost first: a folder shown inside another shown one is in sight already,
+    // unless something hidden between them covers it (shown again after the hiding).
+    let mut shown: Vec<&PathBuf> = view.shown.iter().collect();
+    shown.sort_by_key(|p| p.components().count());
+    let covered = |path: &Path, by: &[&PathBuf]| {
+        by.iter()
+            .any(|s| path.starts_with(s) && path != s.as_path())
     };
-    let outermost: Vec<PathBuf> = view
-        .hidden
+    let first: Vec<&PathBuf> = shown
         .iter()
-        .filter(|h| !fresh(h) && !below_hidden(h))
-        .cloned()
+        .filter(|p| !in_runtime(p) && !covered(p, &shown) && !hidden(p))
+        .copied()
         .collect();
-    hide(&mut args, &outermost);
-    let out_of_sight = |path: &Path| fresh(path) || view.hidden.iter().any(|h| path.starts_with(h));
-    for path in view.visible {
-        if out_of_sight(path) && path.exists() {
+    for path in &first {
+        if path.exists() {
             push(&mut args, "--ro-bind", path, path);
         }
     }
-    // Shown folders may hold hidden files: hide those again.
-    let inside: Vec<PathBuf> = view
+    // Hidden where it would be seen: inside a shown folder or the runtime, and not
+    // inside another hidden path (which hides it already).
+    let in_sight = |path: &Path| {
+        runtime::holds(path) || covered(path, &shown) || shown.iter().any(|s| path == s.as_path())
+    };
+    let outer_hidden: Vec<PathBuf> = view
         .hidden
         .iter()
-        .filter(|h| {
-            view.visible
-                .iter()
-                .any(|v| out_of_sight(v) && h.starts_with(v) && *h != v)
-        })
+        .filter(|h| in_sight(h))
+        .filter(|h| !view.hidden.iter().any(|o| h.starts_with(o) && *h != o))
         .cloned()
         .collect();
-    hide(&mut args, &inside);
-    for path in view.forwarding {
-        if out_of_sight(path) {
+    hide(&mut args, &outer_hidden);
+    // Shown again inside what was hidden, then what is hidden inside those.
+    let again: Vec<&PathBuf> = shown.iter().filter(|p| hidden(p)).copied().collect();
+    for path in &again {
+        if path.exists() {
             push(&mut args, "--ro-bind", path, path);
         }
+    }
+    let inside_again: Vec<PathBuf> = view
+        .hidden
+        .iter()
+        .filter(|h| again.iter().any(|a| h.starts_with(a) && h != a))
+        .cloned()
+        .collect();
+    hide(&mut args, &inside_again);
+    for path in view.forwarding {
+        push(&mut args, "--ro-bind", path, path);
     }
     for path in view.writable {
         push(&mut args, "--bind", path, path);
     }
-    for path in view.scratch {
-        match view.scratch_size {
-            Some(size) => tmpfs(&mut args, path, Some(size)),
-            None => push(&mut args, "--bind", path, path),
-        }
-    }
+    // The composed root itself: nothing may be written there.
+    args.extend(["--remount-ro".to_owned(), "/".to_owned()]);
     args.push("--chdir".to_owned());
     args.push(view.working_dir.to_string_lossy().into_owned());
     args.push("--".to_owned());
@@ -129,16 +140,6 @@ fn hide(args: &mut Vec<String>, hidden: &[PathBuf]) {
     }
 }
 
-/// A fresh tmpfs at `path`, of at most `size` bytes when given.
-fn tmpfs(args: &mut Vec<String>, path: &Path, size: Option<u64>) {
-    if let Some(size) = size {
-        args.push("--size".to_owned());
-        args.push(size.to_string());
-    }
-    args.push("--tmpfs".to_owned());
-    args.push(path.to_string_lossy().into_owned());
-}
-
 fn push(args: &mut Vec<String>, option: &str, source: &Path, target: &Path) {
     args.push(option.to_owned());
     args.push(source.to_string_lossy().into_owned());
@@ -149,91 +150,95 @@ fn push(args: &mut Vec<String>, option: &str, source: &Path, target: &Path) {
 mod tests {
     use super::*;
 
-    /// A folder outside `/tmp` (which the namespace gets fresh), for paths that need
-    /// hiding: beside the checkout, unless the checkout itself lies in a fresh folder.
-    fn host_folder() -> tempfile::TempDir {
-        let checkout = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-        let parent = [checkout, Path::new("/var/tmp")]
-            .into_iter()
-            .find(|p| !FRESH.iter().any(|f| p.starts_with(f)))
-            .unwrap();
-        tempfile::tempdir_in(parent).unwrap()
+    fn view_args(shown: &[PathBuf], hidden: &[PathBuf], sandbox: &Path) -> Vec<String> {
+        arguments(&View {
+            shown,
+            hidden,
+            forwarding: &[],
+            writable: &[sandbox],
+            tmp: None,
+            working_dir: sandbox,
+            network: false,
+        })
+    }
+
+    #[test]
+    fn the_root_is_composed_and_never_the_hosts() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = dir.path().join("sandbox");
+        let args = view_args(&[], &[], &sandbox);
+        let text = args.join(" ");
+        assert!(!text.contains("--ro-bind / /"), "{text}");
+        assert!(!text.contains("--bind / /"), "{text}");
+        assert!(text.contains("--ro-bind /usr /usr"), "{text}");
+        assert!(!text.contains("/etc/shadow"), "{text}");
+        for absent in ["/srv", "/opt", "/var", "/home", "/root", "/mnt"] {
+            assert!(
+                !args.iter().any(|a| Path::new(a).starts_with(absent)),
+                "{absent} in {text}"
+            );
+        }
+        assert!(text.contains("--unshare-net"));
+        assert!(text.ends_with(&format!("--remount-ro / --chdir {} --", sandbox.display())));
     }
 
     #[test]
     fn hidden_files_inside_shown_folders_stay_hidden() {
-        let dir = host_folder();
-        let home = dir.path().join("home");
-        let tools = home.join("tools");
-        std::fs::create_dir_all(&tools).unwrap();
-        let tasks = tools.join("tasks.yaml");
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let results = project.join("results");
+        std::fs::create_dir_all(&results).unwrap();
+        let tasks = project.join("tasks.yaml");
         std::fs::write(&tasks, "- id: x\n").unwrap();
+        let elsewhere = dir.path().join("elsewhere.jsonl");
+        std::fs::write(&elsewhere, "").unwrap();
         let sandbox = dir.path().join("sandbox");
-        let hidden = [home.clone(), tasks.clone()];
-        let visible = [tools.clone()];
-        let args = arguments(&View {
-            hidden: &hidden,
-            visible: &visible,
-            forwarding: &[],
-            writable: &[&sandbox],
-            scratch: &[],
-            scratch_size: None,
-            working_dir: &sandbox,
-            network: false,
-        });
+        let hidden = [tasks.clone(), results.clone(), elsewhere.clone()];
+        let args = view_args(std::slice::from_ref(&project), &hidden, &sandbox);
         let text = args.join(" ");
-        let home_hidden = text.find(&format!("--tmpfs {}", home.display())).unwrap();
-        let tools_shown = text
+        let shown_at = text
+            .find(&format!(
+                "--ro-bind {} {}",
+                project.display(),
+                project.display()
+            ))
+            .unwrap();
+        let tasks_at = text
+            .find(&format!("--ro-bind /dev/null {}", tasks.display()))
+            .unwrap();
+        let results_at = text
+            .find(&format!("--tmpfs {}", results.display()))
+            .unwrap();
+        assert!(shown_at < tasks_at && shown_at < results_at, "{text}");
+        // Out of sight already: no mount.
+        assert!(!args.iter().any(|a| Path::new(a) == elsewhere), "{text}");
+    }
+
+    #[test]
+    fn a_folder_shown_inside_a_hidden_one_is_shown_again_without_its_hidden_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let kept = project.join("kept");
+        let tools = kept.join("tools");
+        std::fs::create_dir_all(&tools).unwrap();
+        let secret = tools.join("old.jsonl");
+        std::fs::write(&secret, "").unwrap();
+        let sandbox = dir.path().join("sandbox");
+        let shown = [project.clone(), tools.clone()];
+        let hidden = [kept.clone(), secret.clone()];
+        let args = view_args(&shown, &hidden, &sandbox);
+        let text = args.join(" ");
+        let kept_at = text.find(&format!("--tmpfs {}", kept.display())).unwrap();
+        let tools_at = text
             .find(&format!(
                 "--ro-bind {} {}",
                 tools.display(),
                 tools.display()
             ))
             .unwrap();
-        let tasks_hidden = text
-            .rfind(&format!("--ro-bind /dev/null {}", tasks.display()))
+        let secret_at = text
+            .rfind(&format!("--ro-bind /dev/null {}", secret.display()))
             .unwrap();
-        assert!(
-            home_hidden < tools_shown && tools_shown < tasks_hidden,
-            "{text}"
-        );
-        assert!(text.contains("--unshare-net"));
-        assert!(text.ends_with(&format!("--chdir {} --", sandbox.display())));
-    }
-
-    #[test]
-    fn what_is_out_of_sight_already_costs_no_mount() {
-        let dir = host_folder();
-        let home = dir.path().join("home");
-        let inside_home = home.join("tasks.yaml");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::write(&inside_home, "").unwrap();
-        let private = tempfile::tempdir().unwrap();
-        let in_tmp = private.path().join("results.jsonl");
-        std::fs::write(&in_tmp, "").unwrap();
-        let shown_in_tmp = private.path().join("agent");
-        std::fs::create_dir_all(&shown_in_tmp).unwrap();
-        let hidden = [home.clone(), inside_home.clone(), in_tmp.clone()];
-        let visible = [PathBuf::from("/usr/bin"), shown_in_tmp.clone()];
-        let sandbox = private.path().join("sandbox");
-        let args = arguments(&View {
-            hidden: &hidden,
-            visible: &visible,
-            forwarding: &[],
-            writable: &[&sandbox],
-            scratch: &[],
-            scratch_size: None,
-            working_dir: &sandbox,
-            network: true,
-        });
-        let mounts = |path: &Path| args.iter().filter(|a| Path::new(a) == path).count();
-        // Inside a hidden folder, or in the namespace's own /tmp: hidden already.
-        assert_eq!(mounts(&home), 1, "{args:?}");
-        assert_eq!(mounts(&inside_home), 0, "{args:?}");
-        assert_eq!(mounts(&in_tmp), 0, "{args:?}");
-        // In plain view: shown already; in the fresh /tmp: shown by a mount.
-        assert_eq!(mounts(Path::new("/usr/bin")), 0, "{args:?}");
-        assert_eq!(mounts(&shown_in_tmp), 2, "{args:?}");
-        assert!(!args.contains(&"--unshare-net".to_owned()));
+        assert!(kept_at < tools_at && tools_at < secret_at, "{text}");
     }
 }

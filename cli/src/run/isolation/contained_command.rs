@@ -7,7 +7,7 @@
 //! the task file) are shown to them read-only, though agents never see them. At most a
 //! fixed number run at once across the run.
 
-use super::{Entry, Isolation, NetworkMode, Prepared, bubblewrap, fallback, visible};
+use super::{Entry, Isolation, NetworkMode, Prepared, Sight, bubblewrap, fallback, visible};
 use crate::run::agent::AgentSpec;
 use crate::run::environment::{AgentEnvironment, PassEnv};
 use crate::run::process::{self, AgentRun, Exit, Launch};
@@ -52,12 +52,6 @@ impl Isolation {
             writable.push(helper.sandbox);
             writable.extend(helper.state);
         }
-        let hidden: Vec<PathBuf> = self
-            .hidden
-            .iter()
-            .filter(|path| !helper.files.contains(path))
-            .cloned()
-            .collect();
         let as_agent = AgentSpec {
             name: String::new(),
             program: program.clone(),
@@ -65,14 +59,36 @@ impl Isolation {
             env: Vec::new(),
             pass_env: PassEnv::default(),
         };
-        let mut visible = visible::for_agent(&as_agent, &[]);
-        visible.extend(helper.files.iter().cloned());
-        // Shown read-only after everything else is hidden: a hidden folder inside a shown
-        // one (`--keep` beside the task file) would cover them otherwise.
+        // Its program as an agent's would be, and its own files' folders (its modules
+        // lie beside it, on PYTHONPATH), walked like an agent's: other grading data
+        // there stays hidden. Its own files are shown again after the hiding.
+        let allow: Vec<PathBuf> = helper
+            .files
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_owned))
+            .collect();
+        let composed = match self.bwrap.is_some() || self.fallback {
+            true => Sight::compose(
+                &visible::for_agent(&as_agent, &allow),
+                &self.hidden,
+                &self.found,
+            )
+            .map_err(|e| io::Error::other(e.to_string()))?,
+            false => Sight::default(),
+        };
+        let mut sight = Sight {
+            hidden: composed
+                .hidden
+                .into_iter()
+                .filter(|path| !helper.files.contains(path))
+                .collect(),
+            shown: composed.shown,
+        };
+        sight.shown.extend(helper.files.iter().cloned());
         let mut shown: Vec<&Path> = helper.files.iter().map(PathBuf::as_path).collect();
         if !helper.sandbox_writable {
             for folder in std::iter::once(helper.sandbox).chain(helper.state) {
-                visible.push(folder.to_owned());
+                sight.shown.push(folder.to_owned());
                 shown.push(folder);
             }
         }
@@ -80,12 +96,11 @@ impl Isolation {
         match &self.bwrap {
             Some(bwrap) => {
                 let mut words = bubblewrap::arguments(&bubblewrap::View {
-                    hidden: &hidden,
-                    visible: &visible,
+                    shown: &sight.shown,
+                    hidden: &sight.hidden,
                     forwarding: &shown,
                     writable: &writable,
-                    scratch: &[],
-                    scratch_size: None,
+                    tmp: None,
                     working_dir: helper.sandbox,
                     network: self.network == NetworkMode::Host,
                 });
@@ -105,8 +120,8 @@ impl Isolation {
             None if self.fallback => {
                 entry.fallback = true;
                 let view = fallback::View {
-                    hidden,
-                    visible,
+                    shown: sight.shown,
+                    hidden: sight.hidden,
                     writable: writable.iter().map(|p| p.to_path_buf()).collect(),
                 };
                 let view = serde_json::to_string(&view).map_err(io::Error::other)?;

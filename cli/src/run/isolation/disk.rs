@@ -1,11 +1,10 @@
-//! `--max-disk`: how much an attempt may write. In namespaces, `HOME`, `TMPDIR` and
-//! `/tmp` are tmpfs mounts of that size, so they never touch the host's disk. The
-//! sandbox must outlive the namespace (its end state is graded), so it stays a host
-//! folder: there, and for every writable folder in the fallback, each file is capped
-//! by `RLIMIT_FSIZE` (the writer gets SIGXFSZ) and a watcher measures the folders
-//! while the agent runs and stops the attempt once they hold more than the limit.
-//! The watcher is a best effort: what is written between two looks (a fraction of a
-//! second) can pass the limit before the attempt is stopped.
+//! `--max-disk`: how much an attempt may write, one budget over every place it can
+//! write (docs/agent-protocol.md, "What an agent sees"): its sandbox, `HOME`, `TMPDIR`,
+//! the outcome folder and, in namespaces, the host folder shown as its `/tmp`. Each file
+//! is capped by `RLIMIT_FSIZE` (the writer gets SIGXFSZ) and a watcher measures the
+//! folders together while the agent runs and stops the attempt once they hold more than
+//! the limit. The watcher is a best effort: what is written between two looks (a
+//! fraction of a second) can pass the limit before the attempt is stopped.
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -37,6 +37,7 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
 use super::helper_words::{ENTRY_COMMAND, INIT_OPTION};
+use super::runtime;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
@@ -54,13 +55,22 @@ const ABI_WANTED: ABI = ABI::V6;
 /// agent saving its work on SIGTERM has the same time in every mode.
 const TERM_GRACE_SECONDS: u32 = crate::run::process::GRACE.as_secs() as u32;
 
-/// What one attempt may read and write.
+/// What one attempt may read and write: the runtime and `shown` read-only (without
+/// what is `hidden` inside them), `writable` whole.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct View {
+    pub shown: Vec<PathBuf>,
     pub hidden: Vec<PathBuf>,
-    pub visible: Vec<PathBuf>,
     pub writable: Vec<PathBuf>,
 }
+
+/// Read-only besides the runtime: the host's `/proc` (a PID namespace's own where the
+/// helper can make one; other processes' secrets there stay behind ptrace checks, which
+/// non-dumpable processes without capabilities fail) and the devices programs read.
+const SYSTEM_READ: [&str; 3] = ["/proc", "/dev/random", "/dev/urandom"];
+
+/// Devices every program may write.
+const SYSTEM_WRITE: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 
 /// What landlock offers on this kernel, checked once per run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,15 +141,20 @@ pub fn pid_namespace_possible() -> bool {
     caps::has_cap(None, CapSet::Effective, Capability::CAP_SYS_ADMIN).unwrap_or(false)
 }
 
-/// Paths readable under landlock: everything except `hidden`, then `visible`
-/// again without what is hidden inside it. Landlock only grants, so a hidden
-/// path's ancestors are not granted themselves: their other children are.
-pub fn readable(hidden: &[PathBuf], visible: &[PathBuf]) -> Vec<PathBuf> {
+/// Paths readable under landlock: the runtime, then each shown path, each without what
+/// is hidden inside it. Landlock only grants, so a hidden path's ancestors are not
+/// granted themselves: their other children are.
+pub fn readable(hidden: &[PathBuf], shown: &[PathBuf]) -> Vec<PathBuf> {
     let mut granted = Vec::new();
-    grant_around(Path::new("/"), hidden, &mut granted);
-    for path in visible {
+    let runtime = runtime::entries().iter().filter_map(|entry| match entry {
+        runtime::Entry::Shown(path) => Some(path),
+        // Followed by the kernel to what it points at, which needs the rule.
+        runtime::Entry::Link { .. } => None,
+    });
+    for path in runtime.chain(shown) {
         grant_around(path, hidden, &mut granted);
     }
+    granted.extend(SYSTEM_READ.map(PathBuf::from));
     granted.sort();
     granted.dedup();
     granted
@@ -150,8 +165,8 @@ pub fn readable(hidden: &[PathBuf], visible: &[PathBuf]) -> Vec<PathBuf> {
 /// program can list its own folder (Python imports a module beside its script so).
 /// Landlock grants listing to a whole tree: the names below such a folder can be
 /// listed, the hidden files' contents still not read.
-pub fn listable(hidden: &[PathBuf], visible: &[PathBuf]) -> Vec<PathBuf> {
-    let mut listed: Vec<PathBuf> = visible
+pub fn listable(hidden: &[PathBuf], shown: &[PathBuf]) -> Vec<PathBuf> {
+    let mut listed: Vec<PathBuf> = shown
         .iter()
         .filter(|v| v.is_dir() && hidden.iter().any(|h| h.starts_with(v) && h != *v))
         .cloned()
@@ -189,7 +204,7 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
     let mut writable = view.writable.clone();
     // Not /dev/tty: an agent that could open its user's terminal could push input
     // into it (TIOCSTI), and it has none of its own (its session is new).
-    writable.extend(["/dev/null", "/dev/zero", "/dev/full"].map(PathBuf::from));
+    writable.extend(SYSTEM_WRITE.map(PathBuf::from));
     writable.retain(|p| p.exists());
     let status = Ruleset::default()
         .handle_access(all)?
@@ -197,13 +212,13 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
         .create()?
         .add_rules(path_beneath_rules(
             // A dangling link, or an entry gone since it was listed, grants nothing.
-            readable(&view.hidden, &view.visible)
+            readable(&view.hidden, &view.shown)
                 .into_iter()
                 .filter(|p| p.exists()),
             read,
         ))?
         .add_rules(path_beneath_rules(
-            listable(&view.hidden, &view.visible),
+            listable(&view.hidden, &view.shown),
             BitFlags::from(AccessFs::ReadDir),
         ))?
         .add_rules(path_beneath_rules(writable, all))?
@@ -568,26 +583,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hidden_paths_are_granted_around_and_shown_folders_again() {
+    fn only_the_runtime_and_shown_paths_are_granted_without_what_is_hidden() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        let home = root.join("home");
-        let tools = home.join("tools");
-        std::fs::create_dir_all(&tools).unwrap();
-        std::fs::write(home.join("secret"), "x").unwrap();
-        std::fs::write(tools.join("tasks.yaml"), "x").unwrap();
-        std::fs::write(tools.join("agent.py"), "x").unwrap();
+        let project = root.join("project");
+        let results = project.join("results");
+        std::fs::create_dir_all(&results).unwrap();
+        std::fs::write(results.join("old.jsonl"), "x").unwrap();
+        std::fs::write(project.join("tasks.yaml"), "x").unwrap();
+        std::fs::write(project.join("agent.py"), "x").unwrap();
         std::fs::create_dir_all(root.join("other")).unwrap();
-        std::os::unix::fs::symlink(tools.join("tasks.yaml"), root.join("link")).unwrap();
-        let hidden = [home.clone(), tools.join("tasks.yaml")];
-        let granted = readable(&hidden, std::slice::from_ref(&tools));
-        assert!(granted.contains(&root.join("other")), "{granted:?}");
-        assert!(granted.contains(&tools.join("agent.py")), "{granted:?}");
+        let hidden = [results.clone(), project.join("tasks.yaml")];
+        let granted = readable(&hidden, std::slice::from_ref(&project));
+        assert!(granted.contains(&project.join("agent.py")), "{granted:?}");
+        assert!(granted.contains(&PathBuf::from("/usr")), "{granted:?}");
         for path in [
-            &home,
-            &home.join("secret"),
-            &tools,
-            &tools.join("tasks.yaml"),
+            &results.join("old.jsonl"),
+            &project.join("tasks.yaml"),
+            &project,
+            &root.join("other"),
+            &PathBuf::from("/etc/shadow"),
+            &PathBuf::from("/etc"),
+            &PathBuf::from("/root"),
         ] {
             assert!(
                 !granted.iter().any(|g| path.starts_with(g)),
@@ -596,7 +613,6 @@ mod tests {
             );
         }
         assert!(!granted.iter().any(|g| g == Path::new("/")));
-        assert!(!granted.contains(&root.join("link")), "{granted:?}");
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! Containing the agent (DESIGN 11): namespaces through bubblewrap, per-attempt
-//! memory and process limits, and, where namespaces are unavailable, landlock
-//! and a subreaper (`fallback`) with a clear statement of what is missing.
+//! Containing the agent (docs/agent-protocol.md, "Containment"): namespaces through
+//! bubblewrap, per-attempt memory and process limits, and, where namespaces are
+//! unavailable, landlock and a subreaper (`fallback`) with a clear statement of what is
+//! missing. In both modes the agent's file system is composed from what it needs
+//! (`runtime`, `visible`, `sight`), never the host minus a list.
 
 pub mod bubblewrap;
 pub mod contained_command;
@@ -8,9 +10,12 @@ pub mod disk;
 pub mod entry;
 pub mod fallback;
 pub mod forwarder;
+mod grading_data;
 pub mod helper_words;
 pub mod limits;
 pub mod relay;
+pub mod runtime;
+mod sight;
 mod visible;
 
 pub use entry::Entry;
@@ -22,7 +27,9 @@ use anyhow::bail;
 use clap::ValueEnum;
 use disk::DiskQuota;
 use relay::Relays;
+use sight::{Found, Sight};
 use std::net::SocketAddr;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// `--isolate`.
@@ -62,9 +69,13 @@ pub struct Isolation {
     /// `--isolate auto` without namespaces: landlock and a subreaper instead.
     fallback: bool,
     network: NetworkMode,
+    /// The grading data the run names by path (task files and what they name, results,
+    /// kept folders, the ledger, cassettes, proctor's private folders).
     hidden: Vec<PathBuf>,
-    /// Per agent (by index): what stays visible inside hidden folders.
-    visible: Vec<Vec<PathBuf>>,
+    /// Per agent (by index): what it is shown, and what is hidden there.
+    sights: Vec<Sight>,
+    /// The grading data found in shown folders, for the commands started per attempt.
+    found: Found,
     limits: Limits,
     /// proctor's own loopback endpoints, reachable from `network: none` namespaces.
     endpoints: Vec<SocketAddr>,
@@ -109,12 +120,11 @@ fn probe(bwrap: Option<&Path>) -> Result<(), String> {
         return Err("bubblewrap (bwrap) is not installed".to_owned());
     };
     let args = bubblewrap::arguments(&bubblewrap::View {
+        shown: &[],
         hidden: &[],
-        visible: &[],
         forwarding: &[],
         writable: &[],
-        scratch: &[],
-        scratch_size: None,
+        tmp: None,
         working_dir: Path::new("/"),
         network: false,
     });
@@ -144,7 +154,7 @@ impl Isolation {
     pub fn set_up(
         options: &IsolationOptions,
         agents: &[AgentSpec],
-        mut hidden: Vec<PathBuf>,
+        hidden: Vec<PathBuf>,
     ) -> anyhow::Result<Isolation> {
         // Agents run as the same user: keep them out of proctor's memory and
         // environment (/proc/PID/environ, ptrace) whatever the isolation.
@@ -181,27 +191,29 @@ impl Isolation {
         }
         let limits = Limits::choose(options.limits);
         notes.extend(limits.describe());
-        let user_home = std::env::var_os("HOME").map(PathBuf::from);
-        hidden.extend(user_home);
-        let mut hidden: Vec<PathBuf> = hidden
-            .into_iter()
-            // A file not written yet (`--out` on a first run) is hidden by its path.
-            .map(|p| p.canonicalize().unwrap_or(p))
-            .filter(|p| p.is_absolute() && p != Path::new("/"))
-            .collect();
-        // Every task of a file names that file: one mount each, not one per task.
-        hidden.sort();
-        hidden.dedup();
-        let visible = agents
-            .iter()
-            .map(|agent| visible::for_agent(agent, &options.allow))
-            .collect();
+        // Resolved once (a file not written yet, `--out` on a first run, by its path).
+        let hidden = sight::resolved(hidden);
+        let found = Found::default();
+        let mut sights = Vec::new();
+        if options.mode != IsolateMode::None {
+            for agent in agents {
+                let shown = visible::for_agent(agent, &options.allow);
+                let sight = Sight::compose(&shown, &hidden, &found).map_err(|too_large| {
+                    anyhow::anyhow!(
+                        "agent `{}`: {too_large}; give the agent a folder of its own that holds its code only (tasks, results and kept folders elsewhere), or name what it needs with --isolate-allow",
+                        agent.name
+                    )
+                })?;
+                sights.push(sight);
+            }
+        }
         Ok(Isolation {
             bwrap,
             fallback,
             network: options.network,
             hidden,
-            visible,
+            sights,
+            found,
             limits,
             endpoints: Vec::new(),
             notes,
@@ -220,14 +232,13 @@ impl Isolation {
         self.bwrap.is_some()
     }
 
-    /// Refuses to start agent `agent_index` where it could reach the tool state folder:
-    /// the folder must lie in a hidden one, outside every folder the agent may write or
-    /// is shown again, and (in the fallback) outside every path landlock grants it, where
-    /// the kernel has landlock at all.
+    /// Refuses to start a command with `sight` where it could reach the tool state
+    /// folder: the folder must lie outside what it is shown (or hidden there) and outside
+    /// every folder it writes; in the fallback, the kernel must have landlock at all.
     /// Under `--isolate none` nothing is hidden, so nothing is checked.
     fn check_state_hidden(
         &self,
-        agent_index: usize,
+        sight: &Sight,
         state: &Path,
         writable: &[&Path],
     ) -> std::io::Result<()> {
@@ -235,25 +246,8 @@ impl Isolation {
             return Ok(());
         }
         let state = state.canonicalize()?;
-        let hidden = &self.hidden;
-        let visible = &self.visible[agent_index];
-        let in_hidden = hidden.iter().any(|h| state.starts_with(h));
-        let shown_again = |v: &PathBuf| {
-            state.starts_with(v)
-                && !hidden
-                    .iter()
-                    .any(|h| h.starts_with(v) && h != v && state.starts_with(h))
-        };
         let unenforced = self.fallback && !fallback::Support::probe().filesystem;
-        let reachable = unenforced
-            || !in_hidden
-            || writable.iter().any(|w| state.starts_with(w))
-            || visible.iter().any(shown_again)
-            || (self.fallback
-                && fallback::readable(hidden, visible)
-                    .iter()
-                    .any(|granted| state.starts_with(granted)));
-        if reachable {
+        if unenforced || sight.reveals(&state, writable) {
             return Err(std::io::Error::other(format!(
                 "the tool state folder {} would be visible to the agent{}",
                 state.display(),
@@ -280,12 +274,16 @@ impl Isolation {
         let groups = self.limits.for_attempt(&mut entry)?;
         let sandbox = folders.sandbox.as_path();
         let outcome_dir = folders.outcome_dir.as_path();
-        // HOME and TMPDIR: in namespaces, tmpfs mounts of the disk limit's size when there
-        // is one.
-        let scratch = [folders.home.as_path(), folders.tmp.as_path()];
-        let writable = [sandbox, scratch[0], scratch[1], outcome_dir];
+        let writable = [
+            sandbox,
+            folders.home.as_path(),
+            folders.tmp.as_path(),
+            outcome_dir,
+        ];
+        let no_sight = Sight::default();
+        let sight = self.sights.get(agent_index).unwrap_or(&no_sight);
         if let Some(state) = &folders.state {
-            self.check_state_hidden(agent_index, state, &writable)?;
+            self.check_state_hidden(sight, state, &writable)?;
         }
         let quota = |folders: &[&Path]| {
             self.limits.requested.disk.map(|bytes| DiskQuota {
@@ -298,8 +296,8 @@ impl Isolation {
             if self.fallback {
                 entry.fallback = true;
                 let view = fallback::View {
-                    hidden: self.hidden.clone(),
-                    visible: self.visible[agent_index].clone(),
+                    shown: sight.shown.clone(),
+                    hidden: sight.hidden.clone(),
                     writable: writable.iter().map(|p| p.to_path_buf()).collect(),
                 };
                 let view = serde_json::to_string(&view).map_err(std::io::Error::other)?;
@@ -312,9 +310,19 @@ impl Isolation {
                 env,
                 groups,
                 relays: None,
-                disk: quota(&[sandbox, scratch[0], scratch[1], outcome_dir]),
+                disk: quota(&writable),
                 bubblewrap: false,
             });
+        };
+        // Under `--max-disk`, the namespace's `/tmp` is a folder of the attempt's own, so
+        // that the one budget covers every place the agent can write.
+        let slash_tmp = match self.limits.requested.disk {
+            Some(_) => {
+                let folder = folders.private.join("slash-tmp");
+                std::fs::DirBuilder::new().mode(0o700).create(&folder)?;
+                Some(folder)
+            }
+            None => None,
         };
         let network = self.network == NetworkMode::Host && !loopback_only;
         let relays = match network || self.endpoints.is_empty() {
@@ -335,12 +343,11 @@ impl Isolation {
             .chain(me.as_deref())
             .collect();
         let mut args = bubblewrap::arguments(&bubblewrap::View {
-            hidden: &self.hidden,
-            visible: &self.visible[agent_index],
+            shown: &sight.shown,
+            hidden: &sight.hidden,
             forwarding: &shown,
-            writable: &[sandbox, outcome_dir],
-            scratch: &scratch,
-            scratch_size: self.limits.requested.disk,
+            writable: &writable,
+            tmp: slash_tmp.as_deref(),
             working_dir: &folders.sandbox,
             network,
         });
@@ -366,7 +373,13 @@ impl Isolation {
             env: Vec::new(),
             groups,
             relays,
-            disk: quota(&[sandbox, outcome_dir]),
+            disk: quota(
+                &writable
+                    .iter()
+                    .copied()
+                    .chain(slash_tmp.as_deref())
+                    .collect::<Vec<_>>(),
+            ),
             bubblewrap: true,
         })
     }

@@ -1,25 +1,46 @@
-//! What an isolated agent must still see to start, though it lies in a hidden
-//! folder (usually the user's home): its program's folder, the folders of the
-//! paths on its command line, its interpreter's whole installation root (a
-//! virtualenv, pyenv's shims and versions, a Python under the home folder), and
-//! every `--isolate-allow` path. All of it is shown read-only.
+//! What a contained command is shown besides the system's runtime (`runtime`), all of
+//! it read-only (docs/agent-protocol.md, "What an agent sees"): what its command line
+//! needs to start (its program's folder, the folders of the scripts it runs, every
+//! other path it names, its interpreter's whole installation) and every
+//! `--isolate-allow` path. Nothing else of the host.
+//!
+//! The folders a user chose (the program's and scripts' folders, named paths,
+//! `--isolate-allow`) are walked for grading data (`grading_data`); an interpreter's
+//! installation is shown as it is.
 
+use super::runtime;
 use crate::run::agent::AgentSpec;
 use std::path::{Path, PathBuf};
 
-pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .and_then(|h| h.canonicalize().ok());
-    let mut visible: Vec<PathBuf> = Vec::new();
-    let mut add = |path: PathBuf| {
-        // A path through a symlink cannot be mounted on (bubblewrap would follow the
-        // link outside the new root): its resolved form, added too, shows the same files.
-        if path.canonicalize().is_ok_and(|resolved| resolved != path) {
+/// One path shown to a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub path: PathBuf,
+    /// Walked for proctor's own files to hide (`grading_data`).
+    pub walked: bool,
+}
+
+/// File endings of scripts an interpreter runs: their whole folder is shown, since a
+/// script imports what lies beside it.
+const SCRIPTS: [&str; 14] = [
+    "py", "pyc", "js", "mjs", "cjs", "ts", "rb", "pl", "sh", "bash", "php", "lua", "r", "jl",
+];
+
+pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<Shown> {
+    let homes = homes();
+    let mut shown: Vec<Shown> = Vec::new();
+    let mut add = |path: PathBuf, walked: bool| {
+        // Links are resolved: bubblewrap mounts on a link's target, landlock grants the
+        // inode it points to. The whole host is never shown.
+        let Ok(path) = path.canonicalize() else {
+            return;
+        };
+        if path == Path::new("/") || runtime::holds(&path) {
             return;
         }
-        if !visible.contains(&path) {
-            visible.push(path);
+        match shown.iter_mut().find(|s| s.path == path) {
+            Some(existing) => existing.walked |= walked,
+            None => shown.push(Shown { path, walked }),
         }
     };
     let program = if agent.program.contains('/') {
@@ -27,49 +48,97 @@ pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<PathBuf> {
     } else {
         find_in_path(&agent.program)
     };
-    let mut files: Vec<PathBuf> = program.into_iter().collect();
-    files.extend(
-        agent
-            .args
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute() && p.exists()),
-    );
-    for file in files {
+    let named = agent
+        .args
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.exists());
+    for (index, file) in program.into_iter().chain(named).enumerate() {
         for path in [Some(file.clone()), file.canonicalize().ok()]
             .into_iter()
             .flatten()
         {
-            let folder = if path.is_dir() {
-                path.clone()
-            } else {
-                path.parent().map(Path::to_owned).unwrap_or_default()
-            };
-            if let Some(root) = installation_root(&path, home.as_deref()) {
-                add(root);
+            if let Some(root) = installation_root(&path, &homes) {
+                add(root, false);
             }
-            if folder.is_absolute() {
-                add(folder);
+            let whole_folder = index == 0 || is_script(&path);
+            match (path.is_dir(), whole_folder, path.parent()) {
+                (true, _, _) | (false, false, _) => add(path.clone(), true),
+                (false, true, Some(folder)) => add(folder.to_owned(), true),
+                (false, true, None) => {}
             }
         }
     }
     for path in allow {
-        add(path.canonicalize().unwrap_or_else(|_| path.clone()));
+        add(path.clone(), true);
     }
-    visible
+    shown
+}
+
+/// A file an interpreter runs as a script: by its ending, or executable.
+fn is_script(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let by_name = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SCRIPTS.contains(&e.to_ascii_lowercase().as_str()));
+    by_name
+        || std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The folder an interpreter is installed in: the nearest folder holding
-/// `pyvenv.cfg` (a virtualenv), else for a path inside the home folder the
-/// home's child it sits in (`~/.pyenv`, `~/.local`, `~/miniconda3`).
-fn installation_root(path: &Path, home: Option<&Path>) -> Option<PathBuf> {
+/// `pyvenv.cfg` (a virtualenv); for a path inside the home folder the home's child it
+/// sits in when that is an installation (`~/.pyenv`, `~/.local`, `~/miniconda3`); for a program in a `bin` folder
+/// outside the runtime, the prefix it was installed under (`/opt/conda`).
+fn installation_root(path: &Path, homes: &[PathBuf]) -> Option<PathBuf> {
     if let Some(venv) = path.ancestors().find(|a| a.join("pyvenv.cfg").is_file()) {
         return Some(venv.to_owned());
     }
-    let home = home?;
-    let inside = path.strip_prefix(home).ok()?;
-    let first = inside.components().next()?;
-    Some(home.join(first))
+    for home in homes {
+        let Ok(inside) = path.strip_prefix(home) else {
+            continue;
+        };
+        // Only where an installation lies: a dot folder (`.pyenv`, `.local`, `.nvm`) or a
+        // conda; any other folder of the home is a project, walked as the script's folder.
+        let root = home.join(inside.components().next()?);
+        let dotted = root.file_name()?.to_string_lossy().starts_with('.');
+        return (dotted || root.join("conda-meta").is_dir()).then_some(root);
+    }
+    let folder = path.parent()?;
+    if folder.file_name()? == "bin" && !runtime::holds(path) {
+        return folder.parent().map(Path::to_owned);
+    }
+    None
+}
+
+/// The home folders an interpreter may be installed under: `HOME`, and the home the
+/// password database gives this user (a run with another `HOME` still finds `~/.pyenv`).
+fn homes() -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let mut homes: Vec<PathBuf> = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    if let Ok(uid) = std::fs::metadata("/proc/self").map(|m| m.uid())
+        && let Ok(passwd) = std::fs::read_to_string("/etc/passwd")
+    {
+        homes.extend(passwd_home(&passwd, uid));
+    }
+    let mut homes: Vec<PathBuf> = homes
+        .into_iter()
+        .filter_map(|h| h.canonicalize().ok())
+        .filter(|h| h != Path::new("/"))
+        .collect();
+    homes.dedup();
+    homes
+}
+
+/// The home folder of `uid` in the text of `/etc/passwd`.
+fn passwd_home(passwd: &str, uid: u32) -> Option<PathBuf> {
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.len() >= 6 && fields[2].parse() == Ok(uid)).then(|| PathBuf::from(fields[5]))
+    })
 }
 
 fn find_in_path(program: &str) -> Option<PathBuf> {
@@ -82,25 +151,66 @@ fn find_in_path(program: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::environment::PassEnv;
 
     #[test]
     fn interpreter_roots_under_home_and_virtualenvs() {
-        let home = Path::new("/home/u");
+        let home = [PathBuf::from("/home/u")];
         assert_eq!(
-            installation_root(Path::new("/home/u/.pyenv/shims/python3"), Some(home)),
+            installation_root(Path::new("/home/u/.pyenv/shims/python3"), &home),
             Some(PathBuf::from("/home/u/.pyenv"))
         );
         assert_eq!(
-            installation_root(Path::new("/usr/bin/python3"), Some(home)),
+            installation_root(Path::new("/home/u/project/agent.py"), &home),
             None
+        );
+        assert_eq!(
+            installation_root(Path::new("/usr/bin/python3"), &home),
+            None
+        );
+        assert_eq!(
+            installation_root(Path::new("/opt/conda/bin/python"), &home),
+            Some(PathBuf::from("/opt/conda"))
+        );
+        assert_eq!(
+            passwd_home(
+                "root:x:0:0:root:/root:/bin/sh\nu:x:1000:1000::/home/u:/bin/sh\n",
+                1000
+            ),
+            Some(PathBuf::from("/home/u"))
         );
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("venv/bin");
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::write(dir.path().join("venv/pyvenv.cfg"), "home = /usr\n").unwrap();
         assert_eq!(
-            installation_root(&bin.join("python"), None),
+            installation_root(&bin.join("python"), &[]),
             Some(dir.path().join("venv"))
         );
+    }
+
+    #[test]
+    fn scripts_bring_their_folder_and_data_files_only_themselves() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("agent")).unwrap();
+        std::fs::create_dir_all(root.join("data")).unwrap();
+        std::fs::write(root.join("agent/main.py"), "").unwrap();
+        std::fs::write(root.join("data/prompt.txt"), "").unwrap();
+        std::fs::write(root.join("data/other.txt"), "").unwrap();
+        let agent = AgentSpec {
+            name: "a".to_owned(),
+            program: "/bin/sh".to_owned(),
+            args: vec![
+                root.join("agent/main.py").display().to_string(),
+                "--prompt".to_owned(),
+                root.join("data/prompt.txt").display().to_string(),
+                "/".to_owned(),
+            ],
+            env: Vec::new(),
+            pass_env: PassEnv::default(),
+        };
+        let shown: Vec<PathBuf> = for_agent(&agent, &[]).into_iter().map(|s| s.path).collect();
+        assert_eq!(shown, [root.join("agent"), root.join("data/prompt.txt")]);
     }
 }
