@@ -143,8 +143,15 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         keep,
         isolation,
     };
-    runtime.block_on(execute(args, suite, agents, tasks, jobs, judging))
+    let ran = runtime.block_on(execute(args, suite, agents, tasks, jobs, judging));
+    // An interrupted run does not wait for a check still grading (it is bounded, but a
+    // user who asked proctor to stop is not kept waiting).
+    runtime.shutdown_timeout(STOP_WITHIN);
+    ran
 }
+
+/// How long an interrupted run waits for what still runs (docs/exit-codes.md, 130).
+const STOP_WITHIN: Duration = Duration::from_millis(800);
 
 /// Makes every path option absolute, once, before anything uses it: agents run in
 /// other working directories (their sandboxes), and bubblewrap and landlock take
@@ -435,6 +442,15 @@ impl Schedule<'_> {
         let mut agents_running = JoinSet::new();
         let mut finishing = JoinSet::new();
         let mut ran = Ran::default();
+        // Once interrupted, what still runs gets a moment to end, and is then left: an
+        // attempt not finished by then is not written (`--resume` runs it again), and its
+        // processes end with proctor.
+        let mut cancel = self.cancel.clone();
+        let give_up = async {
+            crate::run::process::cancelled(&mut cancel).await;
+            tokio::time::sleep(STOP_WITHIN).await;
+        };
+        tokio::pin!(give_up);
         loop {
             while agents_running.len() < self.jobs
                 && agents_running.len() + finishing.len() < self.jobs + self.waiting_at_most
@@ -470,6 +486,12 @@ impl Schedule<'_> {
                         }
                         Some(Finished::JudgeFailed(_)) | None => {}
                     }
+                }
+                () = &mut give_up => {
+                    ran.interrupted = true;
+                    agents_running.abort_all();
+                    finishing.abort_all();
+                    return Ok(ran);
                 }
             }
         }

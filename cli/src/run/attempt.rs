@@ -163,6 +163,9 @@ pub async fn run_agent(
         planned.attempt,
     );
     let mut env = environment(task, planned.attempt, seed, timeout, &folders, agent);
+    if let Some(path) = env.value("PATH").map(str::to_owned) {
+        env.set("PATH", context.isolation.path_seen_by(planned.agent, &path));
+    }
     // The task's tools, under a token of this attempt's own (DESIGN 13).
     let served = match (
         &context.tools.server,

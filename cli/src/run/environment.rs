@@ -84,6 +84,14 @@ impl AgentEnvironment {
         }
     }
 
+    /// The value of `name`, when set.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     #[cfg(test)]
     pub fn get(&self, name: &str) -> Option<&str> {
         self.vars

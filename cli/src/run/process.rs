@@ -108,9 +108,16 @@ pub fn spawn(launch: &Launch<'_>) -> std::io::Result<Spawned> {
     if orphans {
         fallback::adopt_orphans();
     }
+    // A helper is listed before any clean-up can look for adopted processes: one
+    // attempt's clean-up must never take another's helper, just started, for an orphan.
+    let listed = orphans.then(|| HELPERS.lock().unwrap_or_else(|e| e.into_inner()));
     let child = command.spawn()?;
     let group = child.id().map(|id| Pid::from_raw(id as i32));
-    let helper = orphans.then(|| Helper::running(group));
+    let helper = listed.map(|mut helpers| {
+        let pid = group.map(Pid::as_raw);
+        helpers.extend(pid);
+        Helper(pid)
+    });
     Ok(Spawned {
         child,
         group,
@@ -135,7 +142,7 @@ impl Spawned {
             // And what a killed helper left, adopted by proctor (of any attempt: a helper
             // still running keeps its own).
             drop(self.helper.take());
-            fallback::kill_adopted(&Helper::live());
+            Helper::kill_adopted();
         }
     }
 }
@@ -221,16 +228,11 @@ static HELPERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 struct Helper(Option<i32>);
 
 impl Helper {
-    fn running(group: Option<Pid>) -> Helper {
-        let pid = group.map(Pid::as_raw);
-        if let Some(pid) = pid {
-            HELPERS.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
-        }
-        Helper(pid)
-    }
-
-    fn live() -> Vec<i32> {
-        HELPERS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// Kills what proctor adopted, with the list of helpers held, so that no helper
+    /// starts unlisted meanwhile.
+    fn kill_adopted() {
+        let helpers = HELPERS.lock().unwrap_or_else(|e| e.into_inner());
+        fallback::kill_adopted(&helpers);
     }
 }
 

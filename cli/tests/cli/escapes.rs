@@ -13,6 +13,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The containment mode this machine gives, for messages.
+fn mode() -> &'static str {
+    if namespaces() {
+        "namespaces"
+    } else {
+        "fallback"
+    }
+}
+
 fn adversary(name: &str) -> String {
     root()
         .join("fixtures/agents/adversarial")
@@ -86,11 +95,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 
 #[test]
 fn the_agent_has_no_terminal_to_push_input_into() {
-    let mode = if namespaces() {
-        "namespaces"
-    } else {
-        "fallback"
-    };
+    let mode = mode();
     let dir = tempfile::tempdir().unwrap();
     let tasks = task(dir.path(), 30, "");
     let out = dir.path().join("r.jsonl");
@@ -298,11 +303,7 @@ fn attempt_process(proctor: &Child) -> Pid {
 
 #[test]
 fn nothing_outlives_a_killed_helper() {
-    let mode = if namespaces() {
-        "namespaces"
-    } else {
-        "fallback"
-    };
+    let mode = mode();
     let dir = tempfile::tempdir().unwrap();
     let marker = format!("daemon-marker-helper-{}", std::process::id());
     let proctor = start_daemon_leaver(dir.path(), &marker, 120);
@@ -313,11 +314,7 @@ fn nothing_outlives_a_killed_helper() {
 
 #[test]
 fn nothing_outlives_a_killed_proctor() {
-    let mode = if namespaces() {
-        "namespaces"
-    } else {
-        "fallback"
-    };
+    let mode = mode();
     let dir = tempfile::tempdir().unwrap();
     let marker = format!("daemon-marker-proctor-{}", std::process::id());
     let mut proctor = start_daemon_leaver(dir.path(), &marker, 120);
@@ -328,11 +325,7 @@ fn nothing_outlives_a_killed_proctor() {
 
 #[test]
 fn a_stopped_helper_still_ends_with_the_timeout() {
-    let mode = if namespaces() {
-        "namespaces"
-    } else {
-        "fallback"
-    };
+    let mode = mode();
     let dir = tempfile::tempdir().unwrap();
     let marker = format!("daemon-marker-stopped-{}", std::process::id());
     let proctor = start_daemon_leaver(dir.path(), &marker, 4);
@@ -345,11 +338,7 @@ fn a_stopped_helper_still_ends_with_the_timeout() {
 #[test]
 fn the_agent_starts_with_no_signal_blocked_and_background_jobs_work() {
     use nix::libc as libc_signal;
-    let mode = if namespaces() {
-        "namespaces"
-    } else {
-        "fallback"
-    };
+    let mode = mode();
     let dir = tempfile::tempdir().unwrap();
     let tasks = task(dir.path(), 60, "");
     let report = "printf '{\"status\":\"final\",\"answer\":\"%s %s\"}\\n'";
@@ -407,11 +396,7 @@ const WITH_AN_OPEN_FILE: &str = "import os, sys\nfd = os.open(sys.argv[1], os.O_
 
 #[test]
 fn descriptors_proctors_parent_left_open_never_reach_the_agent() {
-    let mode = if namespaces() {
-        "namespaces"
-    } else {
-        "fallback"
-    };
+    let mode = mode();
     let dir = tempfile::tempdir().unwrap();
     let tasks = task(dir.path(), 60, "");
     let secret = "secret-in-an-open-file-2b8d";
@@ -444,4 +429,166 @@ fn descriptors_proctors_parent_left_open_never_reach_the_agent() {
             lines[0]
         );
     }
+}
+
+/// Every live process below `root`, from /proc.
+fn descendants_of(root: i32) -> Vec<i32> {
+    let mut found = vec![root];
+    let mut index = 0;
+    while index < found.len() {
+        let below = children_of(found[index]);
+        found.extend(below);
+        index += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// Asserts that none of `pids` and no process carrying `marker` lives one second after
+/// proctor ended (`what` names the ending).
+fn assert_nothing_left(pids: &[i32], marker: &str, what: &str) {
+    std::thread::sleep(Duration::from_secs(1));
+    let left: Vec<i32> = pids
+        .iter()
+        .copied()
+        .filter(|pid| !is_zombie(*pid))
+        .chain(processes_with(&format!("{marker}-daemon")))
+        .collect();
+    for pid in &left {
+        let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+    }
+    assert!(
+        left.is_empty(),
+        "{what}: still running a second later: {left:?}"
+    );
+}
+
+/// proctor on two tasks at once: `a` answers after `a_after` seconds, `b` leaves a
+/// daemon and works on; returns proctor once the daemon runs, with its folder.
+fn start_two(dir: &Path, marker: &str, a_after: u32, out: &str) -> Child {
+    write(
+        dir,
+        "tasks.yaml",
+        "- {id: a, input: go, expected: ok, timeout_s: 120}\n- {id: b, input: go, expected: ok, timeout_s: 120}\n",
+    );
+    let leaver = adversary("daemon_leaver.py");
+    let agent = format!(
+        "sh -c 'if [ \"$PROCTOR_TASK_ID\" = a ]; then sleep {a_after}; echo ok; else exec python3 \"$0\" {marker} 120; fi' {leaver}"
+    );
+    let child = Command::new(proctor_program())
+        .current_dir(dir)
+        .args(["run", "--tasks", "tasks.yaml", "--jobs", "2", "--out", out])
+        .arg("--agent")
+        .arg(agent)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.txt")).unwrap())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(30), || {
+            !processes_with(&format!("{marker}-daemon")).is_empty()
+        }),
+        "the daemon never started: {}",
+        std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default()
+    );
+    child
+}
+
+/// Waits up to `limit` for `proctor` to end; its exit code.
+fn ended_within(proctor: &mut Child, limit: Duration) -> Option<i32> {
+    let ended = wait_until(limit, || proctor.try_wait().unwrap().is_some());
+    if !ended {
+        let _ = proctor.kill();
+        let _ = proctor.wait();
+        return None;
+    }
+    proctor.wait().unwrap().code()
+}
+
+/// Nothing the attempts started (agents, daemons, helpers, bubblewrap) outlives proctor
+/// by a second: killed with SIGKILL, stopped with SIGTERM, or stopped by a write error.
+#[test]
+fn nothing_outlives_proctor_by_a_second_however_it_ends() {
+    let mode = mode();
+    for ending in ["kill -9", "SIGTERM", "write error"] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = format!(
+            "daemon-marker-{}-{}",
+            ending.replace(' ', ""),
+            std::process::id()
+        );
+        let (a_after, out) = match ending {
+            "write error" => (2, "/dev/full"),
+            _ => (0, "r.jsonl"),
+        };
+        let mut proctor = start_two(dir.path(), &marker, a_after, out);
+        let below = descendants_of(proctor.id() as i32);
+        let what = format!("{mode}, {ending}");
+        match ending {
+            "kill -9" => {
+                proctor.kill().unwrap();
+                proctor.wait().unwrap();
+            }
+            "SIGTERM" => {
+                kill(Pid::from_raw(proctor.id() as i32), Signal::SIGTERM).unwrap();
+                let code = ended_within(&mut proctor, Duration::from_secs(5));
+                assert_eq!(code, Some(130), "{what}");
+                // Task a had answered: its line is kept.
+                let kept = results(&dir.path().join("r.jsonl"));
+                assert!(kept.iter().any(|l| l["task"] == "a"), "{what}: {kept:?}");
+            }
+            _ => {
+                let code = ended_within(&mut proctor, Duration::from_secs(30));
+                assert!(code.is_some_and(|c| c != 0), "{what}: {code:?}");
+            }
+        }
+        assert_nothing_left(&below, &marker, &what);
+    }
+}
+
+/// SIGTERM while a check is still grading: proctor does not wait for it, ends 130 with
+/// the finished results kept, and the check's processes end with it.
+#[test]
+fn sigterm_during_a_long_check_ends_the_run_at_once() {
+    let mode = mode();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("check-marker-{}", std::process::id());
+    write(
+        dir.path(),
+        "tasks.yaml",
+        &format!(
+            "- {{id: a, input: go, expected: ok}}\n- id: b\n  input: go\n  expected: ok\n  verify:\n    - {{command: \"sh -c 'sleep 60; echo {marker}'\", timeout_s: 120}}\n"
+        ),
+    );
+    let mut proctor = Command::new(proctor_program())
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--tasks",
+            "tasks.yaml",
+            "--jobs",
+            "1",
+            "--out",
+            "r.jsonl",
+        ])
+        .args(["--agent", "sh -c 'echo ok'"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(30), || !processes_with(&marker)
+            .is_empty()),
+        "{mode}: the check never started"
+    );
+    let below = descendants_of(proctor.id() as i32);
+    kill(Pid::from_raw(proctor.id() as i32), Signal::SIGTERM).unwrap();
+    let code = ended_within(&mut proctor, Duration::from_secs(5));
+    assert_eq!(code, Some(130), "{mode}: proctor waited for the check");
+    let kept = results(&dir.path().join("r.jsonl"));
+    assert_eq!(kept.len(), 1, "{mode}: {kept:?}");
+    assert_eq!(kept[0]["task"], "a");
+    assert_nothing_left(&below, &marker, &format!("{mode}, SIGTERM during a check"));
 }

@@ -37,4 +37,5 @@ mod tool_faults;
 mod tool_state;
 mod tools;
 mod traces;
+mod unprivileged;
 mod variants;

@@ -16,7 +16,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-use super::helper_words::{ENTRY_COMMAND, INIT_OPTION};
+use super::helper_words::{ENTRY_COMMAND, INIT_OPTION, LAST_STEP_OPTION};
 
 /// What the helper does before it becomes the agent.
 #[derive(Debug, Default)]
@@ -121,6 +121,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     let mut parent: Option<i32> = None;
     let mut init = false;
     let mut status_fd: Option<i32> = None;
+    let mut last_step = false;
     let mut words = args.iter();
     let command: Vec<String> = loop {
         let Some(word) = words.next() else {
@@ -140,6 +141,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
             "--fallback" => entry.fallback = true,
             "--parent" => parent = Some(value()?.parse()?),
             INIT_OPTION => init = true,
+            LAST_STEP_OPTION => last_step = true,
             "--status-fd" => status_fd = Some(value()?.parse()?),
             "--" => break words.cloned().collect(),
             other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
@@ -148,13 +150,23 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
     let Some((program, rest)) = command.split_first() else {
         bail!("{ENTRY_COMMAND}: no command after --");
     };
+    // The fallback's per-process limits are set by the last step alone: set here, they
+    // would bound this helper (a large program) and its supervision, and a small
+    // `--max-memory` would leave it no room to start the agent.
+    let per_process = super::fallback::PerProcess {
+        memory: entry.memory,
+        procs: entry.procs,
+    };
+    if last_step {
+        return super::fallback::last_step(program, rest, per_process);
+    }
     let parent = parent.context("--parent is missing")?;
     let inherited = crate::run::process::inherited_descriptors();
     if init {
         let fd = status_fd.context("--status-fd is missing")?;
         let status = take_descriptor(fd)?;
         close_all(&inherited);
-        return super::fallback::init(program, rest, parent, status);
+        return super::fallback::init(program, rest, parent, status, per_process);
     }
     // Nothing but stdin, stdout and stderr reaches the agent.
     close_all(&inherited);
@@ -172,18 +184,18 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
         std::fs::write(cgroup, "0")
             .with_context(|| format!("{}: cannot join", cgroup.display()))?;
     }
-    if let Some(bytes) = entry.memory {
-        setrlimit(Resource::RLIMIT_AS, bytes, bytes).context("RLIMIT_AS")?;
-    }
-    if let Some(procs) = entry.procs {
-        setrlimit(Resource::RLIMIT_NPROC, procs, procs).context("RLIMIT_NPROC")?;
-    }
     if let Some(bytes) = entry.file_size {
         setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).context("RLIMIT_FSIZE")?;
     }
     if entry.fallback {
-        super::fallback::end_as(super::fallback::supervise(program, rest, parent)?);
+        super::fallback::end_as(super::fallback::supervise(
+            program,
+            rest,
+            parent,
+            per_process,
+        )?);
     }
+    per_process.apply()?;
     let error = match &entry.bwrap {
         Some(bwrap) => {
             // bwrap's options go through the file; the agent's command stays on argv.

@@ -36,7 +36,7 @@ use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
-use super::helper_words::{ENTRY_COMMAND, INIT_OPTION};
+use super::helper_words::{ENTRY_COMMAND, INIT_OPTION, LAST_STEP_OPTION};
 use super::runtime;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -71,6 +71,43 @@ const SYSTEM_READ: [&str; 3] = ["/proc", "/dev/random", "/dev/urandom"];
 
 /// Devices every program may write.
 const SYSTEM_WRITE: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
+
+/// Limits of one process (`RLIMIT_AS`, `RLIMIT_NPROC`), where no cgroup could be made.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PerProcess {
+    pub memory: Option<u64>,
+    pub procs: Option<u64>,
+}
+
+impl PerProcess {
+    fn any(&self) -> bool {
+        self.memory.is_some() || self.procs.is_some()
+    }
+
+    /// Sets them on this process (and so on what it becomes and starts).
+    pub fn apply(&self) -> anyhow::Result<()> {
+        use nix::sys::resource::{Resource, setrlimit};
+        if let Some(bytes) = self.memory {
+            setrlimit(Resource::RLIMIT_AS, bytes, bytes).context("RLIMIT_AS")?;
+        }
+        if let Some(procs) = self.procs {
+            setrlimit(Resource::RLIMIT_NPROC, procs, procs).context("RLIMIT_NPROC")?;
+        }
+        Ok(())
+    }
+
+    /// The helper's words that carry them to the last step.
+    fn words(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        if let Some(bytes) = self.memory {
+            words.extend(["--rlimit-as".to_owned(), bytes.to_string()]);
+        }
+        if let Some(procs) = self.procs {
+            words.extend(["--rlimit-nproc".to_owned(), procs.to_string()]);
+        }
+        words
+    }
+}
 
 /// What landlock offers on this kernel, checked once per run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +156,9 @@ impl Support {
         }
         let mut kept = Vec::new();
         if self.filesystem {
-            kept.push("landlock (read-only file system, hidden paths unreadable)");
+            kept.push(
+                "landlock (only what the agent was given readable, its own folders writable)",
+            );
         }
         kept.push(if pid_namespace {
             "a PID namespace per attempt that ends with it (and a /proc of its own where the kernel allows)"
@@ -229,25 +268,34 @@ fn restrict(view: &View) -> anyhow::Result<RulesetStatus> {
 
 /// Runs `program args` contained as described in the module doc; returns the
 /// agent's exit status as the helper's own.
-pub fn supervise(program: &str, args: &[String], parent: i32) -> anyhow::Result<WaitStatus> {
+pub fn supervise(
+    program: &str,
+    args: &[String],
+    parent: i32,
+    limits: PerProcess,
+) -> anyhow::Result<WaitStatus> {
     let _ = nix::sys::prctl::set_dumpable(false);
     // The next child is PID 1 of a namespace of its own: when it ends, the kernel
     // kills every process left in it. A mount namespace too, for a /proc of its own.
     if unshare(CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNS).is_ok() {
-        return through_init(program, args, parent);
+        return through_init(program, args, parent, limits);
     }
     nix::sys::prctl::set_child_subreaper(true).context("PR_SET_CHILD_SUBREAPER")?;
-    confine()?;
     let signals = waited_for();
-    let agent = start(program, args, &signals)?;
-    let status = wait_for(agent, &signals, false)?;
+    let agent = start_confined(program, args, &signals, limits)?;
+    let status = wait_for(agent, &signals, Some(parent))?;
     kill_descendants();
     Ok(status)
 }
 
 /// Starts `__contain --init` as PID 1 of the new namespace and waits for it; the
 /// agent's status comes back through a pipe, since an init cannot die of a signal.
-fn through_init(program: &str, args: &[String], parent: i32) -> anyhow::Result<WaitStatus> {
+fn through_init(
+    program: &str,
+    args: &[String],
+    parent: i32,
+    limits: PerProcess,
+) -> anyhow::Result<WaitStatus> {
     let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).context("pipe")?;
     fcntl(&write, FcntlArg::F_SETFD(FdFlag::empty())).context("fcntl")?;
     // Blocked before the init starts, so that it inherits them blocked: the group's
@@ -269,9 +317,9 @@ fn through_init(program: &str, args: &[String], parent: i32) -> anyhow::Result<W
             &std::process::id().to_string(),
             "--status-fd",
             &write.as_raw_fd().to_string(),
-            "--",
-            program,
         ])
+        .args(limits.words())
+        .args(["--", program])
         .args(args)
         .spawn()
         .context("cannot start the namespace's init")?;
@@ -304,7 +352,13 @@ fn through_init(program: &str, args: &[String], parent: i32) -> anyhow::Result<W
 /// PID 1 of the attempt's namespace: dies with the helper, confines itself, starts
 /// the agent, reaps, and exits when the agent has (taking every process left in the
 /// namespace with it). Writes the agent's status to `status` first.
-pub fn init(program: &str, args: &[String], parent: i32, status: OwnedFd) -> anyhow::Result<()> {
+pub fn init(
+    program: &str,
+    args: &[String],
+    parent: i32,
+    status: OwnedFd,
+    limits: PerProcess,
+) -> anyhow::Result<()> {
     nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).context("PR_SET_PDEATHSIG")?;
     // The helper may have died before the line above: then nothing must start.
     if parent_of_self() != Some(parent) {
@@ -312,10 +366,9 @@ pub fn init(program: &str, args: &[String], parent: i32, status: OwnedFd) -> any
     }
     let _ = nix::sys::prctl::set_dumpable(false);
     private_proc();
-    confine()?;
     let signals = waited_for();
-    let agent = start(program, args, &signals)?;
-    let ended = wait_for(agent, &signals, true)?;
+    let agent = start_confined(program, args, &signals, limits)?;
+    let ended = wait_for(agent, &signals, None)?;
     let line = match ended {
         WaitStatus::Signaled(_, signal, _) => format!("signal {}", signal as i32),
         WaitStatus::Exited(_, code) => format!("exit {code}"),
@@ -386,14 +439,68 @@ fn waited_for() -> SigSet {
     signals
 }
 
+/// Starts the agent confined: this process confines itself and starts it, or, with
+/// per-process limits, starts the last step, which confines itself, sets them and becomes
+/// the agent (set here, they would bound this process too).
+fn start_confined(
+    program: &str,
+    args: &[String],
+    signals: &SigSet,
+    limits: PerProcess,
+) -> anyhow::Result<Pid> {
+    if !limits.any() {
+        confine()?;
+        return start(program, args, signals);
+    }
+    let me = std::env::current_exe()?;
+    let mut words = vec![ENTRY_COMMAND.to_owned(), LAST_STEP_OPTION.to_owned()];
+    words.extend(limits.words());
+    words.extend(["--".to_owned(), program.to_owned()]);
+    words.extend(args.iter().cloned());
+    start_keeping_view(&me.to_string_lossy(), &words, signals)
+}
+
+/// The last step before the agent: confined, limited, then the agent itself.
+pub fn last_step(program: &str, args: &[String], limits: PerProcess) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    confine()?;
+    limits.apply()?;
+    let error = std::process::Command::new(program)
+        .args(args)
+        .env_remove(VIEW_VARIABLE)
+        .exec();
+    Err(anyhow::Error::new(error).context(format!("cannot start {program}")))
+}
+
 /// Starts the agent with no signal blocked (a child inherits the mask, and std
 /// leaves it as it is), then blocks `signals` for the loop. A SIGCHLD that came
 /// in between is found by the first reap.
 fn start(program: &str, args: &[String], signals: &SigSet) -> anyhow::Result<Pid> {
+    spawn_unblocked(
+        std::process::Command::new(program)
+            .args(args)
+            .env_remove(VIEW_VARIABLE),
+        program,
+        signals,
+    )
+}
+
+/// [`start`] for the last step, which reads the view itself.
+fn start_keeping_view(program: &str, args: &[String], signals: &SigSet) -> anyhow::Result<Pid> {
+    spawn_unblocked(
+        std::process::Command::new(program).args(args),
+        program,
+        signals,
+    )
+}
+
+fn spawn_unblocked(
+    command: &mut std::process::Command,
+    program: &str,
+    signals: &SigSet,
+) -> anyhow::Result<Pid> {
     SigSet::all().thread_unblock().context("sigprocmask")?;
-    let agent = std::process::Command::new(program)
-        .args(args)
-        .env_remove(VIEW_VARIABLE)
+    let agent = command
         .spawn()
         .with_context(|| format!("cannot start {program}"));
     signals.thread_block().context("sigprocmask")?;
@@ -401,9 +508,12 @@ fn start(program: &str, args: &[String], signals: &SigSet) -> anyhow::Result<Pid
 }
 
 /// Waits for the agent, reaping whatever else ends; SIGTERM (the group got it
-/// too) gives the agent a moment before everything is killed. An init kills by
-/// exiting: the kernel then kills its namespace.
-fn wait_for(agent: Pid, signals: &SigSet, init: bool) -> anyhow::Result<WaitStatus> {
+/// too) gives the agent a moment before everything is killed, unless proctor (the
+/// subreaper's `parent`) is gone: its death signal kills at once, since nobody is left to
+/// read what the agent would save. An init (no `parent`) kills by exiting: the kernel
+/// then kills its namespace.
+fn wait_for(agent: Pid, signals: &SigSet, parent: Option<i32>) -> anyhow::Result<WaitStatus> {
+    let init = parent.is_none();
     if let Some(status) = reap(agent) {
         return Ok(status);
     }
@@ -420,6 +530,10 @@ fn wait_for(agent: Pid, signals: &SigSet, init: bool) -> anyhow::Result<WaitStat
                 if !init {
                     kill_descendants();
                 }
+                return Ok(WaitStatus::Signaled(agent, Signal::SIGKILL, false));
+            }
+            _ if parent.is_some_and(|p| nix::unistd::getppid().as_raw() != p) => {
+                kill_descendants();
                 return Ok(WaitStatus::Signaled(agent, Signal::SIGKILL, false));
             }
             _ => {

@@ -8,3 +8,7 @@ pub const ENTRY_COMMAND: &str = "__contain";
 
 /// The option that makes the helper the init of the attempt's PID namespace.
 pub const INIT_OPTION: &str = "--init";
+
+/// The option that makes the helper the last step before the agent in the fallback:
+/// it confines itself, sets the per-process limits and becomes the agent.
+pub const LAST_STEP_OPTION: &str = "--last-step";

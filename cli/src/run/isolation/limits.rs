@@ -50,29 +50,36 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// Picks the strongest mechanism this machine offers for `requested`.
-    pub fn choose(requested: Requested) -> Limits {
+    /// Picks the strongest mechanism this machine offers for `requested`. A process
+    /// limit without a cgroup is refused: `RLIMIT_NPROC` counts every process of the
+    /// user, so one attempt's fork bomb would fail the attempts beside it.
+    pub fn choose(requested: Requested) -> anyhow::Result<Limits> {
         if !requested.any() {
-            return Limits {
+            return Ok(Limits {
                 requested,
                 mechanism: None,
-            };
+            });
         }
         let tag = format!("proctor-{}", std::process::id());
         let mechanism = cgroup_v2(&tag)
             .or_else(|| cgroup_v1(&tag, requested))
             .unwrap_or(Mechanism::Rlimits);
-        Limits {
+        if let (Mechanism::Rlimits, Some(procs)) = (&mechanism, requested.procs) {
+            anyhow::bail!(
+                "--max-procs {procs}: no cgroup can be made here, and without one a process limit counts every process of your user together (one attempt's fork bomb would fail the attempts beside it); run as root, or in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes proctor run ...), or drop --max-procs"
+            );
+        }
+        Ok(Limits {
             requested,
             mechanism: Some(mechanism),
-        }
+        })
     }
 
     /// One line saying which limits apply and how, for the start of a run.
     pub fn describe(&self) -> Option<String> {
         let disk = self.requested.disk.map(|bytes| {
             format!(
-                "disk {} per attempt (tmpfs HOME, TMPDIR and /tmp in namespaces; the sandbox watched, each file capped)",
+                "disk {} per attempt (one budget over the sandbox, HOME, TMPDIR and /tmp, watched; each file capped)",
                 human_size(bytes)
             )
         });
@@ -90,7 +97,7 @@ impl Limits {
             Mechanism::CgroupV2(_) => "a cgroup v2 group per attempt",
             Mechanism::CgroupV1 { .. } => "cgroup v1 memory and pids groups per attempt",
             Mechanism::Rlimits => {
-                "resource limits per process (no cgroup could be made: the memory limit is per process, the process limit per user)"
+                "resource limits per process (no cgroup could be made: the memory limit is per process)"
             }
         };
         let disk = disk.map(|disk| format!("; {disk}")).unwrap_or_default();

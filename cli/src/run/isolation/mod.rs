@@ -189,7 +189,7 @@ impl Isolation {
             };
             bail!("--network none needs namespaces, and agents run without them here: {how}");
         }
-        let limits = Limits::choose(options.limits);
+        let limits = Limits::choose(options.limits)?;
         notes.extend(limits.describe());
         // Resolved once (a file not written yet, `--out` on a first run, by its path).
         let hidden = sight::resolved(hidden);
@@ -225,6 +225,24 @@ impl Isolation {
     /// network is none. Call before the first attempt, within the run's async runtime.
     pub fn forward(&mut self, endpoint: SocketAddr) {
         self.endpoints.push(endpoint);
+    }
+
+    /// `path` (a `PATH` value) less the folders agent `agent_index` cannot see: a
+    /// program found in one would be found and then refused (landlock lets a program
+    /// look a path up, not run it), and `sys.executable` and the like would name it.
+    pub fn path_seen_by(&self, agent_index: usize, path: &str) -> String {
+        let Some(sight) = self.sights.get(agent_index) else {
+            return path.to_owned();
+        };
+        let seen: Vec<&str> = path
+            .split(':')
+            .filter(|entry| {
+                let folder = Path::new(entry);
+                let resolved = folder.canonicalize().unwrap_or_else(|_| folder.to_owned());
+                folder.is_absolute() && sight.reveals(&resolved, &[])
+            })
+            .collect();
+        seen.join(":")
     }
 
     /// True when agents run in namespaces.
