@@ -2,6 +2,7 @@
 //! selecting files by `judge_files`, comparing with the seed, and spending the text
 //! budget.
 
+use super::name::path_text;
 use super::seed::normalise_path;
 use super::{Bundle, BundleEntry, BundleError, BundleLimits, Content, FileStatus, Seed};
 use crate::hash::hex;
@@ -10,7 +11,7 @@ use proctor_core::agent_file::{human_size, open_regular};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Checks `judge_files` patterns, so that a bad glob is reported before anything runs.
 pub fn validate_globs(patterns: &[String]) -> Result<(), BundleError> {
@@ -93,10 +94,10 @@ pub fn collect(
     })?;
     walk(root, root, 0, &mut found, &mut budget);
     // Sandbox paths and deleted seed paths, sorted; a BTreeMap keeps the order.
-    let mut paths: BTreeMap<String, Option<Kind>> = found
+    let mut paths: BTreeMap<String, Option<(Kind, PathBuf)>> = found
         .into_iter()
         .filter(|(path, _)| selected(path))
-        .map(|(path, kind)| (path, Some(kind)))
+        .map(|(path, found)| (path, Some(found)))
         .collect();
     for (path, _) in seed.iter() {
         if selected(path) {
@@ -108,7 +109,7 @@ pub fn collect(
     let mut entries: Vec<BundleEntry> = Vec::new();
     let mut prefixes: Vec<Option<Vec<u8>>> = Vec::new();
     for (path, kind) in paths.into_iter().take(limits.max_files) {
-        let (entry, prefix) = read_entry(root, &path, kind, seed, limits.per_file, &mut budget);
+        let (entry, prefix) = read_entry(&path, kind, seed, limits.per_file, &mut budget);
         entries.push(entry);
         prefixes.push(prefix);
     }
@@ -129,23 +130,19 @@ fn walk(
     root: &Path,
     dir: &Path,
     depth: usize,
-    found: &mut BTreeMap<String, Kind>,
+    found: &mut BTreeMap<String, (Kind, PathBuf)>,
     budget: &mut Budget,
 ) {
-    let relative = |path: &Path| {
-        path.strip_prefix(root)
-            .unwrap_or(path)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/")
-    };
+    let relative = |path: &Path| path_text(path.strip_prefix(root).unwrap_or(path));
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
             found.insert(
                 relative(dir),
-                Kind::Skipped(format!("folder cannot be read: {e}")),
+                (
+                    Kind::Skipped(format!("folder cannot be read: {e}")),
+                    dir.to_owned(),
+                ),
             );
             return;
         }
@@ -155,7 +152,10 @@ fn walk(
         if budget.entries == 0 {
             found.insert(
                 relative(dir),
-                Kind::Skipped(format!("the walk stopped after {MAX_ENTRIES} entries")),
+                (
+                    Kind::Skipped(format!("the walk stopped after {MAX_ENTRIES} entries")),
+                    dir.to_owned(),
+                ),
             );
             return;
         }
@@ -166,33 +166,31 @@ fn walk(
             continue;
         };
         let name = relative(&path);
-        if kind.is_dir() {
-            if depth + 1 >= MAX_DEPTH {
-                found.insert(
-                    name,
-                    Kind::Skipped(format!(
-                        "folders nested over {MAX_DEPTH} deep are not entered"
-                    )),
-                );
-            } else {
+        let kind = if kind.is_dir() {
+            if depth + 1 < MAX_DEPTH {
                 walk(root, &path, depth + 1, found, budget);
+                continue;
             }
+            Kind::Skipped(format!(
+                "folders nested over {MAX_DEPTH} deep are not entered"
+            ))
         } else if kind.is_symlink() {
-            found.insert(name, Kind::Symlink);
+            Kind::Symlink
         } else if kind.is_file() {
-            found.insert(name, Kind::File);
+            Kind::File
         } else {
-            found.insert(name, Kind::Special);
-        }
+            Kind::Special
+        };
+        found.insert(name, (kind, path));
     }
 }
 
 /// One entry, with the first `per_file` bytes of a regular file (for text detection
-/// and display); the hash covers the whole file.
+/// and display); the hash covers the whole file. `found` is what the walk found at
+/// `path` and where (`None`: a seed file gone from the sandbox).
 fn read_entry(
-    root: &Path,
     path: &str,
-    kind: Option<Kind>,
+    found: Option<(Kind, PathBuf)>,
     seed: &Seed,
     per_file: usize,
     budget: &mut Budget,
@@ -203,7 +201,6 @@ fn read_entry(
         Some(file) if file.sha256 == sha256 => FileStatus::Unchanged,
         Some(_) => FileStatus::Modified,
     };
-    let full = root.join(path);
     let entry = |size, sha256: String, content| BundleEntry {
         path: path.to_owned(),
         status: status(&sha256),
@@ -211,22 +208,22 @@ fn read_entry(
         sha256,
         content,
     };
+    let Some((kind, full)) = found else {
+        let file = seeded.cloned().unwrap_or_else(|| super::SeedFile {
+            size: 0,
+            sha256: String::new(),
+        });
+        let gone = BundleEntry {
+            path: path.to_owned(),
+            status: FileStatus::Deleted,
+            size: file.size,
+            sha256: file.sha256,
+            content: Content::Gone,
+        };
+        return (gone, None);
+    };
     match kind {
-        None => {
-            let file = seeded.cloned().unwrap_or_else(|| super::SeedFile {
-                size: 0,
-                sha256: String::new(),
-            });
-            let gone = BundleEntry {
-                path: path.to_owned(),
-                status: FileStatus::Deleted,
-                size: file.size,
-                sha256: file.sha256,
-                content: Content::Gone,
-            };
-            (gone, None)
-        }
-        Some(Kind::Symlink) => {
+        Kind::Symlink => {
             let target = std::fs::read_link(&full)
                 .map(|t| t.to_string_lossy().into_owned())
                 .unwrap_or_default();
@@ -236,9 +233,9 @@ fn read_entry(
                 None,
             )
         }
-        Some(Kind::Special) => (entry(0, String::new(), Content::Special), None),
-        Some(Kind::Skipped(why)) => (entry(0, String::new(), Content::Unreadable(why)), None),
-        Some(Kind::File) => match hash_with_prefix(&full, per_file, budget) {
+        Kind::Special => (entry(0, String::new(), Content::Special), None),
+        Kind::Skipped(why) => (entry(0, String::new(), Content::Unreadable(why)), None),
+        Kind::File => match hash_with_prefix(&full, per_file, budget) {
             Ok((size, sha, prefix)) => {
                 if is_text(&prefix, size) {
                     let placeholder = Content::Text {

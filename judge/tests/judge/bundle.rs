@@ -269,3 +269,35 @@ fn seed_from_a_task_reads_files_dir_and_inline_files() {
         proctor_judge::JudgeRequest::for_task(&tasks[0], Some("done"), None, seed).unwrap();
     assert_eq!(request.rubric, "PASS if x.txt says inline");
 }
+
+#[test]
+fn names_that_are_not_utf8_stay_two_entries() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = |bytes: &[u8]| dir.path().join(std::ffi::OsStr::from_bytes(bytes));
+    std::fs::write(name(b"report\xFF.txt"), "refunded O1001\n").unwrap();
+    std::fs::write(name(b"report\xFE.txt"), "deleted every order\n").unwrap();
+    let bundle = collect(
+        Some(dir.path()),
+        &Seed::default(),
+        &[],
+        BundleLimits::default(),
+    )
+    .unwrap();
+    let shown: Vec<(&str, &Content)> = bundle
+        .entries
+        .iter()
+        .map(|e| (e.path.as_str(), &e.content))
+        .collect();
+    let text = |text: &str| Content::Text {
+        text: text.into(),
+        hidden: 0,
+    };
+    assert_eq!(
+        shown,
+        [
+            ("report\\xFE.txt", &text("deleted every order\n")),
+            ("report\\xFF.txt", &text("refunded O1001\n")),
+        ]
+    );
+}
