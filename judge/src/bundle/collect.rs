@@ -65,11 +65,14 @@ struct Budget {
     bytes: u64,
 }
 
-/// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`.
+/// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`. Past
+/// `max_files`, the files `rubric` or `judge_files` name and the files the agent changed
+/// are listed before unchanged seed files (see [`choose`]).
 pub fn collect(
     sandbox: Option<&Path>,
     seed: &Seed,
     judge_files: &[String],
+    rubric: &str,
     limits: BundleLimits,
 ) -> Result<Bundle, BundleError> {
     let globs = glob_set(judge_files)?;
@@ -104,15 +107,14 @@ pub fn collect(
             paths.entry(path.to_owned()).or_insert(None);
         }
     }
-    let unlisted = paths.len().saturating_sub(limits.max_files);
-
-    let mut entries: Vec<BundleEntry> = Vec::new();
-    let mut prefixes: Vec<Option<Vec<u8>>> = Vec::new();
-    for (path, kind) in paths.into_iter().take(limits.max_files) {
-        let (entry, prefix) = read_entry(&path, kind, seed, limits.per_file, &mut budget);
-        entries.push(entry);
-        prefixes.push(prefix);
-    }
+    let count = paths.len();
+    let named = |path: &str| {
+        mentions(rubric, path) || judge_files.iter().any(|p| normalise_path(p) == path)
+    };
+    let read = choose(paths, seed, &named, limits, &mut budget);
+    let unlisted = count - read.len();
+    let (mut entries, prefixes): (Vec<BundleEntry>, Vec<Option<Vec<u8>>>) =
+        read.into_iter().unzip();
     spend_budget(&mut entries, prefixes, limits.total);
     Ok(Bundle {
         sandbox: true,
@@ -120,6 +122,89 @@ pub fn collect(
         entries,
         unlisted,
         limits,
+    })
+}
+
+/// An entry read, with the prefix of its text (see [`read_entry`]).
+type Listed = (BundleEntry, Option<Vec<u8>>);
+
+/// Reads the entries to list, at most `max_files`, sorted by path. When there are more,
+/// first come the files `named` names, then the files the agent changed (added, deleted,
+/// not a regular file), then seed files in path order, modified before unchanged: each
+/// is hashed to tell which, and an unchanged one is kept only while it may still be
+/// listed, so memory holds at most `max_files` texts. Only unchanged seed files are cut
+/// before the others.
+fn choose(
+    paths: BTreeMap<String, Option<(Kind, PathBuf)>>,
+    seed: &Seed,
+    named: &dyn Fn(&str) -> bool,
+    limits: BundleLimits,
+    budget: &mut Budget,
+) -> Vec<Listed> {
+    let mut read = |path: &str, found| read_entry(path, found, seed, limits.per_file, budget);
+    if paths.len() <= limits.max_files {
+        return paths
+            .into_iter()
+            .map(|(path, found)| read(&path, found))
+            .collect();
+    }
+    let mut first = Vec::new();
+    let mut changed = Vec::new();
+    let mut seeded = Vec::new();
+    for (path, found) in paths {
+        let plain_seed_file = seed.get(&path).is_some() && matches!(found, Some((Kind::File, _)));
+        if named(&path) {
+            first.push((path, found));
+        } else if plain_seed_file {
+            seeded.push((path, found));
+        } else {
+            changed.push((path, found));
+        }
+    }
+    let mut listed: Vec<Listed> = Vec::new();
+    for (path, found) in first.into_iter().chain(changed) {
+        if listed.len() == limits.max_files {
+            break;
+        }
+        listed.push(read(&path, found));
+    }
+    let mut unchanged: Vec<Listed> = Vec::new();
+    for (path, found) in seeded {
+        if listed.len() == limits.max_files {
+            break;
+        }
+        let entry = read(&path, found);
+        if entry.0.status != FileStatus::Unchanged {
+            listed.push(entry);
+        } else if listed.len() + unchanged.len() < limits.max_files {
+            unchanged.push(entry);
+        }
+        // The latest unchanged file gives way to a modified one.
+        unchanged.truncate(limits.max_files - listed.len());
+    }
+    listed.extend(unchanged);
+    listed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    listed
+}
+
+/// Whether `rubric` names the file at `path`: its path or its file name, not as part of a
+/// longer name (`refund_errors.log.` at a sentence's end counts).
+fn mentions(rubric: &str, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '\\');
+    [path, name].into_iter().any(|needle| {
+        !needle.is_empty()
+            && rubric.match_indices(needle).any(|(at, _)| {
+                let before = rubric[..at].chars().next_back();
+                let rest = &rubric[at + needle.len()..];
+                let mut after = rest.chars();
+                let ends = match after.next() {
+                    None => true,
+                    Some('.') => !after.next().is_some_and(|c| part(c) || c == '.'),
+                    Some(c) => !part(c),
+                };
+                ends && !before.is_some_and(|c| part(c) || c == '.')
+            })
     })
 }
 
@@ -410,6 +495,7 @@ mod tests {
             Some(dir.path()),
             &Seed::default(),
             &[],
+            "",
             BundleLimits::default(),
         )
         .unwrap();
@@ -428,6 +514,18 @@ mod tests {
             .find(|e| matches!(&e.content, Content::Unreadable(why) if why.contains("nested over 16 deep")))
             .expect("the deep folder is listed as not entered");
         assert_eq!(deep.path.matches('/').count(), 15);
+    }
+
+    #[test]
+    fn a_rubric_names_a_file_by_its_path_or_name() {
+        let rubric = "PASS only if logs/refund_errors.log notes O1002. See notes.txt.";
+        assert!(mentions(rubric, "logs/refund_errors.log"));
+        assert!(mentions(rubric, "notes.txt"));
+        assert!(mentions(rubric, "archive/notes.txt"));
+        assert!(!mentions(rubric, "errors.log"));
+        assert!(!mentions(rubric, "refund_errors.log.bak"));
+        assert!(!mentions(rubric, "O100"));
+        assert!(!mentions(rubric, "txt"));
     }
 
     #[test]

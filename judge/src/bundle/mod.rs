@@ -123,7 +123,8 @@ pub struct Bundle {
     pub globs: Vec<String>,
     /// Sorted by path.
     pub entries: Vec<BundleEntry>,
-    /// Files beyond `max_files`, counted but not listed.
+    /// Files beyond `max_files`, counted but not listed: unchanged seed files before any
+    /// file the rubric names or the agent changed.
     pub unlisted: usize,
     /// The limits the bundle was cut with, for the markers.
     pub limits: BundleLimits,
