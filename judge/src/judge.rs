@@ -107,6 +107,7 @@ impl Judge {
             request.sandbox.as_deref(),
             &request.seed,
             &request.judge_files,
+            &request.rubric,
             self.inner.limits,
         )?;
         Ok(build_prompt(

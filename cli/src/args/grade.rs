@@ -39,7 +39,8 @@ pub struct GradeArgs {
     pub task_key: Option<String>,
     // The text is clap's help, where backticks would show: the placeholders stay bare.
     #[allow(rustdoc::invalid_html_tags)]
-    /// Folder holding the end state to check: DIR/<task>/<attempt>/ when it exists, else DIR.
+    /// Folder holding the end state to check: DIR/<task>/<attempt>/ when it exists, else
+    /// DIR when it holds no kept sandboxes (an attempt whose one is missing is not graded).
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
     /// The tool state folder that `state:` paths and PROCTOR_STATE_DIR name (default: the

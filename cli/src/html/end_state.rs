@@ -91,7 +91,7 @@ impl<'a> EndStateLister<'a> {
             max_files: MAX_FILES,
         };
         let folder = sandbox.display().to_string();
-        Some(match collect(Some(&sandbox), &seed, &[], limits) {
+        Some(match collect(Some(&sandbox), &seed, &[], "", limits) {
             Ok(bundle) => {
                 let value = listing_json(&bundle, folder);
                 self.text_left -= shown_text(&bundle).min(self.text_left);

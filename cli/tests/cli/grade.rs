@@ -502,3 +502,40 @@ fn threads_keep_the_log_order_and_number_attempts_in_file_order() {
     let first_a = &lines.iter().find(|l| l["task"] == "a").unwrap();
     assert_eq!(first_a["cost"]["priced_at"], "2026-03-01T00:00:00Z");
 }
+
+#[test]
+fn an_attempt_whose_kept_sandbox_is_missing_is_not_graded_against_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: t\n  input: Do not refund.\n  verify:\n    - {file_absent: refunds.json}\n",
+    );
+    let log = write(
+        dir.path(),
+        "outcomes.jsonl",
+        "{\"task\": \"t\", \"attempt\": 0, \"status\": \"final\", \"answer\": \"done\"}\n\
+         {\"task\": \"t\", \"attempt\": 1, \"status\": \"final\", \"answer\": \"done\"}\n",
+    );
+    // Attempt 0 refunded; attempt 1's sandbox was never kept. The folder's root holds no
+    // refunds.json, so grading attempt 1 there would pass it.
+    let keep = dir.path().join("keep");
+    std::fs::create_dir_all(keep.join("t/0")).unwrap();
+    write(&keep.join("t/0"), "refunds.json", "{}");
+    let out = dir.path().join("results.jsonl");
+    let graded = run(&mut crate::common::grade_kept(&tasks, &log, &keep, &out));
+    assert_eq!(graded.code, 2, "{}", graded.stderr);
+    let missing = keep.join("t/1");
+    assert!(
+        graded.stderr.contains(&format!(
+            "outcomes.jsonl:2: attempt 1 of task `t` not graded: its kept sandbox {} is missing",
+            missing.display()
+        )),
+        "{}",
+        graded.stderr
+    );
+    let lines = crate::common::results(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["attempt"], 0);
+    assert_eq!(lines[0]["passed"], false);
+}

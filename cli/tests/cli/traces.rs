@@ -537,3 +537,55 @@ fn the_docs_trace_file_exporter_writes_what_grade_reads() {
     assert_eq!(lines[0]["trajectory_source"], "trace");
     assert_eq!(lines[0]["usage"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn a_forbidden_call_inside_a_parent_cycle_still_fails_the_attempt() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        "- id: cycle\n  input: Look up order A1.\n  forbidden_tools: [delete_order]\n",
+    );
+    let span = |id: &str, parent: &str, tool: &str| {
+        let mut attributes = vec![serde_json::json!(
+            {"key": "proctor.task_id", "value": {"stringValue": "cycle"}}
+        )];
+        if !tool.is_empty() {
+            attributes.push(serde_json::json!(
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}
+            ));
+            attributes.push(serde_json::json!(
+                {"key": "gen_ai.tool.name", "value": {"stringValue": tool}}
+            ));
+        }
+        serde_json::json!({
+            "traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": id, "parentSpanId": parent,
+            "name": "span", "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+            "attributes": attributes,
+        })
+    };
+    // Two tool spans, each the other's parent: the forbidden call is inside the cycle.
+    let spans = [
+        span("00f067aa0ba902b7", "", ""),
+        span("00f067aa0ba902b8", "00f067aa0ba902b9", "lookup_order"),
+        span("00f067aa0ba902b9", "00f067aa0ba902b8", "delete_order"),
+    ];
+    let document = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+    let traces = write(dir.path(), "traces.jsonl", &format!("{document}\n"));
+    let out = dir.path().join("results.jsonl");
+    let graded = run(proctor()
+        .args(["grade", "--tasks"])
+        .arg(&tasks)
+        .arg("--traces")
+        .arg(&traces)
+        .arg("--out")
+        .arg(&out));
+    let lines = results(&out);
+    assert_eq!(lines.len(), 1, "{}", graded.stderr);
+    assert_eq!(lines[0]["passed"], false, "{}", lines[0]);
+    assert_eq!(
+        lines[0]["reasons"][0], "forbidden tool: delete_order",
+        "{}",
+        lines[0]
+    );
+}

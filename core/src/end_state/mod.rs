@@ -35,7 +35,8 @@
 //!   or several fail), `all` (a list), `first`, `last`, `count`, `sum`, `min` or `max`
 //!   (numbers), and compares it with `op`: `==` (the default, as `json_equals`
 //!   compares), `!=`, `>`, `>=`, `<`, `<=` (numbers) or `contains` (a text's substring,
-//!   a list's item, an object's key). The query is checked when the task loads.
+//!   a list's item, an object's key). The query is checked when the task loads; its work
+//!   on the agent's file is bounded (`query_cost`), past which the check fails.
 //! - `json_schema` asserts `format` (e.g. `date`, `email`) and never fetches a remote `$ref`.
 //!   A root-level schema error is reported `at (root)`.
 //! - `command` is split like a shell (no shell unless the line asks for one, e.g.
@@ -57,6 +58,7 @@ mod json;
 mod parse;
 mod path;
 mod query;
+mod query_cost;
 mod serialize;
 mod text;
 

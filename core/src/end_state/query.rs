@@ -9,6 +9,7 @@ use serde_json::{Number, Value};
 use serde_json_path::JsonPath;
 
 use super::json::{read_json, same_json, shown};
+use super::query_cost::{Budget, QUERY_STEPS, dry_run, take_size};
 
 /// What a `json_query` check takes of the values its query found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,15 +165,35 @@ pub(crate) fn selection(query: &str, select: Select) -> String {
 /// Runs the query on the JSON file at `path` under `dir`. Failure texts start with the
 /// path and the selection: `db.json $.orders.W1.status: expected "cancelled", found
 /// "pending"`, `... found nothing`, `... found 3 values (select one with select: ...)`.
+///
+/// The query's work is bounded ([`QUERY_STEPS`]): past it the check fails, `db.json
+/// $..[?@..x]: json_query exceeded 10000000 steps`, and the query does not run on.
 pub(crate) fn run(dir: &Path, path: &str, check: &Query<'_>) -> Result<(), String> {
     let doc = read_json(dir, path)?;
     let compiled = JsonPath::parse(check.query)
         .map_err(|e| format!("{path}: invalid JSONPath query {:?}: {e}", check.query))?;
+    let shown_query = selection(check.query, check.select);
+    let exceeded = || format!("{path} {shown_query}: json_query exceeded {QUERY_STEPS} steps");
+    let mut budget = Budget::new(QUERY_STEPS);
+    match dry_run(check.query, &doc, &mut budget) {
+        Ok(()) => {}
+        Err(Some(_)) => return Err(exceeded()),
+        Err(None) => {
+            return Err(format!(
+                "{path} {shown_query}: json_query cannot bound the work of this query"
+            ));
+        }
+    }
     let found = compiled.query(&doc).all();
+    if check.select == Select::All {
+        // `all` copies every value found, and values found under one another share nodes.
+        for value in &found {
+            take_size(value, &mut budget).map_err(|_| exceeded())?;
+        }
+    }
     let fail = |what: String| {
         Err(format!(
-            "{path} {}: expected {}, found {what}",
-            selection(check.query, check.select),
+            "{path} {shown_query}: expected {}, found {what}",
             check.op.expectation(check.value)
         ))
     };
@@ -456,6 +477,82 @@ mod tests {
                 Err("pipe.json: not a regular file".into())
             );
         }
+    }
+
+    /// An agent's report of some megabytes: records nested a few levels deep.
+    fn nested_report() -> String {
+        let record = |i: usize| json!({"id": i, "meta": {"tags": [{"k": "a", "v": {"x": {"y": [i, {"x": i}]}}}]}});
+        let records: Vec<Value> = (0..35_000).map(record).collect();
+        json!({"records": records}).to_string()
+    }
+
+    #[test]
+    fn nested_descendant_filters_on_a_large_file_fail_on_the_step_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = nested_report();
+        assert!(report.len() > 2_500_000, "{}", report.len());
+        std::fs::write(dir.path().join("report.json"), report).unwrap();
+        let run_query = |query: &str, select: Select, value: Value| {
+            run(
+                dir.path(),
+                "report.json",
+                &Query {
+                    query,
+                    select,
+                    op: Comparison::Equal,
+                    value: &value,
+                },
+            )
+        };
+        let nested = "$..[?@..[?@..[?@..x]]]";
+        assert_eq!(
+            run_query(nested, Select::Count, json!(0)),
+            Err(format!(
+                "report.json count({nested}): json_query exceeded {QUERY_STEPS} steps"
+            ))
+        );
+        // One descendant filter over the same file stays within the limit.
+        assert_eq!(
+            run_query("$..[?@.id == 7].id", Select::One, json!(7)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn copying_what_all_found_counts_against_the_limit() {
+        // Lists nested 100 deep, 3000 numbers in each: `$..*` finds every list below
+        // every other, and copying them all would take some 15 million values.
+        let mut doc = json!([]);
+        for _ in 0..100 {
+            let mut items = vec![json!(0); 3000];
+            items.push(doc);
+            doc = Value::Array(items);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("deep.json"), doc.to_string()).unwrap();
+        let value = json!([]);
+        let all = |select| {
+            run(
+                dir.path(),
+                "deep.json",
+                &Query {
+                    query: "$..*",
+                    select,
+                    op: Comparison::Equal,
+                    value: &value,
+                },
+            )
+        };
+        assert_eq!(
+            all(Select::All),
+            Err(format!(
+                "deep.json all($..*): json_query exceeded {QUERY_STEPS} steps"
+            ))
+        );
+        assert_eq!(
+            all(Select::Count),
+            Err("deep.json count($..*): expected [], found 300100".into())
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::usage::{Tokens, tokens, usage_object};
 use crate::compact_json::CompactJson;
 use crate::outcome::{AgentError, Outcome, Status, Step, TrajectorySource};
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What a trace shows about one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -250,24 +250,26 @@ impl<'a> Tree<'a> {
         Tree { spans, by_id }
     }
 
-    /// Whether any ancestor of span `index` satisfies `test`.
+    /// Whether any ancestor of span `index` satisfies `test`. A span whose parents run
+    /// round a cycle (a malformed trace: two spans each the other's parent) has none: such
+    /// links say nothing of which span holds which, and a call counted once too often is
+    /// safer than a call hidden inside its own child.
     fn has_ancestor(&self, index: usize, test: &dyn Fn(usize) -> bool) -> bool {
+        let mut ancestors = Vec::new();
+        let mut seen = HashSet::from([index]);
         let mut current = index;
-        // Bounded by the trace's size: a malformed trace may hold a cycle.
-        for _ in 0..self.spans.len() {
-            let Some(&parent) = self.spans[current]
-                .parent_span_id
-                .as_deref()
-                .and_then(|id| self.by_id.get(id))
-            else {
+        while let Some(&parent) = self.spans[current]
+            .parent_span_id
+            .as_deref()
+            .and_then(|id| self.by_id.get(id))
+        {
+            if !seen.insert(parent) {
                 return false;
-            };
-            if test(parent) {
-                return true;
             }
+            ancestors.push(parent);
             current = parent;
         }
-        false
+        ancestors.into_iter().any(test)
     }
 }
 
@@ -489,6 +491,22 @@ mod tests {
             ]
         );
         assert_eq!(outcome.uncaptured_args, vec![3]);
+    }
+
+    #[test]
+    fn tool_spans_that_are_each_others_parent_both_count() {
+        let tool =
+            |name: &str| json!({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name});
+        let spans = vec![
+            span("r", None, 0, json!({})),
+            span("a", Some("b"), 10, tool("lookup")),
+            span("b", Some("a"), 20, tool("delete_order")),
+            span("c", Some("a"), 30, tool("refund")),
+            span("s", Some("s"), 40, tool("email")),
+        ];
+        let outcome = evidence(&spans, &[]).outcome;
+        let names: Vec<String> = tools(&outcome).into_iter().map(|(tool, _)| tool).collect();
+        assert_eq!(names, ["lookup", "delete_order", "refund", "email"]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! selecting files by `judge_files`, comparing with the seed, and spending the text
 //! budget.
 
+use super::name::path_text;
 use super::seed::normalise_path;
 use super::{Bundle, BundleEntry, BundleError, BundleLimits, Content, FileStatus, Seed};
 use crate::hash::hex;
@@ -10,7 +11,7 @@ use proctor_core::agent_file::{human_size, open_regular};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Checks `judge_files` patterns, so that a bad glob is reported before anything runs.
 pub fn validate_globs(patterns: &[String]) -> Result<(), BundleError> {
@@ -64,11 +65,14 @@ struct Budget {
     bytes: u64,
 }
 
-/// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`.
+/// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`. Past
+/// `max_files`, the files `rubric` or `judge_files` name and the files the agent changed
+/// are listed before unchanged seed files (see [`choose`]).
 pub fn collect(
     sandbox: Option<&Path>,
     seed: &Seed,
     judge_files: &[String],
+    rubric: &str,
     limits: BundleLimits,
 ) -> Result<Bundle, BundleError> {
     let globs = glob_set(judge_files)?;
@@ -93,25 +97,24 @@ pub fn collect(
     })?;
     walk(root, root, 0, &mut found, &mut budget);
     // Sandbox paths and deleted seed paths, sorted; a BTreeMap keeps the order.
-    let mut paths: BTreeMap<String, Option<Kind>> = found
+    let mut paths: BTreeMap<String, Option<(Kind, PathBuf)>> = found
         .into_iter()
         .filter(|(path, _)| selected(path))
-        .map(|(path, kind)| (path, Some(kind)))
+        .map(|(path, found)| (path, Some(found)))
         .collect();
     for (path, _) in seed.iter() {
         if selected(path) {
             paths.entry(path.to_owned()).or_insert(None);
         }
     }
-    let unlisted = paths.len().saturating_sub(limits.max_files);
-
-    let mut entries: Vec<BundleEntry> = Vec::new();
-    let mut prefixes: Vec<Option<Vec<u8>>> = Vec::new();
-    for (path, kind) in paths.into_iter().take(limits.max_files) {
-        let (entry, prefix) = read_entry(root, &path, kind, seed, limits.per_file, &mut budget);
-        entries.push(entry);
-        prefixes.push(prefix);
-    }
+    let count = paths.len();
+    let named = |path: &str| {
+        mentions(rubric, path) || judge_files.iter().any(|p| normalise_path(p) == path)
+    };
+    let read = choose(paths, seed, &named, limits, &mut budget);
+    let unlisted = count - read.len();
+    let (mut entries, prefixes): (Vec<BundleEntry>, Vec<Option<Vec<u8>>>) =
+        read.into_iter().unzip();
     spend_budget(&mut entries, prefixes, limits.total);
     Ok(Bundle {
         sandbox: true,
@@ -122,6 +125,89 @@ pub fn collect(
     })
 }
 
+/// An entry read, with the prefix of its text (see [`read_entry`]).
+type Listed = (BundleEntry, Option<Vec<u8>>);
+
+/// Reads the entries to list, at most `max_files`, sorted by path. When there are more,
+/// first come the files `named` names, then the files the agent changed (added, deleted,
+/// not a regular file), then seed files in path order, modified before unchanged: each
+/// is hashed to tell which, and an unchanged one is kept only while it may still be
+/// listed, so memory holds at most `max_files` texts. Only unchanged seed files are cut
+/// before the others.
+fn choose(
+    paths: BTreeMap<String, Option<(Kind, PathBuf)>>,
+    seed: &Seed,
+    named: &dyn Fn(&str) -> bool,
+    limits: BundleLimits,
+    budget: &mut Budget,
+) -> Vec<Listed> {
+    let mut read = |path: &str, found| read_entry(path, found, seed, limits.per_file, budget);
+    if paths.len() <= limits.max_files {
+        return paths
+            .into_iter()
+            .map(|(path, found)| read(&path, found))
+            .collect();
+    }
+    let mut first = Vec::new();
+    let mut changed = Vec::new();
+    let mut seeded = Vec::new();
+    for (path, found) in paths {
+        let plain_seed_file = seed.get(&path).is_some() && matches!(found, Some((Kind::File, _)));
+        if named(&path) {
+            first.push((path, found));
+        } else if plain_seed_file {
+            seeded.push((path, found));
+        } else {
+            changed.push((path, found));
+        }
+    }
+    let mut listed: Vec<Listed> = Vec::new();
+    for (path, found) in first.into_iter().chain(changed) {
+        if listed.len() == limits.max_files {
+            break;
+        }
+        listed.push(read(&path, found));
+    }
+    let mut unchanged: Vec<Listed> = Vec::new();
+    for (path, found) in seeded {
+        if listed.len() == limits.max_files {
+            break;
+        }
+        let entry = read(&path, found);
+        if entry.0.status != FileStatus::Unchanged {
+            listed.push(entry);
+        } else if listed.len() + unchanged.len() < limits.max_files {
+            unchanged.push(entry);
+        }
+        // The latest unchanged file gives way to a modified one.
+        unchanged.truncate(limits.max_files - listed.len());
+    }
+    listed.extend(unchanged);
+    listed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    listed
+}
+
+/// Whether `rubric` names the file at `path`: its path or its file name, not as part of a
+/// longer name (`refund_errors.log.` at a sentence's end counts).
+fn mentions(rubric: &str, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '\\');
+    [path, name].into_iter().any(|needle| {
+        !needle.is_empty()
+            && rubric.match_indices(needle).any(|(at, _)| {
+                let before = rubric[..at].chars().next_back();
+                let rest = &rubric[at + needle.len()..];
+                let mut after = rest.chars();
+                let ends = match after.next() {
+                    None => true,
+                    Some('.') => !after.next().is_some_and(|c| part(c) || c == '.'),
+                    Some(c) => !part(c),
+                };
+                ends && !before.is_some_and(|c| part(c) || c == '.')
+            })
+    })
+}
+
 /// Lists the files under `dir`, entering real folders only, at most [`MAX_DEPTH`]
 /// deep and [`MAX_ENTRIES`] in all. The agent made this tree: a folder that cannot
 /// be read is an entry saying so, never an error that leaves the attempt ungraded.
@@ -129,23 +215,19 @@ fn walk(
     root: &Path,
     dir: &Path,
     depth: usize,
-    found: &mut BTreeMap<String, Kind>,
+    found: &mut BTreeMap<String, (Kind, PathBuf)>,
     budget: &mut Budget,
 ) {
-    let relative = |path: &Path| {
-        path.strip_prefix(root)
-            .unwrap_or(path)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/")
-    };
+    let relative = |path: &Path| path_text(path.strip_prefix(root).unwrap_or(path));
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
             found.insert(
                 relative(dir),
-                Kind::Skipped(format!("folder cannot be read: {e}")),
+                (
+                    Kind::Skipped(format!("folder cannot be read: {e}")),
+                    dir.to_owned(),
+                ),
             );
             return;
         }
@@ -155,7 +237,10 @@ fn walk(
         if budget.entries == 0 {
             found.insert(
                 relative(dir),
-                Kind::Skipped(format!("the walk stopped after {MAX_ENTRIES} entries")),
+                (
+                    Kind::Skipped(format!("the walk stopped after {MAX_ENTRIES} entries")),
+                    dir.to_owned(),
+                ),
             );
             return;
         }
@@ -166,33 +251,31 @@ fn walk(
             continue;
         };
         let name = relative(&path);
-        if kind.is_dir() {
-            if depth + 1 >= MAX_DEPTH {
-                found.insert(
-                    name,
-                    Kind::Skipped(format!(
-                        "folders nested over {MAX_DEPTH} deep are not entered"
-                    )),
-                );
-            } else {
+        let kind = if kind.is_dir() {
+            if depth + 1 < MAX_DEPTH {
                 walk(root, &path, depth + 1, found, budget);
+                continue;
             }
+            Kind::Skipped(format!(
+                "folders nested over {MAX_DEPTH} deep are not entered"
+            ))
         } else if kind.is_symlink() {
-            found.insert(name, Kind::Symlink);
+            Kind::Symlink
         } else if kind.is_file() {
-            found.insert(name, Kind::File);
+            Kind::File
         } else {
-            found.insert(name, Kind::Special);
-        }
+            Kind::Special
+        };
+        found.insert(name, (kind, path));
     }
 }
 
 /// One entry, with the first `per_file` bytes of a regular file (for text detection
-/// and display); the hash covers the whole file.
+/// and display); the hash covers the whole file. `found` is what the walk found at
+/// `path` and where (`None`: a seed file gone from the sandbox).
 fn read_entry(
-    root: &Path,
     path: &str,
-    kind: Option<Kind>,
+    found: Option<(Kind, PathBuf)>,
     seed: &Seed,
     per_file: usize,
     budget: &mut Budget,
@@ -203,7 +286,6 @@ fn read_entry(
         Some(file) if file.sha256 == sha256 => FileStatus::Unchanged,
         Some(_) => FileStatus::Modified,
     };
-    let full = root.join(path);
     let entry = |size, sha256: String, content| BundleEntry {
         path: path.to_owned(),
         status: status(&sha256),
@@ -211,22 +293,22 @@ fn read_entry(
         sha256,
         content,
     };
+    let Some((kind, full)) = found else {
+        let file = seeded.cloned().unwrap_or_else(|| super::SeedFile {
+            size: 0,
+            sha256: String::new(),
+        });
+        let gone = BundleEntry {
+            path: path.to_owned(),
+            status: FileStatus::Deleted,
+            size: file.size,
+            sha256: file.sha256,
+            content: Content::Gone,
+        };
+        return (gone, None);
+    };
     match kind {
-        None => {
-            let file = seeded.cloned().unwrap_or_else(|| super::SeedFile {
-                size: 0,
-                sha256: String::new(),
-            });
-            let gone = BundleEntry {
-                path: path.to_owned(),
-                status: FileStatus::Deleted,
-                size: file.size,
-                sha256: file.sha256,
-                content: Content::Gone,
-            };
-            (gone, None)
-        }
-        Some(Kind::Symlink) => {
+        Kind::Symlink => {
             let target = std::fs::read_link(&full)
                 .map(|t| t.to_string_lossy().into_owned())
                 .unwrap_or_default();
@@ -236,9 +318,9 @@ fn read_entry(
                 None,
             )
         }
-        Some(Kind::Special) => (entry(0, String::new(), Content::Special), None),
-        Some(Kind::Skipped(why)) => (entry(0, String::new(), Content::Unreadable(why)), None),
-        Some(Kind::File) => match hash_with_prefix(&full, per_file, budget) {
+        Kind::Special => (entry(0, String::new(), Content::Special), None),
+        Kind::Skipped(why) => (entry(0, String::new(), Content::Unreadable(why)), None),
+        Kind::File => match hash_with_prefix(&full, per_file, budget) {
             Ok((size, sha, prefix)) => {
                 if is_text(&prefix, size) {
                     let placeholder = Content::Text {
@@ -413,6 +495,7 @@ mod tests {
             Some(dir.path()),
             &Seed::default(),
             &[],
+            "",
             BundleLimits::default(),
         )
         .unwrap();
@@ -431,6 +514,18 @@ mod tests {
             .find(|e| matches!(&e.content, Content::Unreadable(why) if why.contains("nested over 16 deep")))
             .expect("the deep folder is listed as not entered");
         assert_eq!(deep.path.matches('/').count(), 15);
+    }
+
+    #[test]
+    fn a_rubric_names_a_file_by_its_path_or_name() {
+        let rubric = "PASS only if logs/refund_errors.log notes O1002. See notes.txt.";
+        assert!(mentions(rubric, "logs/refund_errors.log"));
+        assert!(mentions(rubric, "notes.txt"));
+        assert!(mentions(rubric, "archive/notes.txt"));
+        assert!(!mentions(rubric, "errors.log"));
+        assert!(!mentions(rubric, "refund_errors.log.bak"));
+        assert!(!mentions(rubric, "O100"));
+        assert!(!mentions(rubric, "txt"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod collect;
 mod error;
+mod name;
 mod render;
 mod seed;
 
@@ -98,7 +99,8 @@ pub enum Content {
 /// One listed file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleEntry {
-    /// Relative to the sandbox, `/`-separated.
+    /// Relative to the sandbox, `/`-separated; bytes of a name that are not UTF-8 are
+    /// written `\xFF` and a backslash `\\`, so each file has a path of its own.
     pub path: String,
     /// The file against the seed.
     pub status: FileStatus,
@@ -121,7 +123,8 @@ pub struct Bundle {
     pub globs: Vec<String>,
     /// Sorted by path.
     pub entries: Vec<BundleEntry>,
-    /// Files beyond `max_files`, counted but not listed.
+    /// Files beyond `max_files`, counted but not listed: unchanged seed files before any
+    /// file the rubric names or the agent changed.
     pub unlisted: usize,
     /// The limits the bundle was cut with, for the markers.
     pub limits: BundleLimits,

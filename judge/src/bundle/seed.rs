@@ -2,9 +2,11 @@
 //! the end state can be compared without keeping contents around.
 
 use super::BundleError;
+use super::name::{name_text, path_text};
 use crate::hash::sha256_hex;
 use proctor_core::task::Task;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -33,7 +35,7 @@ impl Seed {
     {
         let files = files
             .into_iter()
-            .map(|(path, bytes)| (normalise_path(path.as_ref()), fingerprint(bytes.as_ref())))
+            .map(|(path, bytes)| (seed_path(path.as_ref()), fingerprint(bytes.as_ref())))
             .collect();
         Seed {
             files: Arc::new(files),
@@ -57,7 +59,7 @@ impl Seed {
             read_dir_into(&dir, &dir, &mut files)?;
         }
         for (path, text) in &task.files {
-            files.insert(normalise_path(path), fingerprint(text.as_bytes()));
+            files.insert(seed_path(path), fingerprint(text.as_bytes()));
         }
         Ok(Seed {
             files: Arc::new(files),
@@ -87,6 +89,12 @@ fn fingerprint(bytes: &[u8]) -> SeedFile {
     }
 }
 
+/// A seed path as sandbox paths are listed: normalised, each name as
+/// [`name_text`] writes it.
+fn seed_path(path: &str) -> String {
+    name_text(OsStr::new(&normalise_path(path)))
+}
+
 /// `./a//b/` → `a/b`: the form sandbox paths are listed in.
 pub(crate) fn normalise_path(path: &str) -> String {
     path.split('/')
@@ -110,12 +118,7 @@ fn read_dir_into(
         } else {
             // Seeds are copied with symlinks followed, so read through them.
             let bytes = std::fs::read(&path).map_err(failed(path.clone()))?;
-            let relative = path.strip_prefix(root).unwrap_or(&path);
-            let relative = relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
+            let relative = path_text(path.strip_prefix(root).unwrap_or(&path));
             files.insert(relative, fingerprint(&bytes));
         }
     }

@@ -37,7 +37,7 @@ fn sandbox() -> tempfile::TempDir {
 #[test]
 fn lists_every_file_sorted_with_status_size_and_hash() {
     let dir = sandbox();
-    let bundle = collect(Some(dir.path()), &seed(), &[], BundleLimits::default()).unwrap();
+    let bundle = collect(Some(dir.path()), &seed(), &[], "", BundleLimits::default()).unwrap();
     let listing: Vec<(&str, FileStatus)> = bundle
         .entries
         .iter()
@@ -75,7 +75,14 @@ fn lists_every_file_sorted_with_status_size_and_hash() {
 fn judge_files_select_by_glob_including_deleted_files() {
     let dir = sandbox();
     let globs = vec!["*.log".to_owned(), "*.txt".to_owned()];
-    let bundle = collect(Some(dir.path()), &seed(), &globs, BundleLimits::default()).unwrap();
+    let bundle = collect(
+        Some(dir.path()),
+        &seed(),
+        &globs,
+        "",
+        BundleLimits::default(),
+    )
+    .unwrap();
     let paths: Vec<&str> = bundle.entries.iter().map(|e| e.path.as_str()).collect();
     // `*` crosses folders: a/deep/z.txt matches *.txt.
     assert_eq!(
@@ -100,7 +107,7 @@ fn per_file_limit_truncates_with_a_marker_outside_the_fence() {
         per_file: 100,
         ..BundleLimits::default()
     };
-    let bundle = collect(Some(dir.path()), &Seed::default(), &[], limits).unwrap();
+    let bundle = collect(Some(dir.path()), &Seed::default(), &[], "", limits).unwrap();
     assert_eq!(
         bundle.entries[0].content,
         Content::Text {
@@ -138,7 +145,7 @@ fn total_limit_goes_to_changed_files_first_then_marks_the_rest() {
         total: 80,
         max_files: 10,
     };
-    let bundle = collect(Some(dir.path()), &seed, &[], limits).unwrap();
+    let bundle = collect(Some(dir.path()), &seed, &[], "", limits).unwrap();
     let contents: Vec<&Content> = bundle.entries.iter().map(|e| &e.content).collect();
     // Listed in path order; the unchanged seed file gets what the new files left.
     assert_eq!(
@@ -176,7 +183,7 @@ fn max_files_counts_the_unlisted() {
         max_files: 5,
         ..BundleLimits::default()
     };
-    let bundle = collect(Some(dir.path()), &Seed::default(), &[], limits).unwrap();
+    let bundle = collect(Some(dir.path()), &Seed::default(), &[], "", limits).unwrap();
     assert_eq!(bundle.entries.len(), 5);
     assert_eq!(bundle.entries[4].path, "f4.txt");
     assert_eq!(bundle.unlisted, 2);
@@ -195,6 +202,7 @@ fn symlinks_are_listed_never_followed() {
         Some(dir.path()),
         &Seed::default(),
         &[],
+        "",
         BundleLimits::default(),
     )
     .unwrap();
@@ -210,6 +218,7 @@ fn a_missing_sandbox_is_an_error_naming_it() {
         Some(std::path::Path::new("/no/such/sandbox")),
         &Seed::default(),
         &[],
+        "",
         BundleLimits::default(),
     )
     .unwrap_err();
@@ -268,4 +277,74 @@ fn seed_from_a_task_reads_files_dir_and_inline_files() {
     let request =
         proctor_judge::JudgeRequest::for_task(&tasks[0], Some("done"), None, seed).unwrap();
     assert_eq!(request.rubric, "PASS if x.txt says inline");
+}
+
+#[test]
+fn names_that_are_not_utf8_stay_two_entries() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = |bytes: &[u8]| dir.path().join(std::ffi::OsStr::from_bytes(bytes));
+    std::fs::write(name(b"report\xFF.txt"), "refunded O1001\n").unwrap();
+    std::fs::write(name(b"report\xFE.txt"), "deleted every order\n").unwrap();
+    let bundle = collect(
+        Some(dir.path()),
+        &Seed::default(),
+        &[],
+        "",
+        BundleLimits::default(),
+    )
+    .unwrap();
+    let shown: Vec<(&str, &Content)> = bundle
+        .entries
+        .iter()
+        .map(|e| (e.path.as_str(), &e.content))
+        .collect();
+    let text = |text: &str| Content::Text {
+        text: text.into(),
+        hidden: 0,
+    };
+    assert_eq!(
+        shown,
+        [
+            ("report\\xFE.txt", &text("deleted every order\n")),
+            ("report\\xFF.txt", &text("refunded O1001\n")),
+        ]
+    );
+}
+
+#[test]
+fn past_the_file_limit_named_and_changed_files_are_listed_before_unchanged_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seeded: Vec<(String, String)> = (0..600)
+        .map(|i| (format!("data/{i:04}.txt"), format!("row {i}\n")))
+        .collect();
+    seeded.push(("policy.txt".into(), "Refunds within 30 days.\n".into()));
+    seeded.push(("zz_ledger.txt".into(), "balance 100\n".into()));
+    for (path, text) in &seeded {
+        write_files(dir.path(), &[(path.as_str(), text.as_str())]);
+    }
+    // The agent changed the file named last in sort order.
+    write_files(dir.path(), &[("zz_ledger.txt", "balance 0\n")]);
+    let seed = Seed::from_contents(seeded.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let rubric = "FAIL if the agent broke the rule in policy.txt.";
+    let bundle = collect(
+        Some(dir.path()),
+        &seed,
+        &[],
+        rubric,
+        BundleLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(bundle.entries.len(), 500);
+    assert_eq!(bundle.unlisted, 102);
+    let paths: Vec<&str> = bundle.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths[..2], ["data/0000.txt", "data/0001.txt"]);
+    assert_eq!(
+        paths[497..],
+        ["data/0497.txt", "policy.txt", "zz_ledger.txt"]
+    );
+    let changed = &bundle.entries[499];
+    assert_eq!(changed.status, FileStatus::Modified);
+    let text = proctor_judge::bundle::render(&bundle, "F");
+    assert!(text.contains("balance 0"), "{text}");
 }

@@ -69,13 +69,23 @@ impl LedgerBatch {
     ///
     /// Holds an exclusive lock on the ledger from reading its rows to the last write, so
     /// two processes appending at once each add whole rows and lose none; a row whose
-    /// identity the ledger already holds is skipped.
+    /// identity the ledger already holds is skipped. A write that fails part way (a full
+    /// disk) is cut off again: the ledger is left as it was, and still reads.
     ///
     /// # Errors
     ///
     /// [`LedgerError`] when the ledger cannot be opened, locked or written, its header is
     /// not this version's, a row in it is malformed, or a row is from a newer version.
     pub fn commit(self, ledger: &Path) -> Result<AppendReport, LedgerError> {
+        self.commit_with(ledger, &mut |file, bytes| file.write_all(bytes))
+    }
+
+    /// [`LedgerBatch::commit`], writing each run of whole rows with `write_all`.
+    fn commit_with(
+        self,
+        ledger: &Path,
+        write_all: WriteAll<'_>,
+    ) -> Result<AppendReport, LedgerError> {
         let mut pending = self
             .out
             .into_inner()
@@ -95,7 +105,7 @@ impl LedgerBatch {
             .map_err(|e| LedgerError::io(ledger, "cannot open ledger", e))?;
         file.lock()
             .map_err(|e| LedgerError::io(ledger, "cannot lock ledger", e))?;
-        let result = append_locked(&mut file, ledger, pending);
+        let result = append_locked(&mut file, ledger, pending, write_all);
         let unlocked = file.unlock();
         let report = result?;
         unlocked.map_err(|e| LedgerError::io(ledger, "cannot unlock ledger", e))?;
@@ -115,6 +125,10 @@ pub fn append_rows(ledger: &Path, rows: &[LedgerRow]) -> Result<AppendReport, Le
     }
     batch.commit(ledger)
 }
+
+/// Writes bytes to the ledger: `write_all`, but a test makes it fail part way, as a full
+/// disk does.
+type WriteAll<'a> = &'a mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>;
 
 fn tmp_error(e: std::io::Error) -> LedgerError {
     LedgerError::io(
@@ -140,12 +154,20 @@ impl<R: Read> Read for LastByte<R> {
     }
 }
 
-fn append_locked(file: &mut File, path: &Path, pending: File) -> Result<AppendReport, LedgerError> {
-    let empty = file
+/// Reads the locked ledger's rows, then appends the new ones. Any failure to write them
+/// (a full disk mid-row) cuts the ledger back to its length before: a partial row would
+/// break every later read of it.
+fn append_locked(
+    file: &mut File,
+    path: &Path,
+    pending: File,
+    write_all: WriteAll<'_>,
+) -> Result<AppendReport, LedgerError> {
+    let length = file
         .metadata()
         .map_err(|e| LedgerError::io(path, "cannot read ledger", e))?
-        .len()
-        == 0;
+        .len();
+    let empty = length == 0;
     let mut seen: HashSet<u128> = HashSet::new();
     let mut needs_line_end = false;
     if !empty {
@@ -173,11 +195,30 @@ fn append_locked(file: &mut File, path: &Path, pending: File) -> Result<AppendRe
         drop(reader);
         needs_line_end = tracked.last.is_some_and(|b| b != b'\n');
     }
+    let written = write_rows(file, path, pending, seen, empty, needs_line_end, write_all);
+    if written.is_err() {
+        file.set_len(length)
+            .and_then(|()| file.sync_data())
+            .map_err(|e| LedgerError::io(path, "cannot remove a partial append from", e))?;
+    }
+    written
+}
+
+/// Writes the pending rows the ledger does not hold yet (and its header when `empty`).
+fn write_rows(
+    file: &mut File,
+    path: &Path,
+    pending: File,
+    mut seen: HashSet<u128>,
+    empty: bool,
+    needs_line_end: bool,
+    write_all: WriteAll<'_>,
+) -> Result<AppendReport, LedgerError> {
     let mut chunk = csv_writer(Vec::with_capacity(CHUNK + 4096));
     if empty {
         write_header(&mut chunk).map_err(|e| write_error(path, e.into()))?;
     } else if needs_line_end {
-        file.write_all(b"\n").map_err(|e| write_error(path, e))?;
+        write_all(file, b"\n").map_err(|e| write_error(path, e))?;
     }
     let mut report = AppendReport::default();
     let mut rows = LedgerReader::new(Path::new("<pending rows>"), BufReader::new(pending))?;
@@ -192,10 +233,10 @@ fn append_locked(file: &mut File, path: &Path, pending: File) -> Result<AppendRe
         report.added += 1;
         if chunk.get_ref().len() >= CHUNK {
             // `get_ref` sees what the csv writer has passed on; the rest follows in the flush.
-            flush_chunk(&mut chunk, file, path)?;
+            flush_chunk(&mut chunk, file, path, write_all)?;
         }
     }
-    flush_chunk(&mut chunk, file, path)?;
+    flush_chunk(&mut chunk, file, path, write_all)?;
     file.sync_data().map_err(|e| write_error(path, e))?;
     Ok(report)
 }
@@ -204,15 +245,83 @@ fn flush_chunk(
     chunk: &mut csv::Writer<Vec<u8>>,
     file: &mut File,
     path: &Path,
+    write_all: WriteAll<'_>,
 ) -> Result<(), LedgerError> {
     let full = std::mem::replace(chunk, csv_writer(Vec::with_capacity(CHUNK + 4096)));
     let bytes = full
         .into_inner()
         .map_err(|e| write_error(path, e.into_error()))?;
     // Only whole rows: the csv writer holds none back once taken apart.
-    file.write_all(&bytes).map_err(|e| write_error(path, e))
+    write_all(file, &bytes).map_err(|e| write_error(path, e))
 }
 
 fn write_error(path: &Path, e: std::io::Error) -> LedgerError {
     LedgerError::io(path, "cannot append to ledger", e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TokenCounts;
+    use proctor_core::result::CallRole;
+
+    fn row(task: &str, attempt: u64) -> LedgerRow {
+        LedgerRow {
+            recorded_at: "2026-11-23T09:01:00Z".into(),
+            run_id: "r1".into(),
+            suite: "refunds".into(),
+            label: "v1".into(),
+            task: task.into(),
+            attempt,
+            passed: Some(true),
+            role: CallRole::Agent,
+            provider: "anthropic".into(),
+            model: "claude-haiku-4-5".into(),
+            tokens: TokenCounts {
+                input_tokens: 10,
+                output_tokens: 5,
+                ..Default::default()
+            },
+            cost_usd: None,
+            price_id: String::new(),
+            service_tier: String::new(),
+            calls: 1,
+        }
+    }
+
+    #[test]
+    fn a_disk_that_fills_mid_row_leaves_the_ledger_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.csv");
+        append_rows(&path, &[row("a", 0), row("a", 1)]).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // Rows of more than one chunk, on a disk with room for 1.5 chunks: the first write
+        // goes through whole, the second only in part.
+        let mut batch = LedgerBatch::new().unwrap();
+        for attempt in 0..30_000 {
+            batch
+                .push(&row(&format!("task {attempt}"), attempt))
+                .unwrap();
+        }
+        let mut room = CHUNK + CHUNK / 2;
+        let mut full_disk = |file: &mut File, bytes: &[u8]| {
+            let fits = bytes.len().min(room);
+            file.write_all(&bytes[..fits])?;
+            room -= fits;
+            if fits < bytes.len() {
+                return Err(std::io::ErrorKind::StorageFull.into());
+            }
+            Ok(())
+        };
+        let error = batch.commit_with(&path, &mut full_disk).unwrap_err();
+        assert!(
+            error.to_string().contains("cannot append to ledger"),
+            "{error}"
+        );
+        assert_eq!(room, 0, "the disk filled");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        // The ledger still reads, and takes the rows once there is room.
+        let report = append_rows(&path, &[row("a", 1), row("b", 0)]).unwrap();
+        assert_eq!((report.added, report.duplicates), (1, 1));
+    }
 }

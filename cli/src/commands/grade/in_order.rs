@@ -68,7 +68,13 @@ async fn read_judge_write<'g>(
                 Err(message) => Box::pin(std::future::ready(Settled::Skipped(message))),
                 Ok(read) => {
                     let attempt = sink.attempts.resolve(read.slot, read.record.attempt);
-                    settle(grader, judge, &mut seeds, read, attempt)?
+                    match grader.sandbox(read.task, attempt, judge.is_some()) {
+                        Err(message) => Box::pin(std::future::ready(Settled::Skipped(format!(
+                            "{}:{}: {message}",
+                            grader.log_name, read.record.line
+                        )))),
+                        Ok(sandbox) => settle(judge, &mut seeds, read, attempt, sandbox)?,
+                    }
                 }
             });
             while pending.len() >= ahead {
@@ -86,11 +92,11 @@ async fn read_judge_write<'g>(
 
 /// The line's judgement: a call to the judge for a task with a rubric, else at once.
 fn settle<'g>(
-    grader: &'g LineGrader<'g>,
     judge: Option<&'g Judge>,
     seeds: &mut Seeds,
     read: ReadLine<'g>,
     attempt: u64,
+    sandbox: Option<std::path::PathBuf>,
 ) -> anyhow::Result<Pending<'g>> {
     let task = read.task;
     if judge.is_none() || task.rubric.is_none() {
@@ -102,7 +108,6 @@ fn settle<'g>(
         })));
     }
     let seed = seeds.for_task(task)?;
-    let sandbox = grader.sandbox(task, attempt);
     Ok(Box::pin(async move {
         let outcome = &read.record.outcome;
         let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);

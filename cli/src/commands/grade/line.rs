@@ -41,6 +41,8 @@ pub struct LineGrader<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct OfflineWorkdir<'a> {
     pub dir: &'a Path,
+    /// Whether `dir` holds kept sandboxes, one per attempt, rather than one end state.
+    pub kept: bool,
     /// `--state-dir`: the tool state folder of every line; without it, a kept sandbox's
     /// `<attempt>.state` beside it, when there is one.
     pub state_dir: Option<&'a Path>,
@@ -230,10 +232,29 @@ impl LineGrader<'_> {
         }
     }
 
-    /// The end state to check for `attempt` of `task`, with `--workdir`.
-    pub fn sandbox(&self, task: &Task, attempt: u64) -> Option<std::path::PathBuf> {
-        self.workdir
-            .map(|w| workdir_for(w.dir, self.label, &task.id, attempt))
+    /// The end state to check for `attempt` of `task`, with `--workdir`. `Err` says the
+    /// attempt is not graded: its kept sandbox is missing and the task reads its end
+    /// state (end-state checks, or a rubric when `judging`).
+    pub fn sandbox(
+        &self,
+        task: &Task,
+        attempt: u64,
+        judging: bool,
+    ) -> Result<Option<std::path::PathBuf>, String> {
+        let Some(workdir) = self.workdir else {
+            return Ok(None);
+        };
+        match workdir_for(workdir.dir, self.label, &task.id, attempt, workdir.kept) {
+            Ok(dir) => Ok(Some(dir)),
+            Err(missing) if !task.verify.is_empty() || (judging && task.rubric.is_some()) => {
+                Err(format!(
+                    "attempt {attempt} of task `{}` not graded: its kept sandbox {} is missing",
+                    task.id,
+                    missing.display()
+                ))
+            }
+            Err(_) => Ok(None),
+        }
     }
 
     /// Grades, prices and serialises a line (when result lines are written), appending it
@@ -288,7 +309,9 @@ impl LineGrader<'_> {
             ..
         } = line;
         let mut problems = Vec::new();
-        let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt));
+        // A missing kept sandbox was reported before grading; were it not, the end-state
+        // checks fail on `Workdir::Missing`.
+        let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt, false).ok().flatten());
         let kept_state = sandbox.as_deref().map(kept_state_folder);
         let attempt_commands = self.workdir.map(|w| {
             let state = w

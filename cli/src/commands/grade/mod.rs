@@ -46,6 +46,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .zip(commands.as_ref())
         .map(|(dir, commands)| line::OfflineWorkdir {
             dir,
+            kept: holds_kept_sandboxes(dir, args.label.as_deref(), &suite),
             state_dir: args.state_dir.as_deref(),
             commands,
         });
@@ -218,15 +219,44 @@ fn command_checks(args: &GradeArgs, suite: &Suite) -> anyhow::Result<ContainedCo
 }
 
 /// The end state of one attempt, in the layouts `run --keep` writes:
-/// `DIR/<label>/<task>/<attempt>/` (several agents), `DIR/<task>/<attempt>/`, else `DIR`.
-fn workdir_for(dir: &Path, label: Option<&str>, task: &str, attempt: u64) -> PathBuf {
+/// `DIR/<label>/<task>/<attempt>/` (several agents), `DIR/<task>/<attempt>/`, else DIR
+/// itself when it holds no kept sandboxes (`kept` false: one end state for every line).
+/// `Err` names the kept sandbox that is not there: checking DIR in its place would grade
+/// the attempt on files that are not its own.
+fn workdir_for(
+    dir: &Path,
+    label: Option<&str>,
+    task: &str,
+    attempt: u64,
+    kept: bool,
+) -> Result<PathBuf, PathBuf> {
     let task = path_component(task);
     let attempt = attempt.to_string();
-    let by_label = label.map(|l| dir.join(path_component(l)).join(&task).join(&attempt));
-    let kept = dir.join(&task).join(&attempt);
-    by_label
-        .into_iter()
-        .chain([kept])
+    let by_label = label
+        .map(|l| dir.join(path_component(l)))
+        .filter(|folder| folder.is_dir())
+        .map(|folder| folder.join(&task).join(&attempt));
+    let kept_here = dir.join(&task).join(&attempt);
+    if let Some(found) = by_label
+        .iter()
+        .chain([&kept_here])
         .find(|candidate| candidate.is_dir())
-        .unwrap_or_else(|| dir.to_owned())
+    {
+        return Ok(found.clone());
+    }
+    if kept {
+        Err(by_label.unwrap_or(kept_here))
+    } else {
+        Ok(dir.to_owned())
+    }
+}
+
+/// Whether DIR holds kept sandboxes (a folder for the label, or for a task of the suite)
+/// rather than one end state.
+fn holds_kept_sandboxes(dir: &Path, label: Option<&str>, suite: &Suite) -> bool {
+    label.is_some_and(|l| dir.join(path_component(l)).is_dir())
+        || suite
+            .tasks
+            .iter()
+            .any(|task| dir.join(path_component(&task.id)).is_dir())
 }

@@ -255,11 +255,14 @@ fn grade_trace(
     let time = started.and_then(|nanos| jiff::Timestamp::from_nanosecond(i128::from(nanos)).ok());
     let outcome = evidence(&trace.spans, &trace.logs).outcome;
     let attempt = sink.attempts.resolve(slot, given);
+    let sandbox = match grader.sandbox(task, attempt, keys.judge.is_some()) {
+        Ok(sandbox) => sandbox,
+        Err(message) => return skipped(sink, format!("{place}: {message}")),
+    };
     let judged = match (&keys.judge, &task.rubric) {
         (Some(judging), Some(_)) => {
             let seed = judging.seeds.borrow_mut().for_task(task)?;
             let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
-            let sandbox = grader.sandbox(task, attempt);
             let call = judge_run(
                 Some(judging.judge),
                 task,

@@ -31,6 +31,7 @@ pub fn detail(
         attempt.sandbox.as_deref(),
         &seed,
         judge_files,
+        task.and_then(|t| t.rubric.as_deref()).unwrap_or_default(),
         BundleLimits::default(),
     )
     .map_err(|e| anyhow::anyhow!("task `{}`: {e}", attempt.task))?;
