@@ -1,4 +1,5 @@
-//! An agent none of whose attempts ran is a broken set-up, not a result (DESIGN 10: exit 3).
+//! An agent none of whose attempts ran is a broken set-up, not a result
+//! (docs/exit-codes.md, exit 3).
 
 use super::{Attempt, AttemptSink};
 use crate::exit::Failure;

@@ -235,17 +235,28 @@ fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 /// proctor running `daemon_leaver.py`, once its daemon runs (the daemon's command
 /// line holds `MARKER-daemon`, which no other process's does).
 fn start_daemon_leaver(dir: &Path, marker: &str, timeout_s: u32) -> Child {
+    let mut proctor = Command::new(proctor_program());
+    proctor.current_dir(root());
+    let leaver = PathBuf::from(adversary("daemon_leaver.py"));
+    start_daemon_leaver_with(proctor, &leaver, dir, marker, timeout_s)
+}
+
+/// [`start_daemon_leaver`] with `proctor` as the command that starts proctor, and the
+/// leaver at `leaver`.
+fn start_daemon_leaver_with(
+    mut proctor: Command,
+    leaver: &Path,
+    dir: &Path,
+    marker: &str,
+    timeout_s: u32,
+) -> Child {
     let tasks = task(dir, timeout_s, "");
-    let child = Command::new(proctor_program())
-        .current_dir(root())
+    let child = proctor
         .arg("run")
         .arg("--tasks")
         .arg(&tasks)
         .arg("--agent")
-        .arg(format!(
-            "leaver=python3 {} {marker} 120",
-            adversary("daemon_leaver.py")
-        ))
+        .arg(format!("leaver=python3 {} {marker} 120", leaver.display()))
         .arg("--out")
         .arg(dir.join("r.jsonl"))
         .stdin(Stdio::null())
@@ -591,4 +602,24 @@ fn sigterm_during_a_long_check_ends_the_run_at_once() {
     assert_eq!(kept.len(), 1, "{mode}: {kept:?}");
     assert_eq!(kept[0]["task"], "a");
     assert_nothing_left(&below, &marker, &format!("{mode}, SIGTERM during a check"));
+}
+
+/// As a user without privileges, in the fallback: a killed proctor's helper kills what its
+/// agent left at once (it is no PID namespace's init there, but a subreaper).
+#[test]
+fn nothing_outlives_a_killed_unprivileged_proctor_by_a_second() {
+    let dir = crate::unprivileged::their_folder();
+    let marker = format!("daemon-marker-unprivileged-{}", std::process::id());
+    let mut starter = crate::unprivileged::as_unprivileged(dir.path());
+    starter
+        .env("PROCTOR_BWRAP", "/nonexistent")
+        .current_dir(dir.path());
+    // Where the user can read it, wherever the checkout lies.
+    let leaver = dir.path().join("daemon_leaver.py");
+    std::fs::copy(adversary("daemon_leaver.py"), &leaver).unwrap();
+    let mut proctor = start_daemon_leaver_with(starter, &leaver, dir.path(), &marker, 120);
+    let below = descendants_of(proctor.id() as i32);
+    proctor.kill().unwrap();
+    proctor.wait().unwrap();
+    assert_nothing_left(&below, &marker, "fallback without privileges, kill -9");
 }

@@ -14,13 +14,13 @@ use std::time::Duration;
 /// The uid and gid of `nobody`.
 const NOBODY: &str = "65534";
 
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 /// A folder `nobody` owns, outside HOME and /tmp.
-fn their_folder() -> tempfile::TempDir {
+pub fn their_folder() -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
         .prefix(".proctor-unprivileged-")
         .tempdir_in("/var/tmp")
@@ -57,11 +57,12 @@ fn reachable_proctor(dir: &Path) -> PathBuf {
     copy
 }
 
-/// `proctor ARGS` in `dir`, as `nobody` when run as root, in the fallback.
-fn proctor_unprivileged(dir: &Path) -> Command {
+/// The command that starts proctor (the program itself, so that its PID is proctor's) as
+/// `nobody` when run as root, else as this user, with `dir` as its HOME.
+pub fn as_unprivileged(dir: &Path) -> std::process::Command {
     let proctor = reachable_proctor(dir);
     let mut command = if is_root() {
-        let mut command = Command::new("setpriv");
+        let mut command = std::process::Command::new("setpriv");
         command.args([
             &format!("--reuid={NOBODY}"),
             &format!("--regid={NOBODY}"),
@@ -70,11 +71,17 @@ fn proctor_unprivileged(dir: &Path) -> Command {
         command.arg(proctor);
         command
     } else {
-        Command::new(proctor)
+        std::process::Command::new(proctor)
     };
+    command.env("HOME", dir);
+    command
+}
+
+/// `proctor ARGS` in `dir`, as `nobody` when run as root, in the fallback.
+fn proctor_unprivileged(dir: &Path) -> Command {
+    let mut command = Command::from_std(as_unprivileged(dir));
     command
         .current_dir(dir)
-        .env("HOME", dir)
         .env("PROCTOR_BWRAP", "/nonexistent")
         .timeout(Duration::from_secs(300));
     command

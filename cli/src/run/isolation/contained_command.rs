@@ -1,11 +1,11 @@
-//! The commands proctor starts for an attempt (DESIGN 11), command checks and script tool
-//! backends, run contained like the run's agents: the same mode (namespaces, the fallback,
-//! or a plain process group under `--isolate none`), the same `--max-memory` and
-//! `--max-procs` (a group of their own per command), the minimal environment with a
-//! private `HOME` and `TMPDIR`, the sandbox as working folder, the rest of the file system
-//! read-only, and nothing they start left running once they end. Their own files (beside
-//! the task file) are shown to them read-only, though agents never see them. At most a
-//! fixed number run at once across the run.
+//! The commands proctor starts for an attempt, command checks and script tool backends,
+//! run contained like the run's agents (docs/agent-protocol.md, "What an agent sees"):
+//! the same mode (namespaces, the fallback, or a plain process group under `--isolate
+//! none`), the same `--max-memory` and `--max-procs` (a group of their own per command),
+//! the minimal environment with a private `HOME` and `TMPDIR`, the sandbox as working
+//! folder, a view composed like an agent's, and nothing they start left running once they
+//! end. Their own files (beside the task file) are shown to them read-only, though agents
+//! never see them. At most a fixed number run at once across the run.
 
 use super::{Entry, Isolation, NetworkMode, Prepared, Sight, bubblewrap, fallback, visible};
 use crate::run::agent::AgentSpec;
