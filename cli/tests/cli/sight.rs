@@ -289,3 +289,52 @@ fn the_init_suite_passes_run_after_run_with_its_kept_folder_inside() {
         );
     }
 }
+
+/// A shown folder too deep to check for grading data is refused before any agent starts,
+/// naming it and saying how to lay the suite out.
+#[test]
+fn a_folder_too_large_to_check_is_refused_before_any_agent_starts() {
+    namespaces();
+    let base = server_folder();
+    let agent = base.path().join("agent");
+    let mut deep = agent.join("cache");
+    for _ in 0..30 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    let marker = base.path().join("started");
+    write(
+        &agent,
+        "main.py",
+        &format!(
+            "open({:?}, 'w').write('x')\nprint('ok')\n",
+            marker.display().to_string()
+        ),
+    );
+    write(
+        base.path(),
+        "tasks.yaml",
+        "- id: t\n  input: go\n  expected: ok\n",
+    );
+    let output = run(proctor()
+        .current_dir(base.path())
+        .args([
+            "run",
+            "--tasks",
+            "tasks.yaml",
+            "--agent",
+            "python3 agent/main.py",
+        ])
+        .args(["--out", "r.jsonl"]));
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    let agent = agent.canonicalize().unwrap();
+    assert!(
+        output.stderr.contains(&format!(
+            "{}: the agent would see this folder, and it is more than 24 folders deep",
+            agent.display()
+        )) && output.stderr.contains("give the agent a folder of its own"),
+        "{}",
+        output.stderr
+    );
+    assert!(!marker.exists(), "the agent started");
+}

@@ -200,7 +200,7 @@ impl Isolation {
                 let shown = visible::for_agent(agent, &options.allow);
                 let sight = Sight::compose(&shown, &hidden, &found).map_err(|too_large| {
                     anyhow::anyhow!(
-                        "agent `{}`: {too_large}; give the agent a folder of its own that holds its code only (tasks, results and kept folders elsewhere), or name what it needs with --isolate-allow",
+                        "agent `{}`: {too_large}; give the agent a folder of its own that holds its code only (tasks, results and kept folders elsewhere), and name it on the command line (python3 my-agent/main.py)",
                         agent.name
                     )
                 })?;
