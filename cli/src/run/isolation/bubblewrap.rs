@@ -24,6 +24,9 @@ pub struct View<'a> {
     pub forwarding: &'a [&'a Path],
     /// Writable, at the same path as on the host.
     pub writable: &'a [&'a Path],
+    /// The run's copy of the shown part of `/etc` (`runtime::copy_etc`), bound at `/etc`
+    /// in one mount; without one, each entry is bound on its own.
+    pub etc: Option<&'a Path>,
     /// A host folder shown as `/tmp`, writable (under `--max-disk`, so that what the
     /// agent writes there counts in its one budget); without one, `/tmp` is a fresh tmpfs.
     pub tmp: Option<&'a Path>,
@@ -60,7 +63,11 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         args.push("--unshare-net".to_owned());
     }
     let runtime = runtime::entries();
-    for entry in runtime {
+    if let Some(etc) = view.etc {
+        push(&mut args, "--ro-bind", etc, Path::new("/etc"));
+    }
+    let bound_whole = |path: &Path| view.etc.is_some() && path.starts_with("/etc");
+    for entry in runtime.iter().filter(|e| !bound_whole(e.path())) {
         match entry {
             runtime::Entry::Shown(path) => push(&mut args, "--ro-bind", path, path),
             runtime::Entry::Link { path, target } => push(&mut args, "--symlink", target, path),
@@ -156,6 +163,7 @@ mod tests {
             hidden,
             forwarding: &[],
             writable: &[sandbox],
+            etc: None,
             tmp: None,
             working_dir: sandbox,
             network: false,

@@ -100,6 +100,7 @@ impl Isolation {
                     hidden: &sight.hidden,
                     forwarding: &shown,
                     writable: &writable,
+                    etc: self.etc_copy(),
                     tmp: None,
                     working_dir: helper.sandbox,
                     network: self.network == NetworkMode::Host,

@@ -76,11 +76,42 @@ pub struct Isolation {
     sights: Vec<Sight>,
     /// The grading data found in shown folders, for the commands started per attempt.
     found: Found,
+    /// In namespaces, the run's copy of the shown part of `/etc`, bound in one mount.
+    etc: Option<EtcCopy>,
     limits: Limits,
     /// proctor's own loopback endpoints, reachable from `network: none` namespaces.
     endpoints: Vec<SocketAddr>,
     /// Lines to print before the run starts (a fallback warning, the limits).
     pub notes: Vec<String>,
+}
+
+/// The run's copy of the shown part of `/etc` (`runtime::copy_etc`), removed at the end.
+#[derive(Debug)]
+struct EtcCopy {
+    path: PathBuf,
+    _folder: tempfile::TempDir,
+}
+
+impl EtcCopy {
+    /// A fresh copy, or `None` where it cannot be made (each entry is then bound on its
+    /// own, which costs each attempt more).
+    fn make() -> Option<EtcCopy> {
+        let folder = tempfile::Builder::new()
+            .prefix("proctor-etc-")
+            .rand_bytes(12)
+            .tempdir()
+            .ok()?;
+        let path = folder.path().join("etc");
+        runtime::copy_etc(&path).ok()?;
+        Some(EtcCopy {
+            path,
+            _folder: folder,
+        })
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// A command ready to start in its isolation.
@@ -124,6 +155,7 @@ fn probe(bwrap: Option<&Path>) -> Result<(), String> {
         hidden: &[],
         forwarding: &[],
         writable: &[],
+        etc: None,
         tmp: None,
         working_dir: Path::new("/"),
         network: false,
@@ -194,6 +226,7 @@ impl Isolation {
         // Resolved once (a file not written yet, `--out` on a first run, by its path).
         let hidden = sight::resolved(hidden);
         let found = Found::default();
+        let etc = bwrap.as_ref().and_then(|_| EtcCopy::make());
         let mut sights = Vec::new();
         if options.mode != IsolateMode::None {
             for agent in agents {
@@ -214,6 +247,7 @@ impl Isolation {
             hidden,
             sights,
             found,
+            etc,
             limits,
             endpoints: Vec::new(),
             notes,
@@ -243,6 +277,11 @@ impl Isolation {
             })
             .collect();
         seen.join(":")
+    }
+
+    /// The run's copy of `/etc`'s shown part, where there is one.
+    fn etc_copy(&self) -> Option<&Path> {
+        self.etc.as_ref().map(EtcCopy::path)
     }
 
     /// True when agents run in namespaces.
@@ -365,6 +404,7 @@ impl Isolation {
             hidden: &sight.hidden,
             forwarding: &shown,
             writable: &writable,
+            etc: self.etc_copy(),
             tmp: slash_tmp.as_deref(),
             working_dir: &folders.sandbox,
             network,
