@@ -67,7 +67,7 @@ struct Budget {
 
 /// Builds the bundle of `sandbox` (None: no sandbox was kept) against `seed`. Past
 /// `max_files`, the files `rubric` or `judge_files` name and the files the agent changed
-/// are listed before unchanged seed files (see [`choose`]).
+/// are listed before unchanged seed files (see `choose`).
 pub fn collect(
     sandbox: Option<&Path>,
     seed: &Seed,

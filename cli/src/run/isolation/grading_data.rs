@@ -208,9 +208,21 @@ fn head_of(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// A task file's start: tasks with an `id` and something to grade or to ask.
+/// A task file's start: tasks with an `id` and something to grade or to ask, as keys (a
+/// YAML key at a line's start, in a list item or a flow mapping, or a quoted JSON key), so
+/// that `uuid:` or `user_input:` in someone's configuration does not count.
 fn looks_like_tasks(head: &str) -> bool {
-    let has = |key: &str| head.contains(&format!("{key}:")) || head.contains(&format!("\"{key}\""));
+    let has = |key: &str| {
+        let yaml_key = format!("{key}:");
+        head.contains(&format!("\"{key}\""))
+            || head.contains(&format!("{{{yaml_key}"))
+            || head.contains(&format!(", {yaml_key}"))
+            || head.lines().any(|line| {
+                let line = line.trim_start();
+                let line = line.strip_prefix("- ").map_or(line, str::trim_start);
+                line.starts_with(&yaml_key)
+            })
+    };
     has("id")
         && [
             "input",
@@ -302,6 +314,17 @@ mod tests {
                 shown.display()
             );
         }
+    }
+
+    #[test]
+    fn task_files_are_told_by_their_keys() {
+        assert!(looks_like_tasks("- id: a\n  input: hi\n  expected: 1\n"));
+        assert!(looks_like_tasks("tasks:\n  - id: a\n    rubric: polite\n"));
+        assert!(looks_like_tasks("- {id: a, input: go, expected: ok}\n"));
+        assert!(looks_like_tasks("[{\"id\": \"a\", \"input\": \"go\"}]"));
+        assert!(!looks_like_tasks("uuid: 1\nuser_input: hello\n"));
+        assert!(!looks_like_tasks("{\"uuid\": 1, \"user_input\": \"x\"}"));
+        assert!(!looks_like_tasks("id: 7\nname: settings\n"));
     }
 
     #[test]
