@@ -145,7 +145,7 @@ impl Support {
         }
         missing.extend([
             "no network namespace: agents use the host network",
-            "no private /tmp or /dev/shm",
+            "no private /tmp or /dev/shm (only TMPDIR is writable; the host's /tmp cannot be read)",
         ]);
         if !self.filesystem {
             missing.push(
