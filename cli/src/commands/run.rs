@@ -147,6 +147,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     // An interrupted run does not wait for a check still grading (it is bounded, but a
     // user who asked proctor to stop is not kept waiting).
     runtime.shutdown_timeout(STOP_WITHIN);
+    crate::run::process::kill_what_is_left();
     ran
 }
 

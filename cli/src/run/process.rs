@@ -227,6 +227,13 @@ static HELPERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 #[derive(Debug)]
 struct Helper(Option<i32>);
 
+/// After a run: kills whatever proctor adopted and still holds (in the fallback without a
+/// PID namespace, what an agent left when an interrupted run stopped waiting for its
+/// helper, which was killed as it was dropped), so that nothing outlives proctor.
+pub fn kill_what_is_left() {
+    Helper::kill_adopted();
+}
+
 impl Helper {
     /// Kills what proctor adopted, with the list of helpers held, so that no helper
     /// starts unlisted meanwhile.

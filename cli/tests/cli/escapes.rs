@@ -238,14 +238,27 @@ fn start_daemon_leaver(dir: &Path, marker: &str, timeout_s: u32) -> Child {
     let mut proctor = Command::new(proctor_program());
     proctor.current_dir(root());
     let leaver = PathBuf::from(adversary("daemon_leaver.py"));
-    start_daemon_leaver_with(proctor, &leaver, dir, marker, timeout_s)
+    let agent = agent_line(&leaver, marker, false);
+    start_daemon_leaver_with(proctor, agent, dir, marker, timeout_s)
 }
 
-/// [`start_daemon_leaver`] with `proctor` as the command that starts proctor, and the
-/// leaver at `leaver`.
+/// [`start_daemon_leaver`] with `proctor` as the command that starts proctor, and
+/// `agent` as the agent line.
+/// The leaver's agent line; `ignoring_sigterm` starts it with SIGTERM ignored, so that
+/// only a kill ends it.
+fn agent_line(leaver: &Path, marker: &str, ignoring_sigterm: bool) -> String {
+    match ignoring_sigterm {
+        false => format!("leaver=python3 {} {marker} 120", leaver.display()),
+        true => format!(
+            "leaver=sh -c 'trap \"\" TERM; exec python3 \"$0\" {marker} 120' {}",
+            leaver.display()
+        ),
+    }
+}
+
 fn start_daemon_leaver_with(
     mut proctor: Command,
-    leaver: &Path,
+    agent: String,
     dir: &Path,
     marker: &str,
     timeout_s: u32,
@@ -256,7 +269,7 @@ fn start_daemon_leaver_with(
         .arg("--tasks")
         .arg(&tasks)
         .arg("--agent")
-        .arg(format!("leaver=python3 {} {marker} 120", leaver.display()))
+        .arg(agent)
         .arg("--out")
         .arg(dir.join("r.jsonl"))
         .stdin(Stdio::null())
@@ -604,12 +617,23 @@ fn sigterm_during_a_long_check_ends_the_run_at_once() {
     assert_nothing_left(&below, &marker, &format!("{mode}, SIGTERM during a check"));
 }
 
-/// As a user without privileges, in the fallback: a killed proctor's helper kills what its
-/// agent left at once (it is no PID namespace's init there, but a subreaper).
+/// As a user without privileges, in the fallback (no PID namespace, a subreaper): a
+/// killed proctor's helper kills what its agent left at once, and a proctor stopped with
+/// SIGTERM kills what it adopted before it exits.
 #[test]
 fn nothing_outlives_a_killed_unprivileged_proctor_by_a_second() {
+    for ending in ["kill -9", "SIGTERM"] {
+        unprivileged_ending(ending);
+    }
+}
+
+fn unprivileged_ending(ending: &str) {
     let dir = crate::unprivileged::their_folder();
-    let marker = format!("daemon-marker-unprivileged-{}", std::process::id());
+    let marker = format!(
+        "daemon-marker-unprivileged-{}-{}",
+        ending.replace(' ', ""),
+        std::process::id()
+    );
     let mut starter = crate::unprivileged::as_unprivileged(dir.path());
     starter
         .env("PROCTOR_BWRAP", "/nonexistent")
@@ -617,9 +641,21 @@ fn nothing_outlives_a_killed_unprivileged_proctor_by_a_second() {
     // Where the user can read it, wherever the checkout lies.
     let leaver = dir.path().join("daemon_leaver.py");
     std::fs::copy(adversary("daemon_leaver.py"), &leaver).unwrap();
-    let mut proctor = start_daemon_leaver_with(starter, &leaver, dir.path(), &marker, 120);
+    // Under SIGTERM, an agent that ignores it outlives the grace proctor waits for.
+    let agent = agent_line(&leaver, &marker, ending == "SIGTERM");
+    let mut proctor = start_daemon_leaver_with(starter, agent, dir.path(), &marker, 120);
     let below = descendants_of(proctor.id() as i32);
-    proctor.kill().unwrap();
-    proctor.wait().unwrap();
-    assert_nothing_left(&below, &marker, "fallback without privileges, kill -9");
+    if ending == "SIGTERM" {
+        kill(Pid::from_raw(proctor.id() as i32), Signal::SIGTERM).unwrap();
+        let code = ended_within(&mut proctor, Duration::from_secs(5));
+        assert_eq!(code, Some(130), "fallback without privileges, {ending}");
+    } else {
+        proctor.kill().unwrap();
+        proctor.wait().unwrap();
+    }
+    assert_nothing_left(
+        &below,
+        &marker,
+        &format!("fallback without privileges, {ending}"),
+    );
 }

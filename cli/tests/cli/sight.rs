@@ -338,3 +338,39 @@ fn a_folder_too_large_to_check_is_refused_before_any_agent_starts() {
     );
     assert!(!marker.exists(), "the agent started");
 }
+
+/// A grading file named on the agent's own command line stays hidden: naming a path shows
+/// it, unless it is grading data.
+#[test]
+fn a_task_file_named_on_the_command_line_stays_hidden() {
+    let mode = if namespaces() {
+        "namespaces"
+    } else {
+        "fallback"
+    };
+    let base = server_folder();
+    write(
+        base.path(),
+        "tasks.yaml",
+        "# CANARY-named\n- id: t\n  input: go\n  expected: none\n",
+    );
+    write(
+        &base.path().join("agent"),
+        "reader.py",
+        "import sys\ntry:\n    text = open(sys.argv[1]).read()\nexcept OSError:\n    text = ''\nprint('CANARY-named' in text and 'read' or 'none')\n",
+    );
+    let tasks = base.path().join("tasks.yaml");
+    let output = run(proctor()
+        .current_dir(base.path())
+        .args([
+            "run",
+            "--tasks",
+            "tasks.yaml",
+            "--out",
+            "r.jsonl",
+            "--agent",
+        ])
+        .arg(format!("python3 agent/reader.py {}", tasks.display())));
+    let lines = crate::common::results(&base.path().join("r.jsonl"));
+    assert_eq!(lines[0]["answer"], "none", "{mode}: {}", output.stderr);
+}

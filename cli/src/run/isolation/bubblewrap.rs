@@ -63,10 +63,18 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         args.push("--unshare-net".to_owned());
     }
     let runtime = runtime::entries();
-    if let Some(etc) = view.etc {
+    // A path shown under /etc needs a mount point there, which the read-only copy cannot
+    // take: then /etc is bound entry by entry.
+    let under_etc = |p: &Path| p.starts_with("/etc");
+    let etc_copy = view.etc.filter(|_| {
+        !view.shown.iter().any(|p| under_etc(p))
+            && !view.forwarding.iter().any(|p| under_etc(p))
+            && !view.writable.iter().any(|p| under_etc(p))
+    });
+    if let Some(etc) = etc_copy {
         push(&mut args, "--ro-bind", etc, Path::new("/etc"));
     }
-    let bound_whole = |path: &Path| view.etc.is_some() && path.starts_with("/etc");
+    let bound_whole = |path: &Path| etc_copy.is_some() && path.starts_with("/etc");
     for entry in runtime.iter().filter(|e| !bound_whole(e.path())) {
         match entry {
             runtime::Entry::Shown(path) => push(&mut args, "--ro-bind", path, path),
@@ -107,7 +115,17 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         .collect();
     hide(&mut args, &outer_hidden);
     // Shown again inside what was hidden, then what is hidden inside those.
-    let again: Vec<&PathBuf> = shown.iter().filter(|p| hidden(p)).copied().collect();
+    // Strictly inside: a shown path that is itself hidden stays hidden.
+    let again: Vec<&PathBuf> = shown
+        .iter()
+        .filter(|p| {
+            view.hidden
+                .iter()
+                .any(|h| p.starts_with(h) && p.as_path() != h)
+        })
+        .filter(|p| !view.hidden.contains(p))
+        .copied()
+        .collect();
     for path in &again {
         if path.exists() {
             push(&mut args, "--ro-bind", path, path);

@@ -190,7 +190,8 @@ pub fn readable(hidden: &[PathBuf], shown: &[PathBuf]) -> Vec<PathBuf> {
         // Followed by the kernel to what it points at, which needs the rule.
         runtime::Entry::Link { .. } => None,
     });
-    for path in runtime.chain(shown) {
+    // A shown path that is itself hidden stays hidden, as in namespaces.
+    for path in runtime.chain(shown.iter().filter(|p| !hidden.contains(p))) {
         grant_around(path, hidden, &mut granted);
     }
     granted.extend(SYSTEM_READ.map(PathBuf::from));

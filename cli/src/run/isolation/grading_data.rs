@@ -142,7 +142,9 @@ impl Walk {
 /// An interpreter's installation (a virtualenv, npm's packages): shown as it is, never
 /// walked (it holds many files and no grading data).
 fn installation(folder: &Path) -> bool {
-    folder.join("pyvenv.cfg").is_file() || folder.file_name().is_some_and(|n| n == "node_modules")
+    folder.join("pyvenv.cfg").is_file()
+        || folder.join("conda-meta").is_dir()
+        || folder.file_name().is_some_and(|n| n == "node_modules")
 }
 
 /// What to hide for `path` when it is one of proctor's own files or folders: itself, and
@@ -175,23 +177,31 @@ pub fn what_is(path: &Path) -> Option<Vec<PathBuf>> {
     {
         return Some(vec![path.to_owned()]);
     }
-    let task_like = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml" | "json" | "jsonl")
-    );
-    if task_like && looks_like_tasks(&head) {
-        let mut hidden = vec![path.to_owned()];
-        if meta.len() <= LARGEST_TASK_FILE
-            && let Ok(suite) = Suite::load(path)
-        {
-            for task in &suite.tasks {
-                hidden.extend(task.grading_files());
-                hidden.extend(task.verify.iter().flat_map(|c| c.files()).cloned());
-            }
-        }
-        return Some(hidden);
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let json = match extension.as_deref() {
+        Some("yaml" | "yml") => false,
+        Some("json" | "jsonl" | "ndjson") => true,
+        _ => return None,
+    };
+    if !looks_like_tasks(&head) {
+        return None;
     }
-    None
+    let small = meta.len() <= LARGEST_TASK_FILE;
+    let loaded = small.then(|| Suite::load(path).ok()).flatten();
+    // JSON with `id` and `input` keys is as often a data set as a task file: only one
+    // that loads as tasks is hidden. YAML with those keys is hidden either way.
+    if json && small && loaded.is_none() {
+        return None;
+    }
+    let mut hidden = vec![path.to_owned()];
+    for task in loaded.iter().flat_map(|suite| &suite.tasks) {
+        hidden.extend(task.grading_files());
+        hidden.extend(task.verify.iter().flat_map(|c| c.files()).cloned());
+    }
+    Some(hidden)
 }
 
 /// The start of a regular file, opened without following a link and never waiting on

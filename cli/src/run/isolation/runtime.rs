@@ -66,8 +66,9 @@ const ETC: [&str; 40] = [
     "lsb-release",
 ];
 
-/// Entries of `/etc` named by prefix: one folder per Python version (`python3.11`).
-const ETC_PREFIXES: [&str; 1] = ["python3."];
+/// Entries of `/etc` named by prefix: one folder per Python version (`python3.11`), and
+/// the configuration a Java installation links to (`java-17-openjdk`).
+const ETC_PREFIXES: [&str; 2] = ["python3.", "java-"];
 
 /// One path of the runtime as the host has it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -82,7 +82,7 @@ impl Sight {
                 && !self
                     .hidden
                     .iter()
-                    .any(|h| h.starts_with(s) && path.starts_with(h) && h != s)
+                    .any(|h| h.starts_with(s) && path.starts_with(h))
         });
         shown_again || (!hidden && runtime::holds(path))
     }

@@ -20,6 +20,12 @@ pub struct Shown {
     pub walked: bool,
 }
 
+/// Folders of a home where interpreter managers keep their versions and shims.
+const MANAGERS: [&str; 12] = [
+    ".pyenv", ".rbenv", ".nodenv", ".goenv", ".jenv", ".nvm", ".volta", ".asdf", ".sdkman", ".bun",
+    ".deno", ".juliaup",
+];
+
 /// File endings of scripts an interpreter runs: their whole folder is shown, since a
 /// script imports what lies beside it.
 const SCRIPTS: [&str; 14] = [
@@ -35,7 +41,12 @@ pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<Shown> {
         let Ok(path) = path.canonicalize() else {
             return;
         };
-        if path == Path::new("/") || runtime::holds(&path) {
+        if path == Path::new("/") {
+            return;
+        }
+        // The system's own program folders are shown already; a folder of the runtime
+        // chosen for the agent (`/usr/src/app`) is shown already too, and walked.
+        if runtime::holds(&path) && (!walked || system_folder(&path)) {
             return;
         }
         match shown.iter_mut().find(|s| s.path == path) {
@@ -61,11 +72,14 @@ pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<Shown> {
             if let Some(root) = installation_root(&path, &homes) {
                 add(root, false);
             }
-            let whole_folder = index == 0 || is_script(&path);
-            match (path.is_dir(), whole_folder, path.parent()) {
-                (true, _, _) | (false, false, _) => add(path.clone(), true),
-                (false, true, Some(folder)) => add(folder.to_owned(), true),
-                (false, true, None) => {}
+            // A script's folder is shown whole, unless it is one that holds far more than
+            // the agent (`/`, `/tmp`, a home folder): then the script alone.
+            let folder = path
+                .parent()
+                .filter(|f| (index == 0 || is_script(&path)) && !too_broad(f, &homes));
+            match (path.is_dir(), folder) {
+                (false, Some(folder)) => add(folder.to_owned(), true),
+                _ => add(path.clone(), true),
             }
         }
     }
@@ -73,6 +87,24 @@ pub fn for_agent(agent: &AgentSpec, allow: &[PathBuf]) -> Vec<Shown> {
         add(path.clone(), true);
     }
     shown
+}
+
+/// Folders of the runtime that hold programs and libraries, never an agent's own.
+fn system_folder(path: &Path) -> bool {
+    ["bin", "sbin", "lib", "lib32", "lib64", "libexec", "share"]
+        .iter()
+        .any(|name| path.file_name().is_some_and(|n| n == *name))
+        || path.components().count() <= 2
+}
+
+/// A folder a script may lie in that holds far more than the agent: `/`, the host's
+/// temporary folders, a home folder and the folders of homes.
+fn too_broad(folder: &Path, homes: &[PathBuf]) -> bool {
+    let broad = [
+        "/", "/tmp", "/var/tmp", "/home", "/root", "/srv", "/opt", "/mnt", "/media",
+    ];
+    let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_owned());
+    broad.iter().any(|b| folder == Path::new(b)) || homes.contains(&folder)
 }
 
 /// A file an interpreter runs as a script: by its ending, or executable.
@@ -98,17 +130,20 @@ fn installation_root(path: &Path, homes: &[PathBuf]) -> Option<PathBuf> {
         let Ok(inside) = path.strip_prefix(home) else {
             continue;
         };
-        // Only where an installation lies: a dot folder (`.pyenv`, `.local`, `.nvm`) or a
-        // conda; any other folder of the home is a project, walked as the script's folder.
+        // Only where an interpreter's manager keeps its versions, or a conda: any other
+        // folder of the home (`.local`, `.cargo`, `.config`, a project) may hold secrets
+        // or grading data, and is shown only as the program's or script's folder.
         let root = home.join(inside.components().next()?);
-        let dotted = root.file_name()?.to_string_lossy().starts_with('.');
-        return (dotted || root.join("conda-meta").is_dir()).then_some(root);
+        let name = root.file_name()?.to_string_lossy().into_owned();
+        return (MANAGERS.contains(&name.as_str()) || root.join("conda-meta").is_dir())
+            .then_some(root);
     }
-    let folder = path.parent()?;
-    if folder.file_name()? == "bin" && !runtime::holds(path) {
-        return folder.parent().map(Path::to_owned);
-    }
-    None
+    // A prefix an interpreter was installed under (`/opt/conda/bin/python`).
+    let prefix = path.parent()?.parent()?;
+    prefix
+        .join("conda-meta")
+        .is_dir()
+        .then(|| prefix.to_owned())
 }
 
 /// The home folders an interpreter may be installed under: `HOME`, and the home the
@@ -169,8 +204,18 @@ mod tests {
             None
         );
         assert_eq!(
-            installation_root(Path::new("/opt/conda/bin/python"), &home),
-            Some(PathBuf::from("/opt/conda"))
+            installation_root(Path::new("/home/u/.local/bin/uv"), &home),
+            None
+        );
+        let conda = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(conda.path().join("conda-meta")).unwrap();
+        assert_eq!(
+            installation_root(&conda.path().join("bin/python"), &home),
+            Some(conda.path().to_owned())
+        );
+        assert_eq!(
+            installation_root(Path::new("/srv/eval/bin/agent.sh"), &home),
+            None
         );
         assert_eq!(
             passwd_home(
@@ -212,5 +257,16 @@ mod tests {
         };
         let shown: Vec<PathBuf> = for_agent(&agent, &[]).into_iter().map(|s| s.path).collect();
         assert_eq!(shown, [root.join("agent"), root.join("data/prompt.txt")]);
+        // A script straight in a folder that holds far more (/tmp here): itself alone.
+        let loose = tempfile::Builder::new().tempfile_in("/tmp").unwrap();
+        let loose_path = loose.path().with_extension("py");
+        std::fs::write(&loose_path, "").unwrap();
+        let agent = AgentSpec {
+            args: vec![loose_path.display().to_string()],
+            ..agent
+        };
+        let shown: Vec<PathBuf> = for_agent(&agent, &[]).into_iter().map(|s| s.path).collect();
+        assert_eq!(shown, [loose_path.canonicalize().unwrap()]);
+        std::fs::remove_file(&loose_path).unwrap();
     }
 }
