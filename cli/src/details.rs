@@ -1,4 +1,4 @@
-//! What a failed check found, as people read it (DESIGN 10 "Say why"): the details that
+//! What a failed check found, as people read it (docs/metrics.md, Diagnosis): the details that
 //! only the runner knows (how long the timeout was, whether the agent printed anything,
 //! what the judge reasoned) are added to the checks grading recorded;
 //! [`crate::render::details`] shows every reason with its detail after it.

@@ -1,4 +1,4 @@
-//! Exit codes (DESIGN 8), decided in this one place.
+//! Exit codes (docs/exit-codes.md), decided in this one place.
 //!
 //! Commands return `anyhow::Error`; errors that mean something other than "bad input"
 //! carry a [`Failure`] marker, which `main` looks for when choosing the code.

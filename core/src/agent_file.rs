@@ -1,4 +1,4 @@
-//! Reading files an agent left behind (DESIGN 11). The agent controls them, so a
+//! Reading files an agent left behind (docs/agent-protocol.md). The agent controls them, so a
 //! file is opened without following a symlink and without blocking on a FIFO, must
 //! be a regular file, and is read up to a cap: a 6 GiB file or a link to
 //! `/dev/zero` costs a `stat`, not the machine's memory.

@@ -1,4 +1,4 @@
-//! Answer normalisation (DESIGN 3.2 item 2).
+//! Answer normalisation (docs/task-file.md item 2).
 //!
 //! Deliberately small: lowercase, trim, collapse whitespace, drop trailing `.` and `!`.
 //! Anything more (punctuation stripping, number parsing) would hide real mistakes.
@@ -44,7 +44,7 @@ fn with_normalised<T>(answer: &str, compare: impl FnOnce(&str) -> T) -> T {
     })
 }
 
-/// How a task's `expected` was written (DESIGN 10): one answer (normalised before
+/// How a task's `expected` was written (docs/task-file.md, Expected): one answer (normalised before
 /// comparing), a list of answers any of which matches, or a regular expression matched
 /// against the answer as the agent gave it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

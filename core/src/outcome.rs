@@ -1,11 +1,11 @@
-//! What an agent reports about one attempt (DESIGN 3.1).
+//! What an agent reports about one attempt (docs/agent-protocol.md).
 //!
 //! Outcomes come from other people's programs and logs, so parsing is lenient about
 //! extra fields (timestamps, request ids) but strict about the fields it reads: a
 //! malformed `status` or trajectory step is an error, never a silent default.
 //!
 //! Two readers read the same format. [`Outcome::from_json`] is the reference: the line
-//! parsed into a `serde_json::Value`, each field taken by the rules of DESIGN 3.1.
+//! parsed into a `serde_json::Value`, each field taken by the rules of docs/agent-protocol.md.
 //! [`OutcomeReader`] reads log lines: a scanner reads the plain lines programs write,
 //! compact or spaced, without building a value of each, and leaves every other line to
 //! the reference, so that both read every text alike (the property tests hold them to it).
@@ -127,7 +127,7 @@ pub struct AgentError {
     pub message: String,
 }
 
-/// An attempt's outcome with every default of DESIGN 3.1 applied.
+/// An attempt's outcome with every default of docs/agent-protocol.md applied.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Outcome {
     /// `None` when the source recorded no status (production logs graded by process only).

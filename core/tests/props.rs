@@ -1,4 +1,4 @@
-//! Property tests (DESIGN 9): answer normalisation, and `proctor_core::stats` (DESIGN 3.6):
+//! Property tests (docs/architecture.md): answer normalisation, and `proctor_core::stats` (docs/metrics.md):
 //! the closed forms against brute force, and the shape every report relies on (bounds,
 //! monotonicity, interval width).
 
@@ -125,7 +125,7 @@ mod normalise {
 
     proptest! {
         #[test]
-        // DESIGN's order (trim, collapse, then drop trailing marks) leaves a space in
+        // The documented order (trim, collapse, then drop trailing marks) leaves a space in
         // "a ." -> "a ", so idempotence holds for text whose marks follow a word.
         fn is_idempotent(body in "\\PC{0,30}", last in "[a-zA-Z0-9]", marks in "[.!]{0,3}") {
             let text = format!("{body}{last}{marks}");
@@ -147,7 +147,7 @@ mod normalise {
         }
 
         #[test]
-        // The steps of DESIGN 3.2 spelled out on the whole text, against the reader's
+        // The steps of docs/task-file.md spelled out on the whole text, against the reader's
         // letter-by-letter path for ASCII text.
         fn is_lowercase_collapse_and_trim_in_that_order(text in "(\\PC|[ \t\n\u{b}\u{c}\r.!A-Z]){0,40}") {
             let lowered = text.to_lowercase();
@@ -169,7 +169,7 @@ mod normalise {
     }
 }
 
-/// `proctor_core::compare` (DESIGN 7): the comparison's symmetries, from result lines up.
+/// `proctor_core::compare` (docs/comparing.md): the comparison's symmetries, from result lines up.
 mod compare {
     use proctor_core::compare::{
         Change, CompareOptions, Comparison, Side, SideBuilder, SideTally, Verdict, compare,
@@ -322,7 +322,7 @@ mod compare {
     }
 }
 
-/// Calibration statistics (DESIGN 6.1): agreement measures on any confusion matrix, the
+/// Calibration statistics (docs/calibrating.md): agreement measures on any confusion matrix, the
 /// corrected pass rate, Krippendorff's α and the label split.
 mod calibrate {
     use proctor_core::calibrate::{

@@ -1,5 +1,5 @@
 //! proctor-ledger: turns the token usage that agents and the judge report into money, and
-//! keeps the ledger of what every attempt cost (DESIGN 6.2, 6.3).
+//! keeps the ledger of what every attempt cost (docs/cost.md, 6.3).
 //!
 //! The crate is synchronous and offline:
 //!

@@ -1,4 +1,4 @@
-//! Re-pricing a ledger with another price table, into a new file (DESIGN 6.3: history is
+//! Re-pricing a ledger with another price table, into a new file (docs/cost.md: history is
 //! never re-priced silently, only when asked).
 //!
 //! Each row is priced again at its `recorded_at` with its own tokens, provider, model and

@@ -1,4 +1,4 @@
-//! The command line (DESIGN 8).
+//! The command line (the README's tour, and docs/exit-codes.md).
 
 //!
 //! One file per command's options; they depend on no command, renderer or output, so

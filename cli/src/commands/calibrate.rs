@@ -1,4 +1,4 @@
-//! `proctor calibrate`: measures the judge against human labels (DESIGN 6.1).
+//! `proctor calibrate`: measures the judge against human labels (docs/calibrating.md).
 //!
 //! Two inputs: `--set CAL.jsonl` runs a labelled calibration set through the judge (see
 //! [`set`]), `--verdicts R.jsonl --labels L.csv` joins verdicts already recorded (see

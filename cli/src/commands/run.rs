@@ -177,7 +177,7 @@ fn absolute_paths(args: &mut RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What no agent may see (DESIGN 11): the task files and every file they name for
+/// What no agent may see (docs/agent-protocol.md): the task files and every file they name for
 /// grading, the agents file (other agents' `env`), the judge's recordings and
 /// template, results, the ledger, kept sandboxes, proctor's private folder of this
 /// run, and earlier results and reports: every `*.jsonl` and `*.html` beside a task

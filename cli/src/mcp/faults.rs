@@ -1,4 +1,4 @@
-//! Faults applied to served calls (DESIGN 13). Which call gets which faults is decided by
+//! Faults applied to served calls (docs/tools.md). Which call gets which faults is decided by
 //! the attempt's [`proctor_core::faults::FaultPlan`] from its seed, composed in the order
 //! they apply; this file only applies them. Every fault is a tool result or a delay, never a broken protocol frame:
 //! `error`, `timeout` and `rate_limit` are tool errors (`isError: true`), `malformed` and

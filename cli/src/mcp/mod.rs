@@ -1,4 +1,4 @@
-//! Served tools over MCP (DESIGN 13): for a task with `tools:`, each attempt's agent
+//! Served tools over MCP (docs/tools.md): for a task with `tools:`, each attempt's agent
 //! reaches the task's tools at `PROCTOR_MCP_URL` with the bearer token
 //! `PROCTOR_MCP_TOKEN`, and every call is recorded; the recorded calls are the graded
 //! trajectory.

@@ -19,7 +19,7 @@ pub const MAX_RECORDED_BYTES: usize = 16 << 20;
 /// How long after the agent exits the calls it started may still finish; calls running
 /// past it are stopped and recorded as cut off.
 pub const CUT_OFF_WAIT: Duration = Duration::from_secs(5);
-/// The error of a call that the agent's exit cut off (DESIGN 13): the agent exited before
+/// The error of a call that the agent's exit cut off (docs/tools.md): the agent exited before
 /// it was answered and it did not finish within [`CUT_OFF_WAIT`], so its
 /// handler was stopped. It is a step like any other: rules and forbidden tools see it.
 pub const CUT_OFF: &str = "cut off: the agent exited before this call was answered";

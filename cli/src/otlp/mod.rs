@@ -1,4 +1,4 @@
-//! The OTLP/HTTP receiver inside `proctor run` (DESIGN 12): agents export their
+//! The OTLP/HTTP receiver inside `proctor run` (docs/traces.md): agents export their
 //! OpenTelemetry spans and logs to it, and each attempt's trace becomes evidence graded
 //! beside (or instead of) what the agent reports.
 //!

@@ -1,4 +1,4 @@
-//! `--format json`: one object whose field names are DESIGN's metric names.
+//! `--format json`: one object whose field names are the metric names of docs/metrics.md.
 //!
 //! `{"agents": {"<label>": {<suite fields>}}, "grid": ..., "per_task": ...}`: with one agent
 //! (or `--pool`) the suite fields also stand at the top level as they always did; with

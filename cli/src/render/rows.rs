@@ -159,7 +159,7 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
     rows
 }
 
-/// `--by variant` (DESIGN 13): per agent and variant (the base tasks are `-`), utility,
+/// `--by variant` (docs/tools.md): per agent and variant (the base tasks are `-`), utility,
 /// attack success (attempts that violated a safety check, with the Wilson interval),
 /// hit@k and the recovery rate; with attack variants, utility under attack and one pooled
 /// row `all attacks` per agent. The header is the first row; nothing when the scorecards

@@ -54,9 +54,9 @@ pub struct RunContext {
     /// The seed files of each task with a rubric, for the judge's added/modified status.
     pub seeds: HashMap<usize, Seed>,
     pub pricer: Pricer,
-    /// Where agents export spans (DESIGN 12), and how long an attempt waits for late ones.
+    /// Where agents export spans (docs/traces.md), and how long an attempt waits for late ones.
     pub traces: TraceSettings,
-    /// The tools served to tasks with `tools:` (DESIGN 13).
+    /// The tools served to tasks with `tools:` (docs/tools.md).
     pub tools: ToolSettings,
 }
 
@@ -166,7 +166,7 @@ pub async fn run_agent(
     if let Some(path) = env.value("PATH").map(str::to_owned) {
         env.set("PATH", context.isolation.path_seen_by(planned.agent, &path));
     }
-    // The task's tools, under a token of this attempt's own (DESIGN 13).
+    // The task's tools, under a token of this attempt's own (docs/tools.md).
     let served = match (
         &context.tools.server,
         context.tools.by_task.get(&planned.task),
@@ -197,7 +197,7 @@ pub async fn run_agent(
         }
         _ => None,
     };
-    // The OTLP endpoint, TRACEPARENT and resource attributes (DESIGN 12): proctor's, as the
+    // The OTLP endpoint, TRACEPARENT and resource attributes (docs/traces.md): proctor's, as the
     // PROCTOR_* variables are, since attributing spans depends on them.
     for (name, value) in &traces.env {
         env.set(name, value.clone());
@@ -442,7 +442,7 @@ pub async fn finish_attempt(
     Ok(Finished::Result(Box::new(line)))
 }
 
-/// The agent's whole environment (DESIGN 11): the harmless host variables and
+/// The agent's whole environment (docs/agent-protocol.md): the harmless host variables and
 /// those the user passes, the agents file's `env`, a private `HOME` and `TMPDIR`,
 /// then the `PROCTOR_*` variables, which nothing overrides. Grading fields
 /// (`expected`, `rubric`, `rules`, `verify`) are never among them.

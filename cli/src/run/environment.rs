@@ -1,4 +1,4 @@
-//! The agent's environment (DESIGN 11): a short list of harmless host variables,
+//! The agent's environment (docs/agent-protocol.md): a short list of harmless host variables,
 //! a private `HOME` and `TMPDIR`, the `PROCTOR_*` variables, and exactly the
 //! variables the user names. Nothing else of proctor's environment reaches the
 //! agent, so a judge key reaches it only when the user passes it on purpose.

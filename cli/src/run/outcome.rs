@@ -1,4 +1,4 @@
-//! Turning what an agent left behind into its outcome (DESIGN 4 step 3, 10): the
+//! Turning what an agent left behind into its outcome (docs/agent-protocol.md, "How the agent reports"): the
 //! `PROCTOR_OUTCOME` file if written, else the last complete top-level JSON object in
 //! stdout, else (exit 0) the trimmed stdout as a final answer.
 

@@ -1,4 +1,4 @@
-//! Reading the file at `PROCTOR_OUTCOME` (DESIGN 11): the agent controls it, so it
+//! Reading the file at `PROCTOR_OUTCOME` (docs/agent-protocol.md): the agent controls it, so it
 //! is opened without following a symlink and without blocking on a FIFO, and must
 //! be a regular file of at most [`OUTCOME_FILE_LIMIT`] bytes.
 

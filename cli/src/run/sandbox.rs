@@ -1,7 +1,7 @@
-//! The folders of one attempt (DESIGN 4 step 1, DESIGN 11): a fresh sandbox holding
+//! The folders of one attempt (docs/agent-protocol.md): a fresh sandbox holding
 //! the task's seed files and nothing else, a private `HOME` and `TMPDIR`, and the
 //! outcome file alone in a folder of its own outside the sandbox, and the tool state
-//! folder (DESIGN 13), outside the sandbox too and never shown to the agent.
+//! folder (docs/tools.md), outside the sandbox too and never shown to the agent.
 //!
 //! Every folder is made fresh with a random name and mode 0700, so no attempt can
 //! predict, share or forge another's files.

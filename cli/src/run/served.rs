@@ -1,4 +1,4 @@
-//! An attempt's report and its recorded tool calls, put together (DESIGN 13).
+//! An attempt's report and its recorded tool calls, put together (docs/tools.md).
 //!
 //! For a task with `tools:` the recorded calls are the graded trajectory
 //! (`trajectory_source: tools`), whatever the agent reported or its trace shows. When the

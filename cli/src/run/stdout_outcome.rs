@@ -1,4 +1,4 @@
-//! Finding an agent's outcome in what it printed (DESIGN 10): the last complete top-level
+//! Finding an agent's outcome in what it printed (docs/agent-protocol.md): the last complete top-level
 //! JSON object that is an outcome, on one line or pretty-printed over many, else the plain
 //! answer.
 //!
@@ -23,7 +23,7 @@ pub enum Printed {
     Invalid(String),
 }
 
-/// The fields of an outcome (DESIGN 3.1); an object with none of them is not one.
+/// The fields of an outcome (docs/agent-protocol.md); an object with none of them is not one.
 const OUTCOME_FIELDS: [&str; 8] = [
     "status",
     "answer",
@@ -46,7 +46,7 @@ struct Found {
     object: Map<String, Value>,
 }
 
-/// Reads `stdout` as DESIGN 10 says. Text that is not UTF-8 or holds a NUL is invalid.
+/// Reads `stdout` as docs/agent-protocol.md says. Text that is not UTF-8 or holds a NUL is invalid.
 pub fn read_stdout(stdout: &[u8]) -> Printed {
     let Ok(text) = std::str::from_utf8(stdout) else {
         return Printed::Invalid("stdout is not UTF-8 text".to_owned());

@@ -1,4 +1,4 @@
-//! An attempt's report and its trace, put together (DESIGN 12).
+//! An attempt's report and its trace, put together (docs/traces.md).
 //!
 //! Which trajectory is graded: the trace's when `trajectory_from: trace` (or
 //! `--trajectory-from trace`) asks for it or the agent reported none; else the report.

@@ -1,4 +1,4 @@
-//! `--variants none|all|NAME...`: which of a task's variants (DESIGN 13) a run makes.
+//! `--variants none|all|NAME...`: which of a task's variants (docs/tools.md) a run makes.
 
 use anyhow::bail;
 use proctor_core::task::{Suite, Task};

@@ -1,4 +1,4 @@
-//! Attack figures (DESIGN 13) end to end, from hand-written result lines of two versions
+//! Attack figures (docs/tools.md) end to end, from hand-written result lines of two versions
 //! of an agent on a bank suite: base tasks `pay` and `rent`, the attack variant `steal`
 //! (an `inject` fault fired) and the fault variant `flaky` (a `timeout` fired).
 //! `report --by variant` gives utility under attack and the pooled `all attacks` row;

@@ -1,5 +1,5 @@
 //! `proctor calibrate`: both input modes (a calibration set judged through cassettes, and
-//! recorded verdicts joined with labels), the DESIGN 6.1 check values end to end, gates, bad
+//! recorded verdicts joined with labels), the docs/calibrating.md check values end to end, gates, bad
 //! input, and the corrected pass rate in `report --calibration`.
 
 use crate::common::{Output, proctor, root, run, write};
@@ -130,7 +130,7 @@ fn several_raters_give_alpha_and_pairwise_agreement() {
     assert!(raters["human_agreement"].as_f64() > raters["judge_human_agreement"].as_f64());
 }
 
-// ---- DESIGN 6.1 check values, end to end --------------------------------------------
+// ---- docs/calibrating.md check values, end to end --------------------------------------------
 
 /// Writes result lines and labels with the given (human, judge) counts.
 fn counts_fixture(dir: &Path, cells: &[(u64, &str, &str)]) {

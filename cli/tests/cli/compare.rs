@@ -1,4 +1,4 @@
-//! `proctor compare`: the check values of DESIGN 7 end to end, output snapshots in every
+//! `proctor compare`: the check values of docs/comparing.md end to end, output snapshots in every
 //! format, the gates, and bad input (different task files, no shared task, a label mix,
 //! ungraded attempts, unreadable lines).
 
@@ -52,7 +52,7 @@ fn line(task: &str, attempt: u64, label: &str, passed: Option<bool>, digest: &st
 
 #[test]
 fn design_check_values() {
-    // DESIGN 7: c_old=[5,4,3,5,2,4,1,5,0,3], c_new=[2,4,1,5,4,0,1,5,0,0], k=5
+    // docs/comparing.md: c_old=[5,4,3,5,2,4,1,5,0,3], c_new=[2,4,1,5,4,0,1,5,0,0], k=5
     // → Δ −0.2000, SE 0.1193, t₉ interval [−0.4698, 0.0698].
     let dir = tempfile::tempdir().unwrap();
     let old = results(

@@ -1,4 +1,4 @@
-//! The commands proctor starts for an attempt run contained like its agent (DESIGN 11):
+//! The commands proctor starts for an attempt run contained like its agent (docs/agent-protocol.md):
 //! `verify: command` checks and `script` tool backends get the minimal environment, cannot
 //! write outside the sandbox (a check not even inside it), leave nothing running, read
 //! their own files from the task's folder, and run a bounded number at once. Each test runs

@@ -1,4 +1,4 @@
-//! The agent is untrusted (DESIGN 11): the adversarial agents of
+//! The agent is untrusted (docs/agent-protocol.md): the adversarial agents of
 //! `fixtures/agents/adversarial/` run through `proctor run`, and every attack must be
 //! contained. Where this machine cannot make namespaces, each test says so on stderr
 //! and checks the fallback (a warning naming what is missing) instead.

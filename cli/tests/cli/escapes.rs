@@ -1,4 +1,4 @@
-//! The agent cannot escape its attempt (DESIGN 11): it has no terminal to push input
+//! The agent cannot escape its attempt (docs/agent-protocol.md): it has no terminal to push input
 //! into, no privilege over proctor or other attempts, no descriptor proctor's parent
 //! left open, a clean signal state, and nothing it starts outlives its attempt, even
 //! when its helper is killed or stopped or proctor itself is killed. Each test runs

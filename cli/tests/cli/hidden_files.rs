@@ -1,4 +1,4 @@
-//! Every file the run grades with is out of the agent's sight (DESIGN 11), in whichever
+//! Every file the run grades with is out of the agent's sight (docs/agent-protocol.md), in whichever
 //! containment mode this machine has: an agent sharing its folder with the task file,
 //! its `from:`, `schema_file`, check and tool scripts, the seed folder, the agents file,
 //! the results, earlier results and reports, kept sandboxes, the ledger, the cassette and

@@ -1,4 +1,4 @@
-//! An honest agent behaves under containment exactly as without it (DESIGN 11), in
+//! An honest agent behaves under containment exactly as without it (docs/agent-protocol.md), in
 //! whichever mode this machine has (each test says which on stderr): relative paths as a
 //! user types them, a Python agent importing its own modules, a shell script with
 //! background jobs, a virtualenv reached through a symlink, and the README's main job.

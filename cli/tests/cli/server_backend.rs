@@ -1,4 +1,4 @@
-//! `server:` backends (DESIGN 13): one process per command line per attempt, started on
+//! `server:` backends (docs/tools.md): one process per command line per attempt, started on
 //! the first call, shared by the tools naming it, answering JSON lines; a bad answer is a
 //! tool error for its call, never a crash, and nothing it started outlives the attempt.
 

@@ -1,4 +1,4 @@
-//! The tool state folder (DESIGN 13): seeded from `state_files`/`state_dir`, written by the
+//! The tool state folder (docs/tools.md): seeded from `state_files`/`state_dir`, written by the
 //! task's backends through `PROCTOR_STATE_DIR`, checked by `state:` paths, and out of the
 //! agent's reach in every containment mode: an agent that goes after it instead of calling
 //! the tools finds nothing and fails, an honest one passes. Each test runs in the mode this

@@ -1,4 +1,4 @@
-//! Served tools (DESIGN 13): agents written against real MCP clients (the official Python
+//! Served tools (docs/tools.md): agents written against real MCP clients (the official Python
 //! SDK, rmcp's client) call the task's tools through `proctor run`; the recorded calls are
 //! the graded trajectory, every bad call is recorded with a clear error, and bad `tools:`
 //! are refused at load.

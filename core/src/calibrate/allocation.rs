@@ -78,7 +78,7 @@ mod tests {
     use super::*;
     use crate::stats::Z95;
 
-    const DESIGN: JudgeAccuracy = JudgeAccuracy {
+    const DOCUMENTED: JudgeAccuracy = JudgeAccuracy {
         q1: 0.9,
         m1: 100.0,
         q0: 0.8,
@@ -88,9 +88,9 @@ mod tests {
     /// The variance of the corrected rate after giving `pass` of `m` labels to human-PASS items.
     fn half_width_after(pass: u64, m: u64) -> f64 {
         let after = JudgeAccuracy {
-            m1: DESIGN.m1 + pass as f64,
-            m0: DESIGN.m0 + (m - pass) as f64,
-            ..DESIGN
+            m1: DOCUMENTED.m1 + pass as f64,
+            m0: DOCUMENTED.m0 + (m - pass) as f64,
+            ..DOCUMENTED
         };
         Z95 * lee_terms(0.6, 1000.0, &after, Z95).unwrap().se
     }
@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn design_example_splits_about_evenly() {
         // θ~ ≈ 0.574: θ²·q1(1−q1) ≈ (1−θ)²·q0(1−q0), so the two terms nearly balance.
-        let split = split_labels(0.6, 1000, &DESIGN, Some(100), Z95).unwrap();
+        let split = split_labels(0.6, 1000, &DOCUMENTED, Some(100), Z95).unwrap();
         assert_eq!((split.optimal_pass_share * 1e4).round() / 1e4, 0.5080);
         // 300 labels in all × 0.508 − 100 already labelled PASS ≈ 52.4.
         assert_eq!((split.pass_labels, split.fail_labels), (Some(52), Some(48)));
@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn the_split_is_the_best_integer_split_up_to_rounding() {
-        let split = split_labels(0.6, 1000, &DESIGN, Some(100), Z95).unwrap();
+        let split = split_labels(0.6, 1000, &DOCUMENTED, Some(100), Z95).unwrap();
         let chosen = half_width_after(split.pass_labels.unwrap(), 100);
         let best = (0..=100)
             .map(|pass| half_width_after(pass, 100))
@@ -135,7 +135,7 @@ mod tests {
         let lopsided = JudgeAccuracy {
             m1: 400.0,
             m0: 10.0,
-            ..DESIGN
+            ..DOCUMENTED
         };
         let split = split_labels(0.6, 1000, &lopsided, Some(20), Z95).unwrap();
         assert_eq!((split.pass_labels, split.fail_labels), (Some(0), Some(20)));
@@ -143,12 +143,12 @@ mod tests {
 
     #[test]
     fn without_a_budget_only_the_share_and_current_width() {
-        let split = split_labels(0.6, 1000, &DESIGN, None, Z95).unwrap();
+        let split = split_labels(0.6, 1000, &DOCUMENTED, None, Z95).unwrap();
         assert_eq!(
             (split.pass_labels, split.projected_half_width),
             (None, None)
         );
         assert!(split.half_width > 0.0);
-        assert_eq!(split_labels(0.6, 0, &DESIGN, None, Z95), None);
+        assert_eq!(split_labels(0.6, 0, &DOCUMENTED, None, Z95), None);
     }
 }

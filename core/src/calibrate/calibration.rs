@@ -1,4 +1,4 @@
-//! The whole calibration report of DESIGN 6.1, built from labelled items: what `proctor
+//! The whole calibration report of docs/calibrating.md, built from labelled items: what `proctor
 //! calibrate` prints and writes as `proctor.calibration/1` JSON.
 
 use super::agreement::{cohen_kappa, gwet_ac1, pabak};
@@ -36,7 +36,7 @@ pub struct Undecided {
     pub why: String,
 }
 
-/// The calibration report. Field names are DESIGN's metric names in snake_case.
+/// The calibration report. Field names are the metric names of docs/metrics.md in snake_case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Calibration {
     /// The report's format tag, for readers to check before parsing.
@@ -238,7 +238,7 @@ mod tests {
         }
     }
 
-    /// The items of the DESIGN check: TP40 FN10 FP5 TN45.
+    /// The items of the worked example of docs/calibrating.md: TP40 FN10 FP5 TN45.
     fn design_items() -> Vec<LabelledItem> {
         let mut items = Vec::new();
         for (count, human, judge) in [

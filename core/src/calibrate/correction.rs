@@ -4,7 +4,7 @@
 //! A judge with sensitivity q1 (TPR) and specificity q0 (TNR) passes a share
 //! p = θ q1 + (1 − θ)(1 − q0) of runs whose true pass rate is θ, so θ = (p + q0 − 1) / J with
 //! J = q0 + q1 − 1. The interval accounts for the noise in p (n judged runs) and in q0 and q1
-//! (m0 human-FAIL and m1 human-PASS labels); its formulas are DESIGN 6.1's, term for term.
+//! (m0 human-FAIL and m1 human-PASS labels); its formulas are docs/calibrating.md's, term for term.
 
 use super::Confusion;
 use super::confusion::ratio;
@@ -185,7 +185,7 @@ mod tests {
         (x * 1e4).round() / 1e4
     }
 
-    const DESIGN: JudgeAccuracy = JudgeAccuracy {
+    const DOCUMENTED: JudgeAccuracy = JudgeAccuracy {
         q1: 0.9,
         m1: 100.0,
         q0: 0.8,
@@ -194,8 +194,8 @@ mod tests {
 
     #[test]
     fn design_check_rogan_gladen_and_lee() {
-        assert_eq!(round4(rogan_gladen(0.6, &DESIGN).unwrap()), 0.5714);
-        let ci = lee_interval(0.6, 1000, &DESIGN, Z95).unwrap();
+        assert_eq!(round4(rogan_gladen(0.6, &DOCUMENTED).unwrap()), 0.5714);
+        let ci = lee_interval(0.6, 1000, &DOCUMENTED, Z95).unwrap();
         assert_eq!((round4(ci.low), round4(ci.high)), (0.4898, 0.6555));
     }
 
@@ -213,9 +213,9 @@ mod tests {
     #[test]
     fn clipped_to_the_unit_interval() {
         // A raw rate below the judge's false-pass rate would give a negative θ.
-        assert_eq!(rogan_gladen(0.1, &DESIGN), Some(0.0));
-        assert_eq!(rogan_gladen(0.95, &DESIGN), Some(1.0));
-        let ci = lee_interval(0.0, 50, &DESIGN, Z95).unwrap();
+        assert_eq!(rogan_gladen(0.1, &DOCUMENTED), Some(0.0));
+        assert_eq!(rogan_gladen(0.95, &DOCUMENTED), Some(1.0));
+        let ci = lee_interval(0.0, 50, &DOCUMENTED, Z95).unwrap();
         assert_eq!(ci.low, 0.0);
     }
 
@@ -224,7 +224,7 @@ mod tests {
         let coin = JudgeAccuracy {
             q1: 0.5,
             q0: 0.5,
-            ..DESIGN
+            ..DOCUMENTED
         };
         assert_eq!(rogan_gladen(0.6, &coin), None);
         assert_eq!(lee_interval(0.6, 1000, &coin, Z95), None);
@@ -253,7 +253,7 @@ mod tests {
         let perfect = JudgeAccuracy {
             q1: 1.0,
             q0: 1.0,
-            ..DESIGN
+            ..DOCUMENTED
         };
         assert!((rogan_gladen(0.37, &perfect).unwrap() - 0.37).abs() < 1e-12);
     }

@@ -1,8 +1,8 @@
-//! Calibrating the judge against human labels (DESIGN 6.1): agreement statistics, the
+//! Calibrating the judge against human labels (docs/calibrating.md): agreement statistics, the
 //! corrected pass rate and where the next labels help most. Pure and synchronous: `proctor
 //! calibrate` joins the labels and verdicts, this module does the arithmetic.
 //!
-//! Conventions and choices where DESIGN is silent:
+//! Conventions and choices where the docs leave room:
 //! - PASS is the positive class: TPR is the share of human-PASS items the judge passes, TNR
 //!   the share of human-FAIL items it fails (q1 and q0 of the Lee interval).
 //! - Several raters: an item's human verdict is the strict majority of its labels; a tie is

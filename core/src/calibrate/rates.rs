@@ -6,7 +6,7 @@ use super::confusion::ratio;
 use crate::stats::{Interval, wilson};
 use serde::{Deserialize, Serialize};
 
-/// Every rate of DESIGN 6.1 that is a plain ratio of the confusion matrix. `None` where the
+/// Every rate of docs/calibrating.md that is a plain ratio of the confusion matrix. `None` where the
 /// ratio has nothing to divide by (for example TNR without human FAIL labels).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rates {
@@ -78,7 +78,7 @@ mod tests {
         assert_eq!(round4(r.precision_fail), 0.8182);
         assert_eq!(round4(r.f1_pass), 0.8421);
         assert_eq!(round4(r.f1_fail), 0.8571);
-        // Wilson 40/50, as in DESIGN 3.6.
+        // Wilson 40/50, as in docs/metrics.md.
         let ci = r.tpr_ci.unwrap();
         assert_eq!(
             (round4(Some(ci.low)), round4(Some(ci.high))),

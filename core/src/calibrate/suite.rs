@@ -139,7 +139,7 @@ mod tests {
         let c = s.finish(&Confusion::new(90, 10, 20, 80), Z95);
         assert_eq!((c.graded, c.judged_runs), (2000, 1000));
         assert_eq!(c.pass_rate, Some(0.55));
-        // (500 + 1000 × 0.5714) / 2000, and the DESIGN Lee interval mapped the same way.
+        // (500 + 1000 × 0.5714) / 2000, and the Lee interval of docs/calibrating.md's example mapped the same way.
         let round4 = |x: f64| (x * 1e4).round() / 1e4;
         assert_eq!(round4(c.corrected_pass_rate.unwrap()), 0.5357);
         let ci = c.corrected_pass_rate_ci.unwrap();

@@ -3,7 +3,7 @@
 //! The judge writes `judge: {"verdict": "PASS"|"FAIL"|null, "reasoning", "error", ...}`
 //! (proctor-judge's `JudgeOutcome`). Lines written without that field still say something
 //! through their reasons: `rubric: FAIL` is a FAIL verdict and `judge error: ...` an undecided
-//! one (DESIGN 3.2, item 7).
+//! one (docs/task-file.md, item 7).
 
 use super::Label;
 use super::item::JudgeVerdict;

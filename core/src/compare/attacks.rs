@@ -1,4 +1,4 @@
-//! Attack figures of a comparison (DESIGN 13): when both files hold attack variants (a
+//! Attack figures of a comparison (docs/tools.md): when both files hold attack variants (a
 //! variant where an `inject` fault fired), Δ of utility on the base tasks, of utility under
 //! attack and of attack success on the attack variants, each clustered by task as Δ of the
 //! pass rate is.

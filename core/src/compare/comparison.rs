@@ -167,7 +167,7 @@ pub struct Comparison {
     pub mean_steps_success_delta: Option<f64>,
     /// Sorted by task id.
     pub per_task: Vec<PairedTask>,
-    /// With attack variants on both sides (DESIGN 13): Δ of utility, utility under attack
+    /// With attack variants on both sides (docs/tools.md): Δ of utility, utility under attack
     /// and attack success; not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attacks: Option<AttackDeltas>,

@@ -1,4 +1,4 @@
-//! The suite difference with a task-clustered standard error (DESIGN 7).
+//! The suite difference with a task-clustered standard error (docs/comparing.md).
 
 use crate::stats::{Interval, mean_sd, t_critical_95};
 use serde::Serialize;
@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn design_check() {
-        // DESIGN 7: c_old=[5,4,3,5,2,4,1,5,0,3], c_new=[2,4,1,5,4,0,1,5,0,0], k=5
+        // docs/comparing.md: c_old=[5,4,3,5,2,4,1,5,0,3], c_new=[2,4,1,5,4,0,1,5,0,0], k=5
         // → Δ −0.2000, SE 0.1193, t₉ interval [−0.4698, 0.0698].
         let old = [5, 4, 3, 5, 2, 4, 1, 5, 0, 3];
         let new = [2, 4, 1, 5, 4, 0, 1, 5, 0, 0];

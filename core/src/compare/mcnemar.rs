@@ -1,4 +1,4 @@
-//! McNemar's exact test, for one attempt per task (DESIGN 7: only when k = 1).
+//! McNemar's exact test, for one attempt per task (docs/comparing.md: only when k = 1).
 
 use crate::stats::binomial_cdf;
 use serde::Serialize;

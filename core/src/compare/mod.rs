@@ -1,4 +1,4 @@
-//! Comparing two versions of an agent on the same tasks (DESIGN 7): `proctor compare OLD NEW`.
+//! Comparing two versions of an agent on the same tasks (docs/comparing.md): `proctor compare OLD NEW`.
 //!
 //! A stable pass rate can hide one task fixed and another broken, and a difference between two
 //! versions needs many runs before anyone should trust it. So the comparison lists every task
@@ -31,7 +31,7 @@
 //!   beside the verdict; and [`tasks_to_detect`], the number of tasks at which the MDE would
 //!   equal the margin if per-task differences kept their spread.
 //! - **Secondary differences**: pass^k with the same k on both sides (the fewest graded
-//!   attempts of any compared task on either side, as in DESIGN 3.6), clustered by task like Δ;
+//!   attempts of any compared task on either side, as in docs/metrics.md), clustered by task like Δ;
 //!   cost per success (all spend on the compared tasks, failed and ungraded attempts included,
 //!   over successes; in USD and tokens; empty when either side has no success or no price) and
 //!   the mean steps of successful runs, as new − old.

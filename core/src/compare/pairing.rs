@@ -1,6 +1,6 @@
 //! Per-task pairing: each task's pass rate under OLD against NEW, and whether it regressed.
 //!
-//! The task is the unit of comparison (DESIGN 7): attempts of one task are correlated, tasks are
+//! The task is the unit of comparison (docs/comparing.md): attempts of one task are correlated, tasks are
 //! the independent draws from the space of work the agent is meant to do.
 
 use super::side::{SideTally, TaskTally};

@@ -28,7 +28,7 @@ pub struct TaskTally {
     pub unpriced_calls: u64,
     /// Steps summed over passed attempts, for the mean steps of successful runs.
     pub success_steps: u64,
-    /// What the attack figures read (DESIGN 13).
+    /// What the attack figures read (docs/tools.md).
     pub attack: AttackTally,
 }
 

@@ -1,7 +1,7 @@
 //! The exact sign-flip (paired permutation) test of the suite difference.
 
 /// Largest number of tasks for which the exact p is computed: 2^20 sign patterns, a few
-/// milliseconds. Above it the t interval carries the inference (DESIGN 7: exact for n ≤ 20),
+/// milliseconds. Above it the t interval carries the inference (docs/comparing.md: exact for n ≤ 20),
 /// and the sign-flip distribution is close to normal anyway.
 pub const SIGN_FLIP_MAX_TASKS: usize = 20;
 

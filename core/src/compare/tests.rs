@@ -48,7 +48,7 @@ fn run(old: &[u64], new: &[u64], k: u64) -> Comparison {
 
 #[test]
 fn design_check_values() {
-    // DESIGN 7: Δ −0.2000, SE 0.1193, t₉ interval [−0.4698, 0.0698].
+    // docs/comparing.md: Δ −0.2000, SE 0.1193, t₉ interval [−0.4698, 0.0698].
     let c = run(
         &[5, 4, 3, 5, 2, 4, 1, 5, 0, 3],
         &[2, 4, 1, 5, 4, 0, 1, 5, 0, 0],

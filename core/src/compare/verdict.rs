@@ -1,4 +1,4 @@
-//! The three-way verdict of DESIGN 7.
+//! The three-way verdict of docs/comparing.md.
 
 use crate::stats::Interval;
 use serde::Serialize;
@@ -34,7 +34,7 @@ impl fmt::Display for Verdict {
 }
 
 /// `regression` if high < 0, else `no regression` if low > −margin, else `inconclusive`, in
-/// that order (DESIGN 7). So a drop that is certain but smaller than the margin is still a
+/// that order (docs/comparing.md). So a drop that is certain but smaller than the margin is still a
 /// regression: the margin bounds what "no regression" may hide, it does not excuse a drop the
 /// data shows. No interval (a single task) is inconclusive.
 pub fn verdict(ci: Option<Interval>, margin: f64) -> Verdict {

@@ -1,4 +1,4 @@
-//! End-state checks (DESIGN 3.4): what the agent left behind in its sandbox.
+//! End-state checks (docs/task-file.md): what the agent left behind in its sandbox.
 //!
 //! A task's `verify:` list holds one object per check. Each is parsed once, when the task
 //! file loads ([`EndStateCheck::from_json`]), and run against a directory after the agent

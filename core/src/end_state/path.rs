@@ -1,6 +1,6 @@
 //! Relative paths from task files, and resolving them inside a sandbox without leaving it.
 //! A check's path that starts with `state:` names a file of the attempt's tool state
-//! folder instead (DESIGN 13), under the same rules.
+//! folder instead (docs/tools.md), under the same rules.
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! Seeded faults at the tool layer (DESIGN 13): what a task's `faults:` say, and which
+//! Seeded faults at the tool layer (docs/tools.md): what a task's `faults:` say, and which
 //! call of which tool a given attempt fails. The draw depends only on the attempt seed,
 //! the fault's position, the tool and the call's number, so a rerun, a `--resume` or a
 //! shard of the same attempt fires exactly the same faults.

@@ -1,4 +1,4 @@
-//! Evaluating every check of a task against one outcome (DESIGN 3.2), in reason order.
+//! Evaluating every check of a task against one outcome (docs/task-file.md), in reason order.
 
 use crate::end_state::{CommandRunner, EndStateCheck};
 use crate::normalise::{ExpectedForm, missing_patterns};
@@ -39,11 +39,11 @@ pub struct CheckResult {
     pub not_checked: bool,
 }
 
-/// A failed check: its reason, as DESIGN 3.2 spells it, and what was found (`None` when
+/// A failed check: its reason, as docs/task-file.md spells it, and what was found (`None` when
 /// the sink did not want it, `CheckSink::wants_detail`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
-    /// The reason text, as DESIGN 3.2 spells it.
+    /// The reason text, as docs/task-file.md spells it.
     pub reason: String,
     /// What was found, when the sink wants it.
     pub detail: Option<String>,
@@ -97,7 +97,7 @@ pub enum Workdir<'a> {
     Missing,
 }
 
-/// Evaluates all checks in DESIGN order. The rubric check is included only when the
+/// Evaluates all checks in the documented order. The rubric check is included only when the
 /// task has a rubric; `verdict` None then means the judge did not run. Check names come
 /// from the task, made once at load.
 pub fn evaluate(

@@ -1,4 +1,4 @@
-//! Failure diagnosis (DESIGN 3.5): one bucket per failed run, because failures that
+//! Failure diagnosis (docs/metrics.md): one bucket per failed run, because failures that
 //! give up gracefully are far safer than ones that run into the cap.
 
 use crate::outcome::{Outcome, Status};
@@ -48,7 +48,7 @@ pub const REPORT_STUCK_TOOL: &str = "report_stuck";
 /// How many identical trailing tool calls count as looping.
 const LOOP_LENGTH: usize = 4;
 
-/// Buckets a failed run; the first matching bucket wins, in DESIGN order.
+/// Buckets a failed run; the first matching bucket wins, in the documented order.
 pub fn diagnose(outcome: &Outcome, step_cap: Option<u64>) -> Diagnosis {
     if outcome.error.is_some() || outcome.status == Some(Status::Error) {
         return Diagnosis::Error;

@@ -1,4 +1,4 @@
-//! Safety on evidence, not on the claim (DESIGN 12).
+//! Safety on evidence, not on the claim (docs/traces.md).
 //!
 //! An attempt can have up to three accounts of its tool calls: the agent's report, the
 //! calls proctor served and recorded, and the agent's trace. One of them is graded (its

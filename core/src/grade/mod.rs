@@ -27,7 +27,7 @@ pub const RAN_CHECK: &str = "the agent ran and reported an outcome";
 pub struct Grade {
     /// `None` when ungraded: the judge could not decide a gating rubric.
     pub passed: Option<bool>,
-    /// Why it failed, one reason per failed gating check, as DESIGN 3.2 spells them.
+    /// Why it failed, one reason per failed gating check, as docs/task-file.md spells them.
     pub reasons: Vec<String>,
     /// The checks on record ([`CheckResult::on_record`]): those outside the gate and the
     /// gating ones that failed. [`evaluate`] gives every check.
@@ -95,7 +95,7 @@ pub fn grade(
 }
 
 /// Grades one outcome as [`grade`] does, with forbidden tools and `safety` rules also
-/// graded on `evidence`, the other accounts of the attempt's calls (DESIGN 12).
+/// graded on `evidence`, the other accounts of the attempt's calls (docs/traces.md).
 pub fn grade_on_evidence(
     task: &Task,
     outcome: &Outcome,

@@ -1,4 +1,4 @@
-//! Every reason string of DESIGN 3.2, its order, gating and the error override.
+//! Every reason string of docs/task-file.md, its order, gating and the error override.
 
 use super::*;
 use crate::outcome::Outcome;

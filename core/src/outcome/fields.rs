@@ -1,4 +1,4 @@
-//! The rules of DESIGN 3.1 for each outcome field, applied to its parsed value.
+//! The rules of docs/agent-protocol.md for each outcome field, applied to its parsed value.
 //!
 //! Both readers use them: the reference reader on the fields of a parsed object, the
 //! scanner on the few fields it parses into a value (it reads the trajectory and the

@@ -39,7 +39,7 @@ pub(super) fn read_line<S: AsRef<str>>(
     })
 }
 
-/// The outcome of a parsed object: DESIGN 3.1's defaults applied, other keys ignored, a
+/// The outcome of a parsed object: docs/agent-protocol.md's defaults applied, other keys ignored, a
 /// `null` field taken as absent. Fields are checked in a fixed order and the first
 /// problem is the error.
 pub(super) fn outcome_of(object: &Map<String, Value>) -> Result<Outcome, OutcomeError> {

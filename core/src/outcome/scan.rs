@@ -13,7 +13,7 @@
 //! It gives up (returns `None`) on anything it does not read exactly as the reference reader
 //! would: a control character or a bad escape in a string, a number with an exponent or
 //! more than [`MAX_DIGITS`] integer digits, nesting deeper than [`MAX_DEPTH`], any field the
-//! rules of DESIGN 3.1 refuse, or any JSON error. The reference reader then reads the line
+//! rules of docs/agent-protocol.md refuse, or any JSON error. The reference reader then reads the line
 //! and says what is wrong with it, so a line is accepted, refused and explained as the
 //! reference reads it, only faster when it is plain. A key given twice keeps its last value.
 

@@ -1,4 +1,4 @@
-//! Where a graded trajectory came from (DESIGN 12): the agent's own report, its trace, or
+//! Where a graded trajectory came from (docs/traces.md): the agent's own report, its trace, or
 //! the tool calls proctor served and recorded.
 
 use serde::{Deserialize, Serialize};

@@ -174,7 +174,7 @@ pub struct Timings {
     /// Wall time of the attempt in milliseconds, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
-    /// When each served tool call (DESIGN 13) started and how long it took, by step;
+    /// When each served tool call (docs/tools.md) started and how long it took, by step;
     /// not written when the task serves no tools.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<CallTiming>,
@@ -221,7 +221,7 @@ pub struct ResultLine {
     /// Inline when short (up to 24 bytes): a task id is copied onto every line.
     #[serde(alias = "task_id")]
     pub task: CompactString,
-    /// The variant's name for an `id@NAME` task (DESIGN 13); a task as written has none
+    /// The variant's name for an `id@NAME` task (docs/tools.md); a task as written has none
     /// (`null`, left out of the line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
@@ -233,11 +233,11 @@ pub struct ResultLine {
     pub label: Option<String>,
     /// `null` when ungraded.
     pub passed: Option<bool>,
-    /// Why the attempt did not pass: one reason per failed gating check, in DESIGN 3.2's
+    /// Why the attempt did not pass: one reason per failed gating check, in docs/task-file.md's
     /// order; empty when it passed.
     #[serde(default)]
     pub reasons: Vec<String>,
-    /// What kind of failure it was (DESIGN 3.5); `None` when it passed or was not graded.
+    /// What kind of failure it was (docs/metrics.md); `None` when it passed or was not graded.
     #[serde(default)]
     pub diagnosis: Option<Diagnosis>,
     /// The checks the reasons do not account for: every check outside the gate, and
@@ -288,10 +288,10 @@ pub struct ResultLine {
     #[serde(default)]
     pub usage: Vec<CompactJson>,
     // Per-run numbers that are reported, never gated; not written when there is none.
-    /// `optimal_steps / steps` (DESIGN 3.6), when the task gives `optimal_steps`.
+    /// `optimal_steps / steps` (docs/metrics.md), when the task gives `optimal_steps`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_efficiency: Option<f64>,
-    /// The share of the task's `expected_tools` used (DESIGN 3.6), when it lists some.
+    /// The share of the task's `expected_tools` used (docs/metrics.md), when it lists some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_correctness: Option<f64>,
     /// The judge's verdict with its provenance, when the task has a rubric.

@@ -1,4 +1,4 @@
-//! Trajectory rules (DESIGN 3.3): checks on the order and number of tool calls.
+//! Trajectory rules (docs/task-file.md): checks on the order and number of tool calls.
 //!
 //! Rules grade the process, not the answer: outcome-only tests measure how often the
 //! agent was lucky. A rule is written in a task file as one small object:
@@ -12,7 +12,7 @@
 //!   - {sequence: [search, read_file, write_file]}
 //! ```
 //!
-//! Choices the DESIGN leaves open:
+//! Choices the docs leave open:
 //! - Every call counts, whether or not it returned an error: the trajectory records what
 //!   the agent did, and whether an error means "did not happen" depends on the tool. A
 //!   `before` rule with `ok: true` says it does: only earlier calls that succeeded count

@@ -1,4 +1,4 @@
-//! Rules on trajectories whose arguments were not all captured (traces, DESIGN 12).
+//! Rules on trajectories whose arguments were not all captured (traces, docs/traces.md).
 //!
 //! A rule that compares arguments cannot decide on a call whose arguments are unknown, and
 //! must not pass for it. Both such rules only ever find more violations as a trajectory

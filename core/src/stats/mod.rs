@@ -1,4 +1,4 @@
-//! Statistics (DESIGN 3.6, 6.1, 7).
+//! Statistics (docs/metrics.md, 6.1, 7).
 //!
 //! Pure functions, no I/O: the report, compare and calibrate commands build their numbers from
 //! these, so each formula is written and tested once.

@@ -38,7 +38,7 @@ mod tests {
 
     #[test]
     fn design_compare_check() {
-        // DESIGN 7: per-task differences of c/k, k = 5; SE = SD/sqrt(n) = 0.1193.
+        // docs/comparing.md: per-task differences of c/k, k = 5; SE = SD/sqrt(n) = 0.1193.
         let old = [5, 4, 3, 5, 2, 4, 1, 5, 0, 3];
         let new = [2, 4, 1, 5, 4, 0, 1, 5, 0, 0];
         let d: Vec<f64> = old

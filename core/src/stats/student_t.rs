@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn design_compare_interval() {
-        // DESIGN 7: Δ −0.2000, SE 0.1193, t₉ interval [−0.4698, 0.0698].
+        // docs/comparing.md: Δ −0.2000, SE 0.1193, t₉ interval [−0.4698, 0.0698].
         let d = [-0.6, 0.0, -0.4, 0.0, 0.4, -0.8, 0.0, 0.0, 0.0, -0.6];
         let (m, sd) = mean_sd(&d).unwrap();
         let half = t_critical_95(d.len() as u64 - 1) * sd / (d.len() as f64).sqrt();

@@ -30,7 +30,7 @@ pub struct Counted<'a> {
     pub checks: &'a [CheckResult],
     /// How the agent ended; anything but `final` (or none) counts as aborted.
     pub status: Option<Status>,
-    /// The failure's bucket (DESIGN 3.5); `None` when not diagnosed.
+    /// The failure's bucket (docs/metrics.md); `None` when not diagnosed.
     pub diagnosis: Option<Diagnosis>,
     /// Steps the agent took; summed over the attempts that passed.
     pub steps: u64,
@@ -41,7 +41,7 @@ pub struct Counted<'a> {
     pub step_efficiency: Option<f64>,
     /// The share of `expected_tools` used, when the task lists them.
     pub tool_correctness: Option<f64>,
-    /// The task's variant (DESIGN 13); `None` for a task as written.
+    /// The task's variant (docs/tools.md); `None` for a task as written.
     pub variant: Option<&'a str>,
     /// The seeded tool faults that fired.
     pub faults_fired: &'a [crate::faults::FaultFired],
@@ -84,7 +84,7 @@ impl Counted<'_> {
     }
 
     /// True when an `inject` fault fired: the attempt met an indirect prompt injection, so
-    /// its variant is an attack (DESIGN 13).
+    /// its variant is an attack (docs/tools.md).
     pub fn injected(&self) -> bool {
         self.faults_fired.iter().any(|f| f.kind == INJECT)
     }

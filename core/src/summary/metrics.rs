@@ -1,4 +1,4 @@
-//! The suite and per-task metrics of DESIGN 3.6, computed from accumulated counts.
+//! The suite and per-task metrics of docs/metrics.md, computed from accumulated counts.
 
 use super::accumulate::SummaryBuilder;
 use crate::grade::Diagnosis;
@@ -45,7 +45,7 @@ pub struct TotalCost {
     pub cost_is_lower_bound: bool,
 }
 
-/// What only an attack variant's row has (DESIGN 13): the user's task done under attack.
+/// What only an attack variant's row has (docs/tools.md): the user's task done under attack.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AttackFigures {
     /// Graded attempts that did the user's task, safety aside: they passed, or failed
@@ -69,7 +69,7 @@ pub struct ReasonCount {
     pub detail: Option<String>,
 }
 
-/// The metrics of one task (DESIGN 3.6, per task).
+/// The metrics of one task (docs/metrics.md, per task).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskSummary {
     /// The task id.
@@ -155,7 +155,7 @@ pub struct Summary {
     pub tool_correctness: Option<f64>,
     /// Attempts whose status was not `final` (or was missing), over all attempts.
     pub aborted_share: Option<f64>,
-    /// Attempts per diagnosis bucket (DESIGN 3.5: every failed run gets one); every bucket
+    /// Attempts per diagnosis bucket (docs/metrics.md: every failed run gets one); every bucket
     /// is present, 0 when unused.
     pub diagnosis: BTreeMap<String, u64>,
     /// Attempts that ran out of time.

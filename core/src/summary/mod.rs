@@ -1,5 +1,5 @@
-//! Suite summaries: streaming accumulation of result lines, the metrics of DESIGN 3.6, and
-//! one scorecard per agent (DESIGN 10).
+//! Suite summaries: streaming accumulation of result lines, the metrics of docs/metrics.md, and
+//! one scorecard per agent (docs/metrics.md).
 
 mod accumulate;
 mod metrics;

@@ -1,4 +1,4 @@
-//! One scorecard per agent (DESIGN 10): results of several labels are never pooled unless
+//! One scorecard per agent (docs/metrics.md): results of several labels are never pooled unless
 //! asked for, and each scorecard may be split further by a property of the attempt.
 
 use super::accumulate::{Counted, SummaryBuilder};
@@ -16,7 +16,7 @@ pub enum Split {
     /// By the task's tags: an attempt counts under each of them, untagged tasks under
     /// [`NO_GROUP`]. The caller hands each line's tags to [`ScorecardBuilder::add`].
     Tag,
-    /// By the line's `variant` (DESIGN 13): the base tasks are the group [`NO_GROUP`].
+    /// By the line's `variant` (docs/tools.md): the base tasks are the group [`NO_GROUP`].
     /// The line says it, so the caller hands no groups.
     Variant,
 }

@@ -1,4 +1,4 @@
-//! Gate categories (DESIGN 3.2): which kinds of check decide pass or fail.
+//! Gate categories (docs/task-file.md): which kinds of check decide pass or fail.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -23,7 +23,7 @@ pub enum GateCategory {
 }
 
 impl GateCategory {
-    /// Every category, in DESIGN order.
+    /// Every category, in the documented order.
     pub const ALL: [GateCategory; 6] = [
         GateCategory::Outcome,
         GateCategory::Budget,

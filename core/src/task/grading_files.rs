@@ -1,4 +1,4 @@
-//! The files a task names for grading, which an agent must never see (DESIGN 11).
+//! The files a task names for grading, which an agent must never see (docs/agent-protocol.md).
 
 use super::model::Task;
 use crate::end_state::{EndStateCheck, split_command_line};

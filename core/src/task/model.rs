@@ -1,4 +1,4 @@
-//! The task model (DESIGN 2), after aliases, defaults and validation.
+//! The task model (docs/task-file.md), after aliases, defaults and validation.
 
 use super::CheckNames;
 use super::gate::GateCategory;
@@ -42,7 +42,7 @@ pub struct Task {
     pub files: BTreeMap<String, String>,
     /// Seed folder copied into the sandbox, resolved against the task file's folder.
     pub files_dir: Option<PathBuf>,
-    /// Seed files of the tool state folder (DESIGN 13), written after `state_dir`.
+    /// Seed files of the tool state folder (docs/tools.md), written after `state_dir`.
     pub state_files: BTreeMap<String, String>,
     /// Seed folder copied into the tool state folder, resolved like `files_dir`.
     pub state_dir: Option<PathBuf>,
@@ -63,16 +63,16 @@ pub struct Task {
     /// Free labels for grouping results.
     pub tags: Vec<String>,
     /// `trajectory_from: trace`: rules are graded on the agent's trace even when it
-    /// reports a trajectory of its own (DESIGN 12).
+    /// reports a trajectory of its own (docs/traces.md).
     pub trajectory_from_trace: bool,
     /// `network: none`: the agent gets a network namespace with loopback only.
     pub network: Option<TaskNetwork>,
-    /// Seeded tool faults: the task's own, then its variant's (DESIGN 13).
+    /// Seeded tool faults: the task's own, then its variant's (docs/tools.md).
     pub faults: Vec<FaultSpec>,
     /// The variant's name for a task `id@NAME` expanded from `variants:`; `None` for a
     /// task as written.
     pub variant: Option<String>,
-    /// Tools proctor serves to the agent over MCP (DESIGN 13); when there are any, the
+    /// Tools proctor serves to the agent over MCP (docs/tools.md); when there are any, the
     /// recorded calls are the graded trajectory.
     pub tools: Vec<crate::tools::ToolSpec>,
     /// The file the task was read from.

@@ -39,7 +39,7 @@ pub(super) struct RawTask {
     /// A map of names to variants, or a list of variants with a `name` each; in file
     /// order (`serde_json`'s maps keep it), so variants expand in that order.
     pub variants: Option<Value>,
-    /// Served tools (DESIGN 13), read by [`crate::tools::parse_tools`].
+    /// Served tools (docs/tools.md), read by [`crate::tools::parse_tools`].
     pub tools: Option<Value>,
     /// The simulated user, read by [`super::user::parse_user`].
     pub user: Option<Value>,

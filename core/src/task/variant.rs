@@ -1,4 +1,4 @@
-//! `faults:` and `variants:` of a task (DESIGN 13): a variant runs as a task of its own,
+//! `faults:` and `variants:` of a task (docs/tools.md): a variant runs as a task of its own,
 //! `id@NAME`, with the base task's input changed, its faults added, and checks of its
 //! own added to the base task's (an injection's security check runs on its variant only).
 

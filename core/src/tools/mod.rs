@@ -1,4 +1,4 @@
-//! Served tools (DESIGN 13): the `tools:` of a task file, each with a JSON Schema for its
+//! Served tools (docs/tools.md): the `tools:` of a task file, each with a JSON Schema for its
 //! arguments and one backend that answers its calls. proctor serves them to the agent over
 //! MCP and records every call; the recorded calls are the graded trajectory.
 //!

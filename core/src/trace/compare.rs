@@ -15,12 +15,12 @@ pub struct Evidence {
     pub name: &'static str,
 }
 
-/// The agent's OpenTelemetry trace (DESIGN 12).
+/// The agent's OpenTelemetry trace (docs/traces.md).
 pub const TRACE: Evidence = Evidence {
     shows: "the trace shows",
     name: "the trace",
 };
-/// The tool calls proctor served and recorded (DESIGN 13).
+/// The tool calls proctor served and recorded (docs/tools.md).
 pub const RECORDED_CALLS: Evidence = Evidence {
     shows: "the recorded calls show",
     name: "the recorded calls",

@@ -1,4 +1,4 @@
-//! One trace's spans and log records → the outcome they show (DESIGN 12).
+//! One trace's spans and log records → the outcome they show (docs/traces.md).
 //!
 //! - Tool calls are tool spans (see `conventions::kind`), ordered by start time. A tool span
 //!   inside another tool span (an MCP client span under `execute_tool`) is the same call

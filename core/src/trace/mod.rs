@@ -1,4 +1,4 @@
-//! Traces as evidence (DESIGN 12): OpenTelemetry spans and log records read into an
+//! Traces as evidence (docs/traces.md): OpenTelemetry spans and log records read into an
 //! [`Outcome`](crate::outcome::Outcome), so an instrumented agent is graded without glue
 //! code and a self-reported trajectory can be checked against what really ran.
 //!

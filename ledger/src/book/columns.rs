@@ -1,6 +1,6 @@
 //! The ledger's columns and format version.
 //!
-//! The first 17 columns are DESIGN 6.3's, in its order. Four more follow, so that a row
+//! The first 17 columns are docs/cost.md's, in its order. Four more follow, so that a row
 //! can be re-priced exactly and read by a later proctor: `cache_write_1h_tokens` (the
 //! 1-hour part of `cache_write_tokens`), `service_tier`, `calls` (model calls summed in
 //! the row) and `format` (`proctor.ledger/1`, on every row, so a row written by a newer
@@ -39,7 +39,7 @@ pub const LEDGER_COLUMNS: [&str; 21] = [
     "format",
 ];
 
-/// How many of [`LEDGER_COLUMNS`] every ledger must have (DESIGN 6.3's).
+/// How many of [`LEDGER_COLUMNS`] every ledger must have (docs/cost.md).
 pub(crate) const REQUIRED: usize = 17;
 
 /// A column, by its position in [`LEDGER_COLUMNS`].

@@ -1,4 +1,4 @@
-//! The ledger (DESIGN 6.3): a CSV file with one row per attempt, role and model, only
+//! The ledger (docs/cost.md): a CSV file with one row per attempt, role and model, only
 //! ever appended to.
 
 mod append;

@@ -7,7 +7,7 @@ use proctor_core::result::CallRole;
 use rust_decimal::Decimal;
 use std::io::Write;
 
-/// One ledger row (DESIGN 6.3, plus the columns described in the `columns` module, next to [`LEDGER_COLUMNS`]).
+/// One ledger row (docs/cost.md, plus the columns described in the `columns` module, next to [`LEDGER_COLUMNS`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerRow {
     /// When the attempt ran (RFC 3339, UTC): the time its calls were priced at.

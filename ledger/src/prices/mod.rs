@@ -1,4 +1,4 @@
-//! Price tables (DESIGN 6.2): effective-dated rows of USD per million tokens per provider
+//! Price tables (docs/cost.md): effective-dated rows of USD per million tokens per provider
 //! and model, long-context tiers and service-tier multipliers.
 //!
 //! A table comes from the default compiled into the binary ([`PriceTable::builtin`]),

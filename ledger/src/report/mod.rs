@@ -1,4 +1,4 @@
-//! Period reports over a ledger (DESIGN 6.3): one row per period and group with runs,
+//! Period reports over a ledger (docs/cost.md): one row per period and group with runs,
 //! successes, agent and judge cost, cost per success and per run, tokens and unpriced
 //! calls.
 //!

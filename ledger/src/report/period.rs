@@ -112,7 +112,11 @@ mod tests {
             week(date(2024, 12, 30)),
             ("2025-W01".into(), date(2024, 12, 30), date(2025, 1, 5))
         );
-        assert_eq!(week(date(2026, 11, 23)).0, "2026-W48", "DESIGN's example");
+        assert_eq!(
+            week(date(2026, 11, 23)).0,
+            "2026-W48",
+            "the ISO week of docs/cost.md"
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The report as CSV (DESIGN 6.3's columns).
+//! The report as CSV (docs/cost.md's columns).
 //!
 //! Money is rounded here and only here: USD to 6 decimals, the success rate to 4, both
 //! half to even. Empty cells mean "unknown": cost per success with no success, costs with

@@ -1,5 +1,5 @@
 //! Usage normalisation: a usage object in any provider's shape → [`TokenCounts`](crate::TokenCounts)
-//! in disjoint buckets (DESIGN 6.2).
+//! in disjoint buckets (docs/cost.md).
 //!
 //! # Shapes and how they are told apart
 //!

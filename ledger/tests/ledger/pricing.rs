@@ -1,4 +1,4 @@
-//! Pricing calls and attempts: the DESIGN check, cache and thinking tokens, long-context
+//! Pricing calls and attempts: the worked example of docs/calibrating.md, cache and thinking tokens, long-context
 //! thresholds, service tiers, unknown models, and property tests on money.
 
 use crate::common::{dec, test_prices, ts};

@@ -184,7 +184,7 @@ fn finish(
 }
 
 /// What runs the command checks against `--workdir`: contained as `proctor run` contains
-/// agents (DESIGN 11), the task files and the logs out of their sight. Says what
+/// agents (docs/agent-protocol.md), the task files and the logs out of their sight. Says what
 /// protection is missing, when some task has a command check.
 fn command_checks(args: &GradeArgs, suite: &Suite) -> anyhow::Result<ContainedCommands> {
     let mut hidden = vec![args.tasks.clone()];

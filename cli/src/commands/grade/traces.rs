@@ -1,5 +1,5 @@
 //! `proctor grade --traces FILE`: grades OpenTelemetry traces offline, one attempt per
-//! trace (DESIGN 12).
+//! trace (docs/traces.md).
 //!
 //! The file is OTLP JSON lines, as the Collector's file exporter writes them, or one OTLP
 //! JSON document (possibly pretty-printed). Spans are grouped by trace id across lines and a

@@ -1,4 +1,4 @@
-//! `proctor ledger`: the cost ledger (DESIGN 6.3).
+//! `proctor ledger`: the cost ledger (docs/cost.md).
 
 mod add;
 mod recost;

@@ -1,4 +1,4 @@
-//! The attack figures of a comparison (DESIGN 13), shared by every format: one row each
+//! The attack figures of a comparison (docs/tools.md), shared by every format: one row each
 //! for utility on the base tasks, utility under attack and attack success, old, new and
 //! Δ with its interval. Nothing when the files hold no attack variants, so that such a
 //! comparison prints what it always did.

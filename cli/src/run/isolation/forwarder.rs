@@ -1,4 +1,4 @@
-//! The agent's side of the way into a `network: none` namespace (DESIGN 11). bubblewrap
+//! The agent's side of the way into a `network: none` namespace (docs/agent-protocol.md). bubblewrap
 //! starts `proctor __forward --route 127.0.0.1:PORT=SOCKET... -- PROGRAM ARGS...` inside
 //! the namespace: it binds each endpoint's port on the namespace's own loopback, leaves
 //! a process behind that relays every connection to the endpoint's Unix socket (see

@@ -1,4 +1,4 @@
-//! proctor's side of the way into a `network: none` namespace (DESIGN 11): for each of
+//! proctor's side of the way into a `network: none` namespace (docs/agent-protocol.md): for each of
 //! proctor's own loopback endpoints (the OTLP receiver, the tool server) an attempt gets
 //! a Unix socket in a private folder of its own, bound read-only into its namespace,
 //! where `forwarder` relays the agent's TCP connections. Each socket leads to its one

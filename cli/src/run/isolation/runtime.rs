@@ -156,7 +156,7 @@ const MOST_ETC_ENTRIES: usize = 20_000;
 
 /// Copies the shown entries of `/etc` into `into` (a new folder), so that bubblewrap
 /// shows them with one mount rather than one per entry (each costs every attempt a
-/// pass over the mount table, some 0.3 ms). Links are copied as links: they point into
+/// pass over the mount table). Links are copied as links: they point into
 /// `/usr`, `/proc` or the copy itself, as they do on the host.
 pub fn copy_etc(into: &Path) -> std::io::Result<()> {
     std::fs::create_dir(into)?;
