@@ -2,13 +2,13 @@
 """Judge throughput of `proctor run`, `proctor grade` and `proctor judge` at default flags.
 
 A mock OpenAI-compatible model on 127.0.0.1 answers every call after 100 ms. With
-`--judge-jobs` calls in flight (default 8) the ideal is 8 / 0.1 s = 80 verdicts/s. Each
+`--judge-jobs` calls in flight (default 20) the ideal is 20 / 0.1 s = 200 verdicts/s. Each
 command judges the same number of rubric runs; the script prints verdicts/s, the fraction
 of the ideal (target: at least 0.85 in each command) and, as a baseline measured in the
-same run, the fraction that bare calls reach: 8 Python threads calling the mock in a loop.
+same run, the fraction that bare calls reach: 20 Python threads calling the mock in a loop.
 
     python3 bench/judge/commands_bench.py [--verdicts 200] [--runs 3] [--latency-ms 100]
-                                          [--judge-jobs 8] [--no-build]
+                                          [--judge-jobs 20] [--no-build]
 
 Standard library only. Only 127.0.0.1 is contacted.
 """
@@ -164,7 +164,7 @@ def main():
     parser.add_argument("--verdicts", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=100.0)
-    parser.add_argument("--judge-jobs", type=int, default=8,
+    parser.add_argument("--judge-jobs", type=int, default=20,
                         help="the ideal's calls in flight: proctor's default --judge-jobs")
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--proctor", help="the binary (default the release build)")

@@ -9,9 +9,15 @@ use std::time::Duration;
 
 /// Adds what grading alone does not know to the failed checks of `line`: a timeout says how
 /// long it was and an agent that printed nothing says so (from the runner's `process`
-/// record), and a rubric FAIL gives the judge's reasoning (from the verdict).
-pub fn add_runner_details(line: &mut ResultLine, timeout: Option<Duration>) {
+/// record), and a rubric FAIL gives the judge's reasoning (from the verdict). Read from
+/// the line alone, so that every command that settles it gives the same details.
+pub fn add_runner_details(line: &mut ResultLine) {
     let timed_out = line.process.as_ref().is_some_and(|p| p.timed_out);
+    let timeout = line
+        .process
+        .as_ref()
+        .and_then(|p| p.timeout_s)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok());
     let printed_nothing = line.process.as_ref().is_some_and(|p| p.stdout_bytes == 0)
         && line.answer.as_deref().is_none_or(str::is_empty);
     let reasoning = line
@@ -82,9 +88,10 @@ mod tests {
         }));
         timed_out.process = Some(ProcessInfo {
             timed_out: true,
+            timeout_s: Some(20.0),
             ..ProcessInfo::default()
         });
-        add_runner_details(&mut timed_out, Some(Duration::from_secs(20)));
+        add_runner_details(&mut timed_out);
         assert_eq!(
             reasons_with_details(&timed_out),
             [
@@ -102,7 +109,7 @@ mod tests {
                         "failure": "rubric: FAIL", "detail": "the judge said FAIL"}],
             "judge": {"verdict": "FAIL", "reasoning": "refunds.json lists B7.", "samples": []},
         }));
-        add_runner_details(&mut judged, None);
+        add_runner_details(&mut judged);
         assert_eq!(
             reasons_with_details(&judged),
             ["rubric: FAIL (the judge: refunds.json lists B7.)"]

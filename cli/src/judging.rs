@@ -5,6 +5,7 @@ use crate::args::JudgeArgs;
 use crate::exit::Failure;
 use proctor_core::compact_json::CompactJson;
 use proctor_core::grade::RubricVerdict;
+use proctor_core::outcome::{Outcome, Status};
 use proctor_core::task::Task;
 use proctor_judge::{CassetteMode, Judge, JudgeConfig, JudgeError, JudgeRequest, Seed};
 use serde_json::Value;
@@ -148,14 +149,37 @@ impl Judged {
     }
 }
 
-/// Judges one run of a task with a rubric. A run that crashed is not judged: its
-/// `error:` reason replaces every other, so a verdict would change nothing.
+/// Judges one run of a task with a rubric. A run that crashed (an `error`, or status
+/// `error`) is not judged: its `error:` reason replaces every other, so a verdict would
+/// change nothing.
+///
+/// The answer is [`decided`]: `Err` only for a judge that cannot be reached, which stops
+/// the command; anything about this run alone (an unreadable sandbox) leaves it undecided.
 pub async fn judge_run(
     judge: Option<&Judge>,
     task: &Task,
     seed: &Seed,
-    answer: Option<&str>,
-    crashed: bool,
+    outcome: &Outcome,
+    sandbox: Option<&Path>,
+) -> Result<Option<Judged>, JudgeError> {
+    decided(ask_judge(judge, task, seed, outcome, sandbox).await)
+}
+
+/// A judge's answer as grading takes it: a judge that cannot be reached (after retries,
+/// or a cassette miss) is an infrastructure failure the caller stops on; any other error
+/// concerns this run alone, whose rubric stays undecided, with the error as its reason.
+fn decided(judged: Result<Option<Judged>, JudgeError>) -> Result<Option<Judged>, JudgeError> {
+    match judged {
+        Err(error) if !error.is_infrastructure() => Ok(Some(Judged::undecided(error.to_string()))),
+        judged => judged,
+    }
+}
+
+async fn ask_judge(
+    judge: Option<&Judge>,
+    task: &Task,
+    seed: &Seed,
+    outcome: &Outcome,
     sandbox: Option<&Path>,
 ) -> Result<Option<Judged>, JudgeError> {
     if task.rubric.is_none() {
@@ -164,9 +188,10 @@ pub async fn judge_run(
     let Some(judge) = judge else {
         return Ok(Some(Judged::not_judged()));
     };
-    if crashed {
+    if outcome.error.is_some() || outcome.status == Some(Status::Error) {
         return Ok(Some(Judged::undecided("not judged (the agent crashed)")));
     }
+    let answer = outcome.answer.as_deref();
     let Some(request) = JudgeRequest::for_task(task, answer, sandbox, seed.clone()) else {
         return Ok(None);
     };

@@ -16,6 +16,7 @@ mod problems;
 mod render;
 mod results_file;
 mod run;
+mod settle;
 mod usage_cost;
 
 use clap::Parser;

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-mod run_record;
+pub mod run_record;
 pub use run_record::RunRecord;
 
 /// A line longer than this (by at least the block being read) is reported and skipped,

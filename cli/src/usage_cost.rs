@@ -9,9 +9,8 @@
 use anyhow::Context;
 use jiff::Timestamp;
 use proctor_core::compact_json::CompactJson;
-use proctor_core::result::Cost;
 use proctor_ledger::prices::{PriceTable, load_price_file};
-use proctor_ledger::pricing::{CostError, price_attempt};
+use proctor_ledger::pricing::{PricedAttempt, price_attempt};
 use std::path::PathBuf;
 
 /// The price table of one command, and the time it started.
@@ -45,21 +44,20 @@ impl Pricer {
         &self.table
     }
 
-    /// The cost of one attempt's agent and judge usage, at `at` (else now).
+    /// The cost of one attempt's agent and judge usage, at `at` (else now); a call that
+    /// cannot be priced is counted unpriced, and said in the problems.
     pub fn cost(
         &self,
         agent: &[CompactJson],
         judge: &[CompactJson],
         at: Option<Timestamp>,
-    ) -> Result<Cost, CostError> {
+    ) -> PricedAttempt {
         price_attempt(&self.table, agent, judge, at.unwrap_or(self.now))
     }
-}
 
-impl Pricer {
     /// Tokens counted, every call unpriced: for usage whose time could not be read.
-    pub fn unpriced_cost(&self, agent: &[CompactJson]) -> Result<Cost, CostError> {
-        price_attempt(&PriceTable::empty(), agent, &[], self.now)
+    pub fn unpriced(&self, agent: &[CompactJson], judge: &[CompactJson]) -> PricedAttempt {
+        price_attempt(&PriceTable::empty(), agent, judge, self.now)
     }
 }
 

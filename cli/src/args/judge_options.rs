@@ -25,8 +25,8 @@ pub struct JudgeArgs {
     /// Independent verdicts per run; the majority decides and the flip rate is reported.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub judge_samples: u32,
-    /// Judge calls in flight at most.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Judge calls in flight at most (fewer while the model answers 429).
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     pub judge_jobs: u64,
     /// Seconds one judge request may take.
     #[arg(long, value_name = "S", default_value_t = 120)]

@@ -18,14 +18,16 @@ use crate::results_file::{for_each_result, hold_for_replacing};
 use crate::run::is_runner_check;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
-use crate::usage_cost::load_pricer;
+use crate::settle::{Place, Settling, settle};
+use crate::usage_cost::{Pricer, load_pricer};
 use anyhow::Context;
 use futures_util::{StreamExt, TryStreamExt};
-use proctor_core::grade::{Evidence, Workdir, grade_on_evidence};
+use proctor_core::grade::{Evidence, Kept, Workdir};
 use proctor_core::result::ResultLine;
 use proctor_core::task::Suite;
 use proctor_core::task::Task;
 use proctor_judge::{Judge, Seed};
+use proctor_ledger::time::parse_time;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
@@ -50,7 +52,55 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     // First the lines to judge, in order; then their judgements, `--judge-jobs` calls in
-    // flight; then each line graded again with its verdict.
+    // flight; then each line settled again with its verdict.
+    let to_judge = lines_to_judge(&args, &suite, &lines, &mut problems)?;
+    let judgements = runtime.block_on(judge_all(
+        judge.as_ref(),
+        &lines,
+        &to_judge,
+        args.judge.judge_jobs as usize,
+    ))?;
+    // Command checks run contained, the task files and results out of their sight.
+    let hidden = [&args.tasks, &args.results]
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let commands = ContainedCommands::offline(hidden, 1)?;
+    let mut rejudged = 0usize;
+    for (to_judge, judged) in to_judge.iter().zip(judgements) {
+        let Some(judged) = judged else { continue };
+        let workdir = match &to_judge.sandbox {
+            Some(dir) => Workdir::Dir(dir, &commands),
+            None => Workdir::Missing,
+        };
+        let line = &mut lines[to_judge.index];
+        for problem in settle_again(line, to_judge.task, workdir, judged, &pricer) {
+            problems.report_settled(problem, |m| eprintln!("{m}"));
+        }
+        rejudged += 1;
+    }
+    write_back(&args, &suite, &lines, rejudged, problems)
+}
+
+/// A line to judge again, and what judging it needs.
+struct ToJudge<'a> {
+    /// Its place among the lines read.
+    index: usize,
+    task: &'a Task,
+    seed: Seed,
+    /// Its kept sandbox, when it was found.
+    sandbox: Option<PathBuf>,
+}
+
+/// The lines of tasks with a rubric, in order, with their seed files and kept sandboxes;
+/// a line of a task not in the suite is left as it was, and one without its sandbox is
+/// left ungraded, each said. Results of other task files are refused.
+fn lines_to_judge<'a>(
+    args: &JudgeCommandArgs,
+    suite: &'a Suite,
+    lines: &[ResultLine],
+    problems: &mut Problems,
+) -> anyhow::Result<Vec<ToJudge<'a>>> {
     let mut seeds = Seeds::default();
     let mut to_judge = Vec::new();
     for (index, line) in lines.iter().enumerate() {
@@ -75,75 +125,47 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
                 suite.digest
             );
         }
-        let seed = seeds.for_task(task)?;
         let sandbox = kept_sandbox(&args.keep, line);
         if sandbox.is_none() {
-            problems.report(format!(
-                "task `{}` attempt {}: no kept sandbox under {}; left ungraded",
-                line.task,
-                line.attempt,
-                args.keep.display()
-            ));
+            problems.report_settled(
+                format!(
+                    "task `{}` attempt {}: no kept sandbox under {}; left ungraded",
+                    line.task,
+                    line.attempt,
+                    args.keep.display()
+                ),
+                |m| eprintln!("{m}"),
+            );
         }
-        to_judge.push((index, task, seed, sandbox));
+        to_judge.push(ToJudge {
+            index,
+            task,
+            seed: seeds.for_task(task)?,
+            sandbox,
+        });
     }
-    let judgements = runtime.block_on(judge_all(
-        judge.as_ref(),
-        &lines,
-        &to_judge,
-        args.judge.judge_jobs as usize,
-    ))?;
-    // Command checks run contained, the task files and results out of their sight.
-    let hidden = [&args.tasks, &args.results]
-        .into_iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .collect();
-    let commands = ContainedCommands::offline(hidden, 1)?;
-    let mut rejudged = 0usize;
-    for ((index, task, _, sandbox), judged) in to_judge.iter().zip(judgements) {
-        let Some(judged) = judged else { continue };
-        let line = &mut lines[*index];
-        let outcome = line.outcome();
-        let workdir = match sandbox {
-            Some(dir) => Workdir::Dir(dir, &commands),
-            None => Workdir::Missing,
-        };
-        // On the evidence the run saw, with the checks it added: a forbidden call seen only
-        // in the trace, or a served tool's limit gone over, fails the line again.
-        let evidence = Evidence::from_record(&line.evidence);
-        let mut regraded =
-            grade_on_evidence(task, &outcome, &evidence, workdir, Some(&judged.verdict));
-        let runner_checks: Vec<_> = line
-            .checks
-            .iter()
-            .filter(|check| is_runner_check(check))
-            .cloned()
-            .collect();
-        regraded.add_runner_checks(runner_checks, &outcome, task.step_cap);
-        line.set_grade(regraded);
-        line.judge = judged.record;
-        crate::details::add_runner_details(line, None);
-        let at = line
-            .timings
-            .started_at
-            .as_deref()
-            .and_then(|t| t.parse::<jiff::Timestamp>().ok());
-        if let Ok(cost) = pricer.cost(&line.usage, &judged.usage, at) {
-            line.cost = cost;
-        }
-        rejudged += 1;
-    }
-    // Every judgement went through: replace the file whole.
-    let mut outputs = Outputs::new(args.summary.scorecard_options());
+    Ok(to_judge)
+}
+
+/// Every judgement went through: the file is replaced whole, and the lines go to every
+/// output.
+fn write_back(
+    args: &JudgeCommandArgs,
+    suite: &Suite,
+    lines: &[ResultLine],
+    rejudged: usize,
+    problems: Problems,
+) -> anyhow::Result<()> {
+    let mut outputs = Outputs::new(args.summary.scorecard_options()).with_common()?;
     outputs.add(ResultsOut::replacing(&args.results)?);
     let page = PageOptions {
-        suite: &suite,
+        suite,
         ledger: None,
         kept: Some((args.keep.as_path(), false)),
     };
     let results = ResultsFile::new(Some(&args.results), None)?;
     outputs.add_summary(args.format, &args.summary, results, page);
-    for line in &lines {
+    for line in lines {
         outputs.attempt(&Attempt::of_line(line, suite.tags_of(&line.task)))?;
     }
     outputs.close()?;
@@ -165,28 +187,16 @@ pub fn run(args: JudgeCommandArgs) -> anyhow::Result<()> {
 async fn judge_all(
     judge: Option<&Judge>,
     lines: &[ResultLine],
-    to_judge: &[(usize, &Task, Seed, Option<PathBuf>)],
+    to_judge: &[ToJudge<'_>],
     jobs: usize,
 ) -> anyhow::Result<Vec<Option<Judged>>> {
-    let judgements = to_judge
-        .iter()
-        .map(|(index, task, seed, sandbox)| async move {
-            let Some(dir) = sandbox else {
-                return Ok(Some(Judged::undecided("kept sandbox not found")));
-            };
-            let line = &lines[*index];
-            let outcome = line.outcome();
-            let crashed = outcome.error.is_some();
-            judge_run(
-                judge,
-                task,
-                seed,
-                outcome.answer.as_deref(),
-                crashed,
-                Some(dir),
-            )
-            .await
-        });
+    let judgements = to_judge.iter().map(|to_judge| async move {
+        let Some(dir) = &to_judge.sandbox else {
+            return Ok(Some(Judged::undecided("kept sandbox not found")));
+        };
+        let outcome = lines[to_judge.index].outcome();
+        judge_run(judge, to_judge.task, &to_judge.seed, &outcome, Some(dir)).await
+    });
     // More lines under way than calls in flight, so that prompts are built while
     // earlier calls are answered; results come back in order.
     futures_util::stream::iter(judgements)
@@ -194,6 +204,54 @@ async fn judge_all(
         .map(|judged| judged.map_err(judge_failure))
         .try_collect()
         .await
+}
+
+/// Settles a result line again with the judge's new verdict (crate::settle): graded on
+/// the evidence the run saw, with the checks it added (a forbidden call seen only in the
+/// trace, or a served tool's limit gone over, fails the line again), and priced again at
+/// the time the run started. Gives what could not be settled fully.
+fn settle_again(
+    line: &mut ResultLine,
+    task: &Task,
+    workdir: Workdir<'_>,
+    judged: Judged,
+    pricer: &Pricer,
+) -> Vec<String> {
+    let outcome = line.outcome();
+    let evidence = Evidence::from_record(&line.evidence);
+    let runner_checks = line
+        .checks
+        .iter()
+        .filter(|check| is_runner_check(check))
+        .cloned()
+        .collect();
+    let priced_at = match line.timings.started_at.as_deref() {
+        None => Ok(None),
+        Some(text) => parse_time("timings.started_at", &serde_json::Value::from(text)).map(Some),
+    };
+    let place = Place {
+        line: None,
+        task: &line.task,
+        attempt: Some(line.attempt),
+    };
+    let mut settled = settle(
+        Settling {
+            task,
+            place: &place,
+            outcome: &outcome,
+            evidence: &evidence,
+            workdir,
+            judged: Some(judged),
+            runner_checks,
+            priced_at,
+        },
+        pricer,
+        Kept::OnRecord,
+        None,
+    );
+    let problems = std::mem::take(&mut settled.problems);
+    settled.apply_to(line);
+    problems
 }
 
 /// Where `run --keep` put this attempt's sandbox, if it is there.

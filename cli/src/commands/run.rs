@@ -12,6 +12,7 @@ use crate::outputs::page::{PageOptions, ResultsFile};
 use crate::outputs::progress::{Notes, Progress};
 use crate::outputs::results::ResultsOut;
 use crate::outputs::{Attempt, Ending, Outputs};
+use crate::problems::Problems;
 use crate::results_file::{ResultWriter, for_each_result};
 use crate::run::agent::{self, AgentSpec};
 use crate::run::attempt::{
@@ -287,7 +288,7 @@ async fn execute(
     let planned = plan(&tasks, agents.len(), args.attempts, &done);
     let (context, receiver) = start(&args, suite, agents, &tasks, jobs, judging).await?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
-    let mut outputs = Outputs::after(earlier);
+    let mut outputs = Outputs::after(earlier).with_common()?;
     let progress = Progress::new(planned.len() as u64);
     let notes = progress.notes();
     outputs.add(ResultsOut::new(writer, true));
@@ -386,6 +387,8 @@ struct Schedule<'a> {
 #[derive(Debug, Default)]
 struct Ran {
     infrastructure_errors: usize,
+    /// Attempts that could not be settled fully (usage not priced): exit 2 at the end.
+    problems: Problems,
     interrupted: bool,
     judge_failure: Option<String>,
 }
@@ -423,7 +426,7 @@ impl Ran {
                 self.infrastructure_errors
             ))
             .into()),
-            None => Ok(()),
+            None => self.problems.into_result("attempts"),
         };
         Ending {
             title: format!("run {}", args.tasks.display()),
@@ -476,7 +479,10 @@ impl Schedule<'_> {
                 }
                 Some(joined) = finishing.join_next() => {
                     match attempt_ran(joined, self.notes, &mut ran.infrastructure_errors) {
-                        Some(Finished::Result(line)) => {
+                        Some(Finished::Result { line, problems }) => {
+                            for problem in problems {
+                                ran.problems.report_settled(problem, |m| self.notes.note(m));
+                            }
                             let tags = self.context.suite.tags_of(&line.task);
                             outputs.attempt(&Attempt::of_line(&line, tags))?;
                         }

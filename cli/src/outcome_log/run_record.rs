@@ -9,8 +9,11 @@
 
 use super::value_of;
 use crate::run::is_runner_check;
+use proctor_core::faults::{FaultFired, FaultMissed};
 use proctor_core::grade::{Account, CheckResult, Evidence};
 use proctor_core::outcome::{Extra, Outcome};
+use proctor_core::result::{ProcessInfo, ResultLine, Timings};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 /// The keys read, in the order [`read`] takes their values.
@@ -29,6 +32,45 @@ pub struct RunRecord {
     pub evidence: Evidence,
     /// The checks the run added beside the task's own (a served tool's limits).
     pub runner_checks: Vec<CheckResult>,
+    /// What only the runner knew of the attempt.
+    pub facts: RunFacts,
+}
+
+/// What only the runner knew of an attempt, as its result line recorded it: graded again,
+/// the line keeps it, so that its outputs are given the attempt `run` gave them.
+#[derive(Debug, Default, Deserialize)]
+pub struct RunFacts {
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    process: Option<ProcessInfo>,
+    #[serde(default)]
+    timings: Timings,
+    #[serde(default)]
+    faults_fired: Vec<FaultFired>,
+    #[serde(default)]
+    faults_missed: Vec<FaultMissed>,
+}
+
+impl RunFacts {
+    /// When the attempt started, at which the run priced its usage.
+    pub fn started_at(&self) -> Option<Result<jiff::Timestamp, proctor_ledger::time::TimeError>> {
+        let started = self.timings.started_at.as_deref()?;
+        Some(proctor_ledger::time::parse_time(
+            "timings.started_at",
+            &serde_json::Value::from(started),
+        ))
+    }
+
+    /// Writes the facts on `line`. Its label stays the command's (`--label`), by which
+    /// the summary counts it.
+    pub fn write_on(self, line: &mut ResultLine) {
+        line.seed = self.seed;
+        line.process = self.process;
+        line.timings = self.timings;
+        line.faults_fired = self.faults_fired;
+        line.faults_missed = self.faults_missed;
+    }
 }
 
 /// Reads the values of [`KEYS`] (`values`, in that order) of the line `text` into
@@ -63,9 +105,13 @@ pub fn read(
         .into_iter()
         .filter(is_runner_check)
         .collect();
+    // Read apart, from the whole line: only result lines have them, and most lines
+    // graded are not result lines.
+    let facts = serde_json::from_str(text).map_err(|e| format!("result line: {e}"))?;
     Ok(Some(Box::new(RunRecord {
         evidence,
         runner_checks,
+        facts,
     })))
 }
 

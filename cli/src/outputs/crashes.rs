@@ -1,7 +1,7 @@
 //! An agent none of whose attempts ran is a broken set-up, not a result
 //! (docs/exit-codes.md, exit 3).
 
-use super::{Attempt, AttemptSink};
+use super::{Attempt, AttemptSink, Reads};
 use crate::exit::Failure;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::Scorecards;
@@ -45,6 +45,10 @@ impl CrashTally {
 }
 
 impl AttemptSink for CrashTally {
+    fn reads(&self) -> Reads {
+        Reads::LINE
+    }
+
     fn attempt(&mut self, attempt: &Attempt<'_>) -> anyhow::Result<()> {
         if let Some(line) = attempt.line {
             self.add(line);

@@ -1,6 +1,6 @@
 //! The cost ledger (`--ledger`): rows of every attempt, committed in one batch at the end.
 
-use super::{Attempt, AttemptSink};
+use super::{Attempt, AttemptSink, Reads};
 use crate::commands::ledger::LedgerRows;
 
 /// Gathers the ledger rows of every attempt whose result line was built.
@@ -14,6 +14,14 @@ impl LedgerOut {
 }
 
 impl AttemptSink for LedgerOut {
+    /// A row per model of each attempt: its cost, label, times and outcome.
+    fn reads(&self) -> Reads {
+        match self.0 {
+            Some(_) => Reads::LINE,
+            None => Reads::NOTHING,
+        }
+    }
+
     fn attempt(&mut self, attempt: &Attempt<'_>) -> anyhow::Result<()> {
         match (&mut self.0, attempt.line) {
             (Some(rows), Some(line)) => rows.push(line),

@@ -8,8 +8,10 @@
 //!
 //! - [`results`]: the results file; [`ledger`]: the cost ledger; [`progress`]: the
 //!   progress lines; [`scorecards`]: the printed summary; [`page`]: the HTML page;
-//!   [`crashes`]: the broken-set-up check of `run`; [`gate`]: `--min-pass-rate`.
+//!   [`crashes`]: the broken-set-up check of `run`; [`gate`]: `--min-pass-rate`;
+//!   [`attempts_seen`]: what an output is given, for contributors.
 
+pub mod attempts_seen;
 pub mod crashes;
 pub mod gate;
 pub mod ledger;
@@ -29,6 +31,13 @@ use scorecards::ScorecardsOut;
 /// One output of the graded attempts. Every step has a default that does nothing, so an
 /// output implements only the steps it takes part in.
 pub trait AttemptSink {
+    /// What of each attempt this output reads (nothing, by default: the scorecards are
+    /// counted for every output). A command that keeps less of an attempt for speed keeps
+    /// what its outputs read, and hands an output that reads no line none.
+    fn reads(&self) -> Reads {
+        Reads::NOTHING
+    }
+
     /// Takes one graded attempt, in the order the command settles them.
     fn attempt(&mut self, _attempt: &Attempt<'_>) -> anyhow::Result<()> {
         Ok(())
@@ -58,11 +67,43 @@ pub trait AttemptSink {
     }
 }
 
+/// What of each attempt an output reads ([`AttemptSink::reads`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// The result line as it is written ([`Attempt::text`]).
+    pub text: bool,
+    /// The whole result line, every field ([`Attempt::line`]).
+    pub line: bool,
+}
+
+impl Reads {
+    pub const NOTHING: Reads = Reads {
+        text: false,
+        line: false,
+    };
+    pub const TEXT: Reads = Reads {
+        text: true,
+        line: false,
+    };
+    pub const LINE: Reads = Reads {
+        text: false,
+        line: true,
+    };
+
+    /// What either reads.
+    pub fn and(self, other: Reads) -> Reads {
+        Reads {
+            text: self.text || other.text,
+            line: self.line || other.line,
+        }
+    }
+}
+
 /// One graded attempt, as the outputs read it.
 #[derive(Debug)]
 pub struct Attempt<'a> {
-    /// The whole result line, when one was built (`grade` builds none when nothing reads
-    /// it).
+    /// The whole result line, every field of it, when an output reads it
+    /// ([`Reads::line`]); `run` and `judge` always give it.
     pub line: Option<&'a ResultLine>,
     /// How the line reaches the results file.
     pub text: Text<'a>,
@@ -163,6 +204,15 @@ impl<'a> Outputs<'a> {
         }
     }
 
+    /// Adds the outputs every command has whatever its options: what an output is given,
+    /// when `PROCTOR_ATTEMPTS_SEEN` asks for it.
+    pub fn with_common(mut self) -> anyhow::Result<Outputs<'a>> {
+        if let Some(seen) = attempts_seen::AttemptsSeen::from_env()? {
+            self.add(seen);
+        }
+        Ok(self)
+    }
+
     /// Adds an output after the others: outputs take each step in the order added.
     pub fn add(&mut self, sink: impl AttemptSink + Send + 'a) {
         self.sinks.push(Box::new(sink));
@@ -187,6 +237,13 @@ impl<'a> Outputs<'a> {
         self.add(Gate {
             min_pass_rate: summary.min_pass_rate,
         });
+    }
+
+    /// What the outputs read of each attempt, together.
+    pub fn reads(&self) -> Reads {
+        self.sinks
+            .iter()
+            .fold(Reads::NOTHING, |reads, sink| reads.and(sink.reads()))
     }
 
     /// Counts one graded attempt and hands it to every output.

@@ -1,7 +1,7 @@
 //! Progress on stderr: a bar on a terminal, one plain line per attempt otherwise
 //! (CI logs keep every line; a bar would be noise there).
 
-use super::{Attempt, AttemptSink};
+use super::{Attempt, AttemptSink, Reads};
 use crate::render::details::reasons_with_details;
 use indicatif::{ProgressBar, ProgressStyle};
 use proctor_core::result::ResultLine;
@@ -71,6 +71,10 @@ impl Progress {
 }
 
 impl AttemptSink for Progress {
+    fn reads(&self) -> Reads {
+        Reads::LINE
+    }
+
     fn attempt(&mut self, attempt: &Attempt<'_>) -> anyhow::Result<()> {
         if let Some(line) = attempt.line {
             self.finished(line);

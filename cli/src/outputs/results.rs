@@ -1,6 +1,6 @@
 //! The results file (`--out`): one `proctor.result/1` line per attempt.
 
-use super::{Attempt, AttemptSink, Text};
+use super::{Attempt, AttemptSink, Reads, Text};
 use crate::results_file::{ResultWriter, partial_path};
 use std::path::{Path, PathBuf};
 
@@ -38,6 +38,13 @@ impl ResultsOut {
 }
 
 impl AttemptSink for ResultsOut {
+    fn reads(&self) -> Reads {
+        match self.writer {
+            Some(_) => Reads::TEXT,
+            None => Reads::NOTHING,
+        }
+    }
+
     fn attempt(&mut self, attempt: &Attempt<'_>) -> anyhow::Result<()> {
         let Some(writer) = self.writer.as_mut() else {
             return Ok(());

@@ -5,8 +5,8 @@
 
 use super::agent::AgentSpec;
 use super::environment::AgentEnvironment;
-use super::isolation::Isolation;
 use super::isolation::contained_command::ContainedCommands;
+use super::isolation::{Isolation, MemoryUse};
 use super::keep_folder::KeepFolder;
 use super::outcome::resolve;
 use super::plan::{Planned, attempt_seed};
@@ -17,10 +17,13 @@ use crate::judging::{Judged, judge_run};
 use crate::mcp::ToolServer;
 use crate::mcp::attempt::{AttemptTools, TaskTools};
 use crate::mcp::server::Served;
+use crate::mcp::server::ServedCalls;
 use crate::otlp::TraceCollector;
+use crate::otlp::collector::Collected;
 use crate::otlp::collector::Registration;
+use crate::settle::{Place, Settling, new_line, settle};
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Evidence, Workdir, grade_on_evidence};
+use proctor_core::grade::{CheckResult, Evidence, Kept, Workdir};
 use proctor_core::outcome::{AgentError, Outcome, Status};
 use proctor_core::result::{ProcessInfo, ResultLine, Timings};
 use proctor_core::task::{Suite, Task, TaskNetwork};
@@ -85,7 +88,12 @@ pub struct TraceSettings {
 /// How an attempt ended.
 #[derive(Debug)]
 pub enum Finished {
-    Result(Box<ResultLine>),
+    /// The attempt's line, and what could not be settled fully (usage not priced), each
+    /// naming the attempt.
+    Result {
+        line: Box<ResultLine>,
+        problems: Vec<String>,
+    },
     /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
     Cancelled,
     /// The judge could not be reached (after retries) or its cassette missed: an
@@ -105,8 +113,6 @@ pub struct AgentEnded {
     outcome: Outcome,
     process_info: Option<ProcessInfo>,
     duration: Duration,
-    /// The attempt's time limit, which a timeout's detail names.
-    timeout: Duration,
     /// The attempt's place in the OTLP receiver, where its spans are collected.
     traces: Registration,
     /// The attempt's place in the tool server, when the task has `tools:`, and when its
@@ -139,23 +145,7 @@ pub async fn run_agent(
         .map(Duration::from_secs_f64)
         .unwrap_or(context.default_timeout);
     let started_at = jiff::Timestamp::now();
-
-    let folders = {
-        let context = context.clone();
-        let label = context.keep_by_label.then(|| agent.name.clone());
-        tokio::task::spawn_blocking(move || {
-            let task = &context.suite.tasks[planned.task];
-            sandbox::prepare(
-                task,
-                context.control.path(),
-                context.keep.as_ref(),
-                label.as_deref(),
-                planned.attempt,
-            )
-        })
-        .await??
-    };
-    let outcome_path = folders.outcome_file.clone();
+    let folders = make_sandbox(&context, planned).await?;
     let traces = context.traces.collector.register(
         &context.traces.endpoint,
         &agent.name,
@@ -166,37 +156,7 @@ pub async fn run_agent(
     if let Some(path) = env.value("PATH").map(str::to_owned) {
         env.set("PATH", context.isolation.path_seen_by(planned.agent, &path));
     }
-    // The task's tools, under a token of this attempt's own (docs/tools.md).
-    let served = match (
-        &context.tools.server,
-        context.tools.by_task.get(&planned.task),
-    ) {
-        (Some(server), Some(tools)) => {
-            let tools = AttemptTools::new(
-                tools.clone(),
-                task,
-                planned.attempt,
-                (folders.sandbox.clone(), folders.state.clone()),
-                // Drawn from the attempt's seed (a variant's is its base task's), so a
-                // rerun, a resume or a shard fires the same faults.
-                proctor_core::faults::FaultPlan::new(&task.faults, seed),
-                context.commands.clone(),
-            );
-            let served = server.register(tools);
-            let url = server.url();
-            for (name, value) in crate::mcp::client_config::env(&url, &served.token) {
-                env.set(name, value);
-            }
-            let written =
-                crate::mcp::client_config::write_config(&folders.sandbox, &url, &served.token);
-            if let Err(error) = written {
-                server.finish(served, tokio::time::Instant::now()).await;
-                anyhow::bail!("cannot write .mcp.json into the sandbox: {error}");
-            }
-            Some((server, served))
-        }
-        _ => None,
-    };
+    let served = serve_tools(&context, planned, seed, &folders, &mut env).await?;
     // The OTLP endpoint, TRACEPARENT and resource attributes (docs/traces.md): proctor's, as the
     // PROCTOR_* variables are, since attributing spans depends on them.
     for (name, value) in &traces.env {
@@ -206,16 +166,6 @@ pub async fn run_agent(
     let prepared = context
         .isolation
         .prepare(planned.agent, agent, &folders, loopback_only)?;
-    // The base id: a variant's name (`@pushy`) would tell the agent it is being tested.
-    let stdin_line = serde_json::json!({
-        "task_id": task.base_id(),
-        "attempt": planned.attempt,
-        "input": task.input,
-        "seed": seed,
-        "step_cap": task.step_cap,
-        "timeout_s": timeout.as_secs_f64(),
-    })
-    .to_string();
     let mut vars = env.vars().to_vec();
     vars.extend(prepared.env.iter().cloned());
     let launch = Launch {
@@ -223,7 +173,7 @@ pub async fn run_agent(
         args: &prepared.args,
         env: &vars,
         cwd: &folders.sandbox,
-        stdin_line,
+        stdin_line: stdin_line(task, planned.attempt, seed, timeout),
         timeout,
         disk: prepared.disk.as_ref(),
         bubblewrap: prepared.bubblewrap,
@@ -234,47 +184,15 @@ pub async fn run_agent(
     // The attempt's processes are gone: its cgroups, sockets and token can go too.
     drop(prepared.groups);
     drop(prepared.relays);
-    let served = served.map(|(_, served)| (served, tokio::time::Instant::now()));
-    let (outcome, process_info, duration) = match ran {
-        Ok(run) if run.stopped == Some(Stopped::Cancelled) => {
-            // Nothing is recorded; the attempt's server backends go with it.
-            if let Some((served, _)) = &served {
-                served.abandon().await;
-            }
-            return Ok(AgentPhase::Cancelled);
+    let served = served.map(|served| (served, tokio::time::Instant::now()));
+    let Some((outcome, process_info, duration)) =
+        outcome_of(ran, &folders.outcome_file, memory, timeout)
+    else {
+        // Nothing is recorded; the attempt's server backends go with it.
+        if let Some((served, _)) = &served {
+            served.abandon().await;
         }
-        Ok(run) => {
-            let outcome = resolve(&run, &outcome_path, memory);
-            let _ = std::fs::remove_file(&outcome_path);
-            let stderr = String::from_utf8_lossy(&run.stderr.bytes);
-            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-            let info = ProcessInfo {
-                exit_code: match run.exit {
-                    Exit::Code(code) => Some(code),
-                    Exit::Signal(_) => None,
-                },
-                signal: match run.exit {
-                    Exit::Signal(signal) => Some(signal),
-                    Exit::Code(_) => None,
-                },
-                timed_out: run.stopped == Some(Stopped::TimedOut),
-                stdout_bytes: run.stdout.total,
-                stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
-            };
-            (outcome, Some(info), run.duration)
-        }
-        Err(error) => (
-            Outcome {
-                status: Some(Status::Error),
-                error: Some(AgentError {
-                    kind: "could not start".to_owned(),
-                    message: error.to_string(),
-                }),
-                ..Outcome::default()
-            },
-            None,
-            Duration::ZERO,
-        ),
+        return Ok(AgentPhase::Cancelled);
     };
     Ok(AgentPhase::Ended(Box::new(AgentEnded {
         planned,
@@ -284,21 +202,139 @@ pub async fn run_agent(
         outcome,
         process_info,
         duration,
-        timeout,
         traces,
         served,
     })))
 }
 
-/// What follows the agent: judge (given up when proctor is interrupted), grade, cost
-/// and the result line.
+/// The attempt's fresh sandbox and private folders (blocking: seed files are copied).
+async fn make_sandbox(
+    context: &Arc<RunContext>,
+    planned: Planned,
+) -> anyhow::Result<AttemptFolders> {
+    let context = context.clone();
+    tokio::task::spawn_blocking(move || {
+        let task = &context.suite.tasks[planned.task];
+        let agent = &context.agents[planned.agent];
+        let label = context.keep_by_label.then_some(agent.name.as_str());
+        sandbox::prepare(
+            task,
+            context.control.path(),
+            context.keep.as_ref(),
+            label,
+            planned.attempt,
+        )
+    })
+    .await?
+    .map_err(Into::into)
+}
+
+/// The task's tools, served under a token of this attempt's own (docs/tools.md), when it
+/// has `tools:`: their address goes into the agent's environment and `.mcp.json`.
+async fn serve_tools(
+    context: &RunContext,
+    planned: Planned,
+    seed: u64,
+    folders: &AttemptFolders,
+    env: &mut AgentEnvironment,
+) -> anyhow::Result<Option<Served>> {
+    let (Some(server), Some(tools)) = (
+        &context.tools.server,
+        context.tools.by_task.get(&planned.task),
+    ) else {
+        return Ok(None);
+    };
+    let task = &context.suite.tasks[planned.task];
+    let tools = AttemptTools::new(
+        tools.clone(),
+        task,
+        planned.attempt,
+        (folders.sandbox.clone(), folders.state.clone()),
+        // Drawn from the attempt's seed (a variant's is its base task's), so a rerun, a
+        // resume or a shard fires the same faults.
+        proctor_core::faults::FaultPlan::new(&task.faults, seed),
+        context.commands.clone(),
+    );
+    let served = server.register(tools);
+    let url = server.url();
+    for (name, value) in crate::mcp::client_config::env(&url, &served.token) {
+        env.set(name, value);
+    }
+    let written = crate::mcp::client_config::write_config(&folders.sandbox, &url, &served.token);
+    if let Err(error) = written {
+        server.finish(served, tokio::time::Instant::now()).await;
+        anyhow::bail!("cannot write .mcp.json into the sandbox: {error}");
+    }
+    Ok(Some(served))
+}
+
+/// The line the agent reads on stdin (docs/agent-protocol.md). The base id: a variant's
+/// name (`@pushy`) would tell the agent it is being tested.
+fn stdin_line(task: &Task, attempt: u64, seed: u64, timeout: Duration) -> String {
+    serde_json::json!({
+        "task_id": task.base_id(),
+        "attempt": attempt,
+        "input": task.input,
+        "seed": seed,
+        "step_cap": task.step_cap,
+        "timeout_s": timeout.as_secs_f64(),
+    })
+    .to_string()
+}
+
+/// What the agent's process gave: its outcome (from the outcome file, else stdout), how
+/// it ended, and how long it ran; `None` when proctor was interrupted. An agent that could
+/// not start is an attempt that crashed.
+fn outcome_of(
+    ran: std::io::Result<process::AgentRun>,
+    outcome_file: &std::path::Path,
+    memory: Option<MemoryUse>,
+    timeout: Duration,
+) -> Option<(Outcome, Option<ProcessInfo>, Duration)> {
+    let run = match ran {
+        Ok(run) if run.stopped == Some(Stopped::Cancelled) => return None,
+        Ok(run) => run,
+        Err(error) => {
+            let crashed = Outcome {
+                status: Some(Status::Error),
+                error: Some(AgentError {
+                    kind: "could not start".to_owned(),
+                    message: error.to_string(),
+                }),
+                ..Outcome::default()
+            };
+            return Some((crashed, None, Duration::ZERO));
+        }
+    };
+    let outcome = resolve(&run, outcome_file, memory);
+    let _ = std::fs::remove_file(outcome_file);
+    let stderr = String::from_utf8_lossy(&run.stderr.bytes);
+    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+    let info = ProcessInfo {
+        exit_code: match run.exit {
+            Exit::Code(code) => Some(code),
+            Exit::Signal(_) => None,
+        },
+        signal: match run.exit {
+            Exit::Signal(signal) => Some(signal),
+            Exit::Code(_) => None,
+        },
+        timed_out: run.stopped == Some(Stopped::TimedOut),
+        timeout_s: Some(timeout.as_secs_f64()),
+        stdout_bytes: run.stdout.total,
+        stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+    };
+    Some((outcome, Some(info), run.duration))
+}
+
+/// What follows the agent: its late spans and served calls, its kept sandbox, the judge
+/// (each given up when proctor is interrupted), then the attempt settled into its line.
 pub async fn finish_attempt(
     context: Arc<RunContext>,
     ended: AgentEnded,
     mut cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finished> {
     let planned = ended.planned;
-    let (folders, reported) = (ended.folders, ended.outcome);
     let task = &context.suite.tasks[planned.task];
     // Late spans, and the served calls still running, are waited for here, outside the
     // agent's slot.
@@ -316,39 +352,13 @@ pub async fn finish_attempt(
         both = async { tokio::join!(traced_spans, served_calls) } => both,
         _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
     };
-    // Nothing of the attempt runs any more (its served calls are in): under `--keep` the
-    // sandbox moves to its kept place, where grading and every later command find it.
-    // Blocking: what an earlier run kept there, however large, is removed first.
-    let folders = tokio::task::spawn_blocking(move || {
-        let mut folders = folders;
-        folders.keep().map(|()| folders)
-    })
-    .await?
-    .map_err(|error| {
-        anyhow::anyhow!(
-            "cannot keep the sandbox of task `{}` attempt {}: {error}",
-            task.id,
-            planned.attempt
-        )
-    })?;
-    // Every account of the calls, before one is chosen: safety is graded on them all.
-    let mut evidence = Evidence::default();
-    evidence.add(&reported);
-    if let Some(collected) = &collected {
-        evidence.add(&collected.evidence.outcome);
-    }
-    let (outcome, trace_checks) = traced::combine(
-        reported,
+    let folders = keep_sandbox(ended.folders, task, planned.attempt).await?;
+    let accounts = Accounts::of(
+        ended.outcome,
         collected,
+        served.as_ref(),
         task.trajectory_from_trace || context.traces.trajectory_from_trace,
     );
-    let (outcome, served_checks) = match &served {
-        Some(served) => super::served::combine(outcome, served),
-        None => (outcome, Vec::new()),
-    };
-    let evidence = evidence.besides(&outcome);
-    let agent = &context.agents[planned.agent];
-    let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
     let seed_files = context
         .seeds
         .get(&planned.task)
@@ -358,8 +368,7 @@ pub async fn finish_attempt(
         context.judge.as_ref(),
         task,
         &seed_files,
-        outcome.answer.as_deref(),
-        crashed,
+        &accounts.outcome,
         Some(&folders.sandbox),
     );
     // Ctrl-C drops a judge call in flight (and its connection) at once: the attempt is
@@ -370,76 +379,158 @@ pub async fn finish_attempt(
     };
     let judged = match judged {
         Ok(judged) => judged,
-        Err(error) if error.is_infrastructure() => {
+        Err(error) => {
             return Ok(Finished::JudgeFailed(format!(
                 "task `{}` attempt {}: {error}",
                 task.id, planned.attempt
             )));
         }
-        // Something about this run alone (an unreadable sandbox): it stays ungraded.
-        Err(error) => Some(Judged::undecided(error.to_string())),
     };
-    let evidence_on_record = evidence.on_record();
-    let mut graded = {
+    let ran = Ran {
+        seed: ended.seed,
+        started_at: ended.started_at,
+        duration: ended.duration,
+        process: ended.process_info,
+    };
+    let settled = {
         let context = context.clone();
-        let dir = folders.sandbox.clone();
-        let state = folders.state.clone();
-        let outcome = outcome.clone();
-        let verdict = judged.as_ref().map(|j| j.verdict.clone());
         tokio::task::spawn_blocking(move || {
-            let task = &context.suite.tasks[planned.task];
-            grade_on_evidence(
-                task,
-                &outcome,
-                &evidence,
-                Workdir::Dir(&dir, &context.commands.with_state(state.as_deref())),
-                verdict.as_ref(),
-            )
+            settle_attempt(&context, planned, &folders, accounts, judged, ran, served)
         })
         .await?
     };
-    // A limit of the tool server the agent went over fails the attempt, with its reason.
-    graded.add_runner_checks(
-        trace_checks.into_iter().chain(served_checks).collect(),
-        &outcome,
-        task.step_cap,
+    Ok(settled)
+}
+
+/// Moves the sandbox to its kept place under `--keep` once nothing of the attempt runs
+/// any more (its served calls are in), where grading and every later command find it.
+/// Blocking: what an earlier run kept there, however large, is removed first.
+async fn keep_sandbox(
+    folders: AttemptFolders,
+    task: &Task,
+    attempt: u64,
+) -> anyhow::Result<AttemptFolders> {
+    tokio::task::spawn_blocking(move || {
+        let mut folders = folders;
+        folders.keep().map(|()| folders)
+    })
+    .await?
+    .map_err(|error| {
+        anyhow::anyhow!(
+            "cannot keep the sandbox of task `{}` attempt {attempt}: {error}",
+            task.id,
+        )
+    })
+}
+
+/// Every account of an attempt's calls, and the one its trajectory is graded on.
+struct Accounts {
+    outcome: Outcome,
+    /// The other accounts, on which safety is graded too.
+    evidence: Evidence,
+    /// The checks the trace and the served calls add.
+    runner_checks: Vec<CheckResult>,
+}
+
+impl Accounts {
+    /// The agent's own account, the trace's and the tool server's: safety is graded on
+    /// them all; the trajectory on the trace's when `from_trace`, and the served calls
+    /// replace what the agent said of them.
+    fn of(
+        reported: Outcome,
+        collected: Option<Collected>,
+        served: Option<&ServedCalls>,
+        from_trace: bool,
+    ) -> Accounts {
+        let mut evidence = Evidence::default();
+        evidence.add(&reported);
+        if let Some(collected) = &collected {
+            evidence.add(&collected.evidence.outcome);
+        }
+        let (outcome, trace_checks) = traced::combine(reported, collected, from_trace);
+        let (outcome, served_checks) = match served {
+            Some(served) => super::served::combine(outcome, served),
+            None => (outcome, Vec::new()),
+        };
+        let evidence = evidence.besides(&outcome);
+        Accounts {
+            outcome,
+            evidence,
+            runner_checks: trace_checks.into_iter().chain(served_checks).collect(),
+        }
+    }
+}
+
+/// What the runner alone knows of an attempt's run.
+struct Ran {
+    seed: u64,
+    started_at: jiff::Timestamp,
+    duration: Duration,
+    process: Option<ProcessInfo>,
+}
+
+/// The attempt settled (crate::settle) into its result line: graded in its sandbox,
+/// priced at its start, with the runner's record of its run.
+fn settle_attempt(
+    context: &RunContext,
+    planned: Planned,
+    folders: &AttemptFolders,
+    accounts: Accounts,
+    judged: Option<Judged>,
+    ran: Ran,
+    served: Option<ServedCalls>,
+) -> Finished {
+    let task = &context.suite.tasks[planned.task];
+    let agent = &context.agents[planned.agent];
+    let commands = context.commands.with_state(folders.state.as_deref());
+    let place = Place {
+        line: None,
+        task: &task.id,
+        attempt: Some(planned.attempt),
+    };
+    let mut settled = settle(
+        Settling {
+            task,
+            place: &place,
+            outcome: &accounts.outcome,
+            evidence: &accounts.evidence,
+            workdir: Workdir::Dir(&folders.sandbox, &commands),
+            judged,
+            runner_checks: accounts.runner_checks,
+            priced_at: Ok(Some(ran.started_at)),
+        },
+        &context.pricer,
+        Kept::OnRecord,
+        None,
     );
-    let judge_usage = judged.as_ref().map(|j| j.usage.clone()).unwrap_or_default();
-    let priced_at: jiff::Timestamp = ended.started_at;
-    let cost = context
-        .pricer
-        .cost(&outcome.usage, &judge_usage, Some(priced_at))
-        .or_else(|_| context.pricer.unpriced_cost(&outcome.usage))
-        .unwrap_or_default();
-    let mut line = ResultLine::new(
-        &task.id,
+    let problems = std::mem::take(&mut settled.problems);
+    let mut line = new_line(
+        task,
         planned.attempt,
         Some(agent.name.clone()),
-        outcome,
-        graded,
+        accounts.outcome,
+        &context.suite.digest,
     );
-    line.variant.clone_from(&task.variant);
-    line.evidence = evidence_on_record;
-    if let Some(served) = &served {
-        line.faults_fired.clone_from(&served.fired);
-        line.faults_missed.clone_from(&served.missed);
-    }
-    line.judge = judged.and_then(|j| j.record);
-    line.cost = cost;
-    line.task_digest = context.suite.digest.clone();
-    line.seed = Some(ended.seed);
-    line.process = ended.process_info;
-    crate::details::add_runner_details(&mut line, Some(ended.timeout));
+    line.evidence = accounts.evidence.on_record();
+    line.seed = Some(ran.seed);
+    line.process = ran.process;
     line.timings = Timings {
-        started_at: Some(ended.started_at.to_string()),
-        duration_ms: Some(ended.duration.as_millis() as u64),
+        started_at: Some(ran.started_at.to_string()),
+        duration_ms: Some(ran.duration.as_millis() as u64),
         tool_calls: served
             .as_ref()
             .map(|served| crate::mcp::record::timings(&served.calls))
             .unwrap_or_default(),
     };
-    drop(folders);
-    Ok(Finished::Result(Box::new(line)))
+    if let Some(served) = served {
+        line.faults_fired = served.fired;
+        line.faults_missed = served.missed;
+    }
+    settled.apply_to(&mut line);
+    Finished::Result {
+        line: Box::new(line),
+        problems,
+    }
 }
 
 /// The agent's whole environment (docs/agent-protocol.md): the harmless host variables and

@@ -31,6 +31,7 @@ mod run;
 mod scorecards;
 mod served_limits;
 mod server_backend;
+mod settling;
 mod sight;
 mod simulated_user;
 mod tool_faults;

@@ -203,6 +203,10 @@ pub struct ProcessInfo {
     /// Whether proctor killed it for running past the task's time limit.
     #[serde(default)]
     pub timed_out: bool,
+    /// The attempt's time limit in seconds, which a timeout's detail names whichever
+    /// command settles the line again (docs/result-format.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
     /// Bytes the agent wrote to stdout (only a bounded tail is kept).
     #[serde(default)]
     pub stdout_bytes: u64,

@@ -50,15 +50,17 @@ fn role_prefix(role: CallRole) -> &'static str {
 /// role, provider, model, service tier and price row into [`Cost::models`]; unpriced
 /// calls count in `unpriced_calls` and leave their cost empty, never 0.
 ///
-/// # Errors
-///
-/// [`CostError`] for the first usage object that cannot be read; nothing is priced then.
+/// A usage object that cannot be read, or whose own time cannot be, is still counted: as
+/// an unpriced call (its tokens too, when they can be read), so that the attempt's USD is a
+/// lower bound and says so, never a silent 0 (docs/cost.md). What was wrong with it is in
+/// [`PricedAttempt::problems`], for the command to say.
 pub fn price_attempt(
     table: &PriceTable,
     agent: &[CompactJson],
     judge: &[CompactJson],
     at: Timestamp,
-) -> Result<Cost, CostError> {
+) -> PricedAttempt {
+    let mut problems = Vec::new();
     let mut cost = Cost {
         priced_at: Some(rfc3339(at)),
         // Entries are per model, so a line of many calls to one model needs one.
@@ -67,15 +69,28 @@ pub fn price_attempt(
     };
     for (role, usage) in [(CallRole::Agent, agent), (CallRole::Judge, judge)] {
         for (index, value) in usage.iter().enumerate() {
-            let mut read = normalise_compact(value).map_err(|error| CostError::Usage {
-                role,
-                error: UsageError::Item {
-                    index,
-                    error: Box::new(error),
-                },
-            })?;
-            let own =
-                CallFacts::of(value).map_err(|error| CostError::Time { role, index, error })?;
+            let mut read = match normalise_compact(value) {
+                Ok(read) => read,
+                Err(error) => {
+                    // Nothing of it can be counted but the call itself, unpriced.
+                    cost.unpriced_calls += 1;
+                    problems.push(CostError::Usage {
+                        role,
+                        error: UsageError::Item {
+                            index,
+                            error: Box::new(error),
+                        },
+                    });
+                    continue;
+                }
+            };
+            let (own, timed) = match CallFacts::of(value) {
+                Ok(own) => (own, true),
+                Err(error) => {
+                    problems.push(CostError::Time { role, index, error });
+                    (CallFacts::default(), false)
+                }
+            };
             let call_at = own.at.unwrap_or(at);
             let tier = own.service_tier.as_deref();
             let call = Call::new(
@@ -87,7 +102,11 @@ pub fn price_attempt(
             );
             // A call whose cost would not fit in the attempt's total is left unpriced:
             // every other figure (the role's share, the model's entry) is at most the total.
-            let priced = quote(table, &call).ok().filter(|q| fits(cost.usd, q.usd));
+            // A call whose own time cannot be read has no price time: it is counted unpriced.
+            let priced = timed
+                .then(|| quote(table, &call).ok())
+                .flatten()
+                .filter(|q| fits(cost.usd, q.usd));
             cost.tokens = cost.tokens.saturating_add(read.tokens.total());
             let usd = priced.as_ref().map(|q| q.usd);
             match &priced {
@@ -140,7 +159,26 @@ pub fn price_attempt(
             }
         }
     }
-    Ok(cost)
+    PricedAttempt { cost, problems }
+}
+
+/// The cost of one attempt, and what could not be priced in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PricedAttempt {
+    /// Every call counted; those in `problems` as unpriced.
+    pub cost: Cost,
+    /// Each usage object that could not be read, or whose own time could not be, in order.
+    pub problems: Vec<CostError>,
+}
+
+impl PricedAttempt {
+    /// The cost when every usage object could be read; else the first problem.
+    pub fn into_result(self) -> Result<Cost, CostError> {
+        match self.problems.into_iter().next() {
+            None => Ok(self.cost),
+            Some(problem) => Err(problem),
+        }
+    }
 }
 
 /// `at` in RFC 3339. The lines of a log are mostly priced at one time (the command's start,
@@ -304,6 +342,7 @@ mod tests {
         )];
         let priced_at = |at: &str| {
             price_attempt(&PriceTable::empty(), &usage, &[], at.parse().unwrap())
+                .into_result()
                 .unwrap()
                 .priced_at
         };

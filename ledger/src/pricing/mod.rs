@@ -5,5 +5,5 @@
 mod attempt;
 mod quote;
 
-pub use attempt::{CostError, price_attempt};
+pub use attempt::{CostError, PricedAttempt, price_attempt};
 pub use quote::{Call, LONG_CONTEXT_SUFFIX, Quote, quote};

@@ -59,8 +59,9 @@ fn rows_of_a_priced_result_line_and_of_one_without_usage() {
         "task": "t", "attempt": 2, "label": "v1", "passed": false, "usage": usage,
     }))
     .unwrap();
-    line.cost =
-        price_attempt(&test_prices(), &line.usage, &[], ts("2026-11-23T09:01:00Z")).unwrap();
+    line.cost = price_attempt(&test_prices(), &line.usage, &[], ts("2026-11-23T09:01:00Z"))
+        .into_result()
+        .unwrap();
     let ctx = RowContext {
         run_id: "r",
         suite: "s",

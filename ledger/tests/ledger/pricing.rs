@@ -28,6 +28,7 @@ fn price_attempt(
             .collect::<Vec<_>>()
     };
     proctor_ledger::pricing::price_attempt(table, &compact(agent), &compact(judge), at)
+        .into_result()
 }
 
 #[test]
@@ -310,4 +311,28 @@ fn a_quote_follows_the_table_and_the_time_it_is_asked_for_in_any_order() {
         }
     }
     assert!(ids.len() >= 3, "the asks cross rows: {ids:?}");
+}
+
+#[test]
+fn a_call_that_cannot_be_read_or_timed_is_counted_unpriced_and_said() {
+    let agent = [
+        json!({"model": "claude-haiku-4-5", "input_tokens": 1000, "output_tokens": 100}),
+        json!({"model": "claude-haiku-4-5", "input_tokens": 7, "output_tokens": 3, "timestamp": "soon"}),
+        json!({"model": "claude-haiku-4-5", "input_tokens": "many", "output_tokens": 1}),
+    ];
+    let compact: Vec<_> = agent.iter().map(CompactJson::from_value).collect();
+    let priced = proctor_ledger::pricing::price_attempt(&test_prices(), &compact, &[], ts(AT));
+    let only_first = price_attempt(&test_prices(), &agent[..1], &[], ts(AT)).unwrap();
+    // The first call is priced; the other two are counted, unpriced, never as 0.
+    assert_eq!(priced.cost.usd, only_first.usd);
+    assert_eq!(priced.cost.unpriced_calls, 2);
+    // The untimed call's tokens are counted; the unreadable one's cannot be.
+    assert_eq!(priced.cost.tokens, 1100 + 10);
+    let said: Vec<String> = priced.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(
+        said[0].starts_with("usage[1]: field `timestamp`"),
+        "{said:?}"
+    );
+    assert!(said[1].starts_with("usage[2]"), "{said:?}");
 }

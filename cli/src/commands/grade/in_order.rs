@@ -10,7 +10,6 @@ use crate::outcome_log::OutcomeLog;
 use anyhow::Context;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
-use proctor_core::outcome::Status;
 use proctor_judge::{Judge, JudgeError};
 use std::future::Future;
 use std::pin::Pin;
@@ -110,16 +109,7 @@ fn settle<'g>(
     let seed = seeds.for_task(task)?;
     Ok(Box::pin(async move {
         let outcome = &read.record.outcome;
-        let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
-        let judged = judge_run(
-            judge,
-            task,
-            &seed,
-            outcome.answer.as_deref(),
-            crashed,
-            sandbox.as_deref(),
-        )
-        .await;
+        let judged = judge_run(judge, task, &seed, outcome, sandbox.as_deref()).await;
         Settled::Read {
             read,
             attempt,
@@ -147,7 +137,7 @@ fn write(
     };
     let judged = match judged {
         Ok(judged) => judged,
-        Err(error) if error.is_infrastructure() => {
+        Err(error) => {
             // Stop here; everything graded so far is kept.
             let line = read.record.line;
             return Err(judge_failure(error).context(format!(
@@ -155,8 +145,6 @@ fn write(
                 grader.log_name
             )));
         }
-        // Something about this line alone (an unreadable end state): it stays ungraded.
-        Err(error) => Some(Judged::undecided(error.to_string())),
     };
     text.clear();
     let graded = grader.finish(read, Some(attempt), judged, text);

@@ -2,14 +2,17 @@
 
 use crate::commands::grade::workdir_for;
 use crate::judging::Judged;
+use crate::outcome_log::run_record::RunFacts;
 use crate::outcome_log::{
     Item, LineBuffer, LineHead, LineKeys, OutcomeRecord, RunRecord, parse_item, read_item,
     read_text,
 };
+use crate::outputs::Reads;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::kept_state_folder;
+use crate::settle::{Place, Settled, Settling, new_line, settle};
 use crate::usage_cost::Pricer;
-use proctor_core::grade::{Evidence, Grade, Kept, ReasonsGiven, Workdir, grade_keeping};
+use proctor_core::grade::{Evidence, Grade, Kept, ReasonsGiven, Workdir};
 use proctor_core::outcome::{CompactString, Outcome, Status};
 use proctor_core::result::{Cost, ResultLine};
 use proctor_core::summary::Counted;
@@ -30,10 +33,10 @@ pub struct LineGrader<'a> {
     pub log_name: String,
     /// The task file's name, for messages.
     pub tasks_name: String,
-    /// Whether graded lines go to a ledger too, which reads each line's cost per model.
-    pub for_ledger: bool,
-    /// Whether result lines are written (`--out`): without it none is built.
-    pub writes_results: bool,
+    /// What the outputs read of each line: the written text (`--out`), the whole line (a
+    /// ledger). A line nothing reads is not built; a line no output reads whole keeps
+    /// only what the summary counts.
+    pub reads: Reads,
 }
 
 /// Where offline grading finds end states: `--workdir`, `--state-dir`, and what runs
@@ -63,7 +66,8 @@ pub struct GradedLine {
     /// [`LineGrader::finish`] (empty when no result line is written). When
     /// `given_attempt` is `None`, the attempt in it is a placeholder `0` at [`attempt_at`].
     pub text: Range<usize>,
-    /// Problems with the line that did not stop it from being graded (usage not priced).
+    /// What could not be settled fully, though the line was graded (usage not priced):
+    /// not skipped input.
     pub problems: Vec<String>,
 }
 
@@ -308,7 +312,6 @@ impl LineGrader<'_> {
             run,
             ..
         } = line;
-        let mut problems = Vec::new();
         // A missing kept sandbox was reported before grading; were it not, the end-state
         // checks fail on `Workdir::Missing`.
         let sandbox = attempt.and_then(|attempt| self.sandbox(task, attempt, false).ok().flatten());
@@ -323,11 +326,10 @@ impl LineGrader<'_> {
             (Some(dir), Some(commands)) => Workdir::Dir(dir, commands),
             _ => Workdir::Missing,
         };
-        let verdict = judged.as_ref().map(|j| &j.verdict);
         // A judge's record changes a rubric check's detail on the result line: with one,
         // the line is built whatever is written.
-        let builds_line = self.writes_results
-            || self.for_ledger
+        let builds_line = self.reads.text
+            || self.reads.line
             || judged.as_ref().is_some_and(|j| j.record.is_some());
         let kept = if builds_line {
             Kept::OnRecord
@@ -336,40 +338,51 @@ impl LineGrader<'_> {
         };
         let given = given.map(|given| given.of_task(slot));
         static NO_EVIDENCE: Evidence = Evidence::NONE;
-        let evidence = run.as_deref().map_or(&NO_EVIDENCE, |run| &run.evidence);
-        let mut graded = grade_keeping(task, outcome, evidence, workdir, verdict, kept, given);
         // A result line's own run: its checks join the grade, its evidence the line written.
-        let evidence = run.map(|run| {
-            let RunRecord {
-                evidence,
-                runner_checks,
-            } = *run;
-            graded.add_runner_checks(runner_checks, outcome, task.step_cap);
-            evidence
-        });
-        let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
-        if let Err(e) = &time {
-            problems.push(format!("{}:{number}: usage not priced: {e}", self.log_name));
-        }
-        // Without usage nothing is priced; only a written line shows the price time then.
-        let nothing_to_price = outcome.usage.is_empty() && judge_usage.is_empty();
-        let price = |problems: &mut Vec<String>| {
-            let counted = match time {
-                Ok(time) => self.pricer.cost(&outcome.usage, judge_usage, time),
-                Err(_) => self.pricer.unpriced_cost(&outcome.usage),
-            };
-            counted.unwrap_or_else(|e| {
-                problems.push(format!(
-                    "{}:{number}: usage not counted: {e}",
-                    self.log_name
-                ));
-                Default::default()
-            })
+        let (evidence, runner_checks, facts) = match run {
+            Some(run) => {
+                let RunRecord {
+                    evidence,
+                    runner_checks,
+                    facts,
+                } = *run;
+                (Some(evidence), runner_checks, Some(facts))
+            }
+            None => (None, Vec::new(), None),
         };
+        // A result line without a time of its own is priced when its run started, as
+        // the run priced it.
+        let time = match (time, facts.as_ref().and_then(RunFacts::started_at)) {
+            (Ok(None), Some(started)) => started.map(Some),
+            (time, _) => time,
+        };
+        let place = Place {
+            line: Some((&self.log_name, number)),
+            task: &task.id,
+            attempt,
+        };
+        let settled = settle(
+            Settling {
+                task,
+                place: &place,
+                outcome,
+                evidence: evidence.as_ref().unwrap_or(&NO_EVIDENCE),
+                workdir,
+                judged,
+                runner_checks,
+                priced_at: time,
+            },
+            self.pricer,
+            kept,
+            given,
+        );
         if !builds_line {
-            let cost = (!nothing_to_price)
-                .then(|| price(&mut problems))
-                .filter(|cost| *cost != Cost::default());
+            let Settled {
+                grade,
+                cost,
+                problems,
+                ..
+            } = settled;
             return GradedLine {
                 given_attempt: attempt,
                 slot,
@@ -378,53 +391,36 @@ impl LineGrader<'_> {
                     is_variant: task.variant.is_some(),
                     status: outcome.status,
                     steps: outcome.steps,
-                    grade: graded,
-                    cost: cost.map(Box::new),
+                    grade,
+                    cost: cost.filter(|cost| *cost != Cost::default()).map(Box::new),
                 }),
                 text: text.len()..text.len(),
                 problems,
             };
         }
-        let cost = price(&mut problems);
-        let mut result = ResultLine::new(
-            &task.id,
+        let mut settled = settled;
+        let problems = std::mem::take(&mut settled.problems);
+        let mut result = new_line(
+            task,
             attempt.unwrap_or(0),
             self.label.map(str::to_owned),
             std::mem::take(outcome),
-            graded,
+            &self.suite.digest,
         );
-        result.variant.clone_from(&task.variant);
         if let Some(evidence) = evidence {
             result.evidence = evidence.on_record();
         }
-        result.cost = cost;
-        result.judge = judged.and_then(|j| j.record);
-        if result.judge.is_some() {
-            // A rubric FAIL shows the judge's reasoning as its detail.
-            crate::details::add_runner_details(&mut result, None);
+        if let Some(facts) = facts {
+            facts.write_on(&mut result);
         }
-        result.task_digest.clone_from(&self.suite.digest);
+        settled.apply_to(&mut result);
         let start = text.len();
-        if self.writes_results {
+        if self.reads.text {
             result.write_json(text);
             text.push(b'\n');
         }
-        // What the summary and the ledger do not read is freed here, by the thread that
-        // allocated it, rather than by the writer's.
-        drop((
-            std::mem::take(&mut result.trajectory),
-            std::mem::take(&mut result.usage),
-            std::mem::take(&mut result.tools_used),
-            result.answer.take(),
-            result.judge.take(),
-            std::mem::take(&mut result.format),
-            std::mem::take(&mut result.task_digest),
-        ));
-        if !self.for_ledger {
-            drop((
-                std::mem::take(&mut result.cost.models),
-                result.cost.priced_at.take(),
-            ));
+        if !self.reads.line {
+            keep_counted(&mut result);
         }
         GradedLine {
             given_attempt: attempt,
@@ -434,6 +430,22 @@ impl LineGrader<'_> {
             problems,
         }
     }
+}
+
+/// Frees what the summary does not read of a line no output reads whole, here, by the
+/// thread that allocated it, rather than by the writer's.
+fn keep_counted(result: &mut ResultLine) {
+    drop((
+        std::mem::take(&mut result.trajectory),
+        std::mem::take(&mut result.usage),
+        std::mem::take(&mut result.tools_used),
+        result.answer.take(),
+        result.judge.take(),
+        std::mem::take(&mut result.format),
+        std::mem::take(&mut result.task_digest),
+        std::mem::take(&mut result.cost.models),
+        result.cost.priced_at.take(),
+    ));
 }
 
 /// A line read into a [`LineBuffer`] whose task is in the suite; its outcome is in the

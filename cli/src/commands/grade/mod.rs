@@ -34,7 +34,6 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         .build(suite.tasks.iter(), no_judge(&args, &suite))?;
     let pricer = usage_cost::load_pricer(&args.cost.prices)?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &pricer)?;
-    let for_ledger = ledger.is_some();
     let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
     let commands = match &args.workdir {
         Some(_) => Some(command_checks(&args, &suite)?),
@@ -60,8 +59,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             workdir,
             log_name: path.display().to_string(),
             tasks_name: args.tasks.display().to_string(),
-            for_ledger,
-            writes_results: results.path.is_some(),
+            reads: sink.reads(),
         };
         let keys = traces::TraceKeys {
             task_attr: &args.task_attr,
@@ -86,8 +84,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         workdir,
         log_name: log.path().display().to_string(),
         tasks_name: args.tasks.display().to_string(),
-        for_ledger,
-        writes_results: results.path.is_some(),
+        reads: sink.reads(),
     };
     // A judge or an end state on disk needs each line's attempt before grading it, which
     // only reading in order gives (judge calls then run concurrently, results written in
@@ -144,7 +141,7 @@ fn grading_sink(
     out: Option<&Path>,
     ledger: Option<LedgerRows>,
 ) -> anyhow::Result<Sink> {
-    let mut outputs = Outputs::new(args.summary.scorecard_options());
+    let mut outputs = Outputs::new(args.summary.scorecard_options()).with_common()?;
     outputs.add(ResultsOut::new(
         out.map(ResultWriter::create).transpose()?,
         false,

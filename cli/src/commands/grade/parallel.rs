@@ -317,7 +317,7 @@ fn grade_chunk(
     // at each step.
     outputs.reserve(chunk.line_count);
     // Result lines are about three times the size of outcome lines.
-    if grader.writes_results {
+    if grader.reads.text {
         text.reserve(chunk.data.len() * 3);
     }
     // A chunk of UTF-8 text is checked once; each line's text is then its slice of it.
@@ -425,8 +425,7 @@ mod tests {
             workdir: None,
             log_name: "log".to_owned(),
             tasks_name: "tasks".to_owned(),
-            for_ledger: false,
-            writes_results: true,
+            reads: crate::outputs::Reads::TEXT,
         };
         let mut sink = Sink::writing(Some(out));
         let graded = grade_in_chunks(

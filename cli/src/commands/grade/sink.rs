@@ -39,6 +39,8 @@ pub struct Sink {
     pub attempts: AttemptCounter,
     /// The label of every graded line (`--label`).
     label: Option<String>,
+    /// Whether an output reads the whole line.
+    reads_line: bool,
 }
 
 impl Sink {
@@ -46,6 +48,7 @@ impl Sink {
     /// position, when the scorecards are split by them (else empty).
     pub fn new(outputs: Outputs<'static>, tags: Vec<Vec<String>>, label: Option<&str>) -> Sink {
         Sink {
+            reads_line: outputs.reads().line,
             outputs,
             tags,
             problems: Problems::default(),
@@ -94,7 +97,7 @@ impl Sink {
         let given_attempt = *given_attempt;
         let text = &text[range.clone()];
         for problem in problems.drain(..) {
-            self.problems.report(problem);
+            self.problems.report_settled(problem, |m| eprintln!("{m}"));
         }
         let attempt = self.attempts.resolve(*slot, given_attempt);
         if let LineCounts::Result(result) = counts {
@@ -113,9 +116,11 @@ impl Sink {
                 &renumbered
             }
         };
+        // Only an output that reads the whole line is given it: a line no output reads
+        // whole keeps only what the summary counts.
         let line = match &*counts {
-            LineCounts::Result(result) => Some(&**result),
-            LineCounts::Summary(_) => None,
+            LineCounts::Result(result) if self.reads_line => Some(&**result),
+            _ => None,
         };
         let tags = self.tags.get(*slot).map_or(&[][..], Vec::as_slice);
         let counted = counts.counted(attempt, self.label.as_deref());
@@ -125,6 +130,11 @@ impl Sink {
         };
         self.outputs
             .attempt(&Attempt::in_slot(*slot, counted, line, text, tags))
+    }
+
+    /// What the outputs read of each line.
+    pub fn reads(&self) -> crate::outputs::Reads {
+        self.outputs.reads()
     }
 
     /// The outputs, to conclude with, and the skipped input.

@@ -9,10 +9,9 @@
 
 use super::line::{LineGrader, LineOutput, ReadLine, unjudged};
 use super::sink::Sink;
-use crate::judging::{Judged, Seeds, judge_failure, judge_run};
+use crate::judging::{Seeds, judge_failure, judge_run};
 use crate::outcome_log::{MAX_LINE_BYTES, OutcomeRecord};
 use anyhow::Context;
-use proctor_core::outcome::Status;
 use proctor_core::trace::{ClosedTrace, TraceGrouper, evidence, read_document};
 use proctor_judge::Judge;
 use serde_json::Value;
@@ -262,25 +261,22 @@ fn grade_trace(
     let judged = match (&keys.judge, &task.rubric) {
         (Some(judging), Some(_)) => {
             let seed = judging.seeds.borrow_mut().for_task(task)?;
-            let crashed = outcome.error.is_some() || outcome.status == Some(Status::Error);
             let call = judge_run(
                 Some(judging.judge),
                 task,
                 &seed,
-                outcome.answer.as_deref(),
-                crashed,
+                &outcome,
                 sandbox.as_deref(),
             );
             match judging.runtime.block_on(call) {
                 Ok(judged) => judged,
-                Err(error) if error.is_infrastructure() => {
+                Err(error) => {
                     // Stop here; everything graded so far is kept.
                     return Err(judge_failure(error).context(format!(
                         "{}:{}: judging stopped here; the results before this line were written",
                         grader.log_name, trace.first_line
                     )));
                 }
-                Err(error) => Some(Judged::undecided(error.to_string())),
             }
         }
         _ => unjudged(task),
