@@ -3,8 +3,8 @@
 //! following the user's instructions. The task's `input` is the user's first message.
 
 use crate::tools::{
-    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, ScriptBackend, ScriptedTurn, ToolBackend,
-    ToolSpec, UserBackend, UserSpec,
+    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, ScriptedTurn, ToolBackend, ToolSpec,
+    UserBackend, UserSpec,
 };
 use serde_json::{Value, json};
 use std::path::Path;
