@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         return ExitCode::from(exit::INFRASTRUCTURE);
     }
     // Descriptors proctor's parent left open never reach an agent.
-    run::process::close_inherited_descriptors();
+    run::descriptors::close_inherited_descriptors();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

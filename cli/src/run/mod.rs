@@ -3,7 +3,9 @@
 
 pub mod agent;
 pub mod attempt;
+pub mod descriptors;
 pub mod environment;
+pub mod grace;
 pub mod isolation;
 pub mod keep_folder;
 pub mod outcome;
