@@ -7,6 +7,7 @@ mod duplicates;
 mod exit;
 mod html;
 mod judging;
+mod ledger_file;
 mod lock_holder;
 mod mcp;
 mod otlp;
