@@ -7,6 +7,7 @@ mod duplicates;
 mod exit;
 mod html;
 mod judging;
+mod ledger_file;
 mod lock_holder;
 mod mcp;
 mod otlp;
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
         return ExitCode::from(exit::INFRASTRUCTURE);
     }
     // Descriptors proctor's parent left open never reach an agent.
-    run::process::close_inherited_descriptors();
+    run::descriptors::close_inherited_descriptors();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

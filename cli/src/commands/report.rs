@@ -6,8 +6,8 @@
 
 use crate::args::{ReportArgs, ReportFormat};
 use crate::commands::calibrate::{LoadedCalibration, correct_results, load_calibration};
-use crate::commands::ledger::report::weekly_chart;
 use crate::html::{self, EndStateDir, ReportInput};
+use crate::ledger_file::report::weekly_chart;
 use crate::outputs::AttemptSink;
 use crate::outputs::gate::Gate;
 use crate::problems::Problems;

@@ -2,9 +2,9 @@
 //! attempt as it ends.
 
 use crate::args::{RunArgs, TrajectoryFrom};
-use crate::commands::ledger::LedgerRows;
 use crate::exit::Failure;
 use crate::judging::{Seeds, check_globs};
+use crate::ledger_file::LedgerRows;
 use crate::otlp::Receiver;
 use crate::outputs::crashes::CrashTally;
 use crate::outputs::ledger::LedgerOut;

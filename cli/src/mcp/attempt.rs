@@ -11,7 +11,7 @@ use super::faults;
 use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
 use super::server_backend::ServerBackends;
-use super::service::{Reply, ToolReply, ToolService};
+use super::service::{Reply, ToolReply, ToolService, tool_error};
 use super::user::Conversation;
 use super::user::llm::UserModel;
 use crate::run::isolation::contained_command::ContainedCommands;
@@ -438,13 +438,6 @@ impl ToolService for AttemptTools {
 
 /// The answer to a call that arrives after its attempt ended: nothing runs.
 const ENDED: &str = "the attempt has ended; no more calls are served";
-
-pub(super) fn tool_error(message: String) -> ToolReply {
-    ToolReply::Result {
-        value: json!({"error": message}),
-        is_error: true,
-    }
-}
 
 #[cfg(test)]
 mod tests {

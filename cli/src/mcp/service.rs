@@ -3,7 +3,7 @@
 //! means writing another adapter; nothing else changes.
 
 use proctor_core::tools::ToolSpec;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -17,6 +17,14 @@ pub enum ToolReply {
     Text { text: String, is_error: bool },
     /// A protocol error (an unknown tool): JSON-RPC `invalid params` with this message.
     Refused(String),
+}
+
+/// A tool error the agent reads: `{"error": message}`.
+pub fn tool_error(message: String) -> ToolReply {
+    ToolReply::Result {
+        value: json!({"error": message}),
+        is_error: true,
+    }
 }
 
 /// A boxed future, so the trait stays object-safe.

@@ -1,7 +1,7 @@
 //! The cost ledger (`--ledger`): rows of every attempt, committed in one batch at the end.
 
 use super::{Attempt, AttemptSink, Reads};
-use crate::commands::ledger::LedgerRows;
+use crate::ledger_file::LedgerRows;
 
 /// Gathers the ledger rows of every attempt whose result line was built.
 #[derive(Debug)]

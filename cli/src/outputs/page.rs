@@ -2,9 +2,9 @@
 //! from the results file once the summary is printed.
 
 use super::AttemptSink;
-use crate::commands::ledger::report::weekly_chart;
 use crate::exit::infrastructure;
 use crate::html::{self, EndStateDir, ReportInput};
+use crate::ledger_file::report::weekly_chart;
 use proctor_core::summary::Scorecards;
 use proctor_core::task::Suite;
 use std::path::{Path, PathBuf};

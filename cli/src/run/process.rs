@@ -7,6 +7,7 @@
 //! The containment helper (`isolation::entry`) makes that group itself, as a new
 //! session; anything else gets a process group of its own here.
 
+use super::grace::GRACE;
 use super::isolation::disk::{DiskQuota, Over};
 use super::isolation::{entry, fallback};
 use nix::sys::signal::{Signal, kill, killpg};
@@ -24,8 +25,6 @@ use tokio::sync::watch;
 pub const STDOUT_LIMIT: usize = 1 << 20;
 /// stderr kept per attempt.
 pub const STDERR_LIMIT: usize = 64 << 10;
-/// How long a group gets between SIGTERM and SIGKILL.
-pub const GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for pipes to close once the group is gone.
 const DRAIN: Duration = Duration::from_secs(2);
 
@@ -296,34 +295,6 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
         // The leader too, in case its group is not made yet (the helper's setsid()).
         let _ = kill(group, signal);
     }
-}
-
-/// Closes every descriptor above stderr that this process inherited: what proctor's
-/// parent left open (a shell's, a CI runner's) must not reach an agent. Call first
-/// thing, before anything of proctor's own is open (proctor's own descriptors are
-/// close-on-exec).
-pub fn close_inherited_descriptors() {
-    for fd in inherited_descriptors() {
-        // Safe on a bare number: nothing in this process owns it yet.
-        let _ = nix::unistd::close(fd);
-    }
-}
-
-/// The descriptors above stderr open now (the listing's own is closed by return).
-pub fn inherited_descriptors() -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
-        return Vec::new();
-    };
-    let listing: Vec<i32> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .filter(|fd| *fd > 2)
-        .collect();
-    // The last one listed may be the listing's own, now closed.
-    listing
-        .into_iter()
-        .filter(|fd| std::path::Path::new(&format!("/proc/self/fd/{fd}")).exists())
-        .collect()
 }
 
 /// Waits until `deadline` at most for a stream to close, then keeps what was read:

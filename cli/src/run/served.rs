@@ -6,17 +6,12 @@
 //! calls" lists the differences. Usage, answer and status stay the report's (or the
 //! trace's).
 
+use super::runner_checks::{MATCHES_CALLS, WITHIN_LIMITS};
 use crate::mcp::server::ServedCalls;
 use proctor_core::grade::{CheckName, CheckResult};
 use proctor_core::outcome::{Outcome, TrajectorySource};
 use proctor_core::task::GateCategory;
 use proctor_core::trace::{RECORDED_CALLS, differences_from};
-
-/// The name of the check that compares a report with the recorded calls.
-pub const MATCHES_CALLS: &str = "trajectory matches the recorded calls";
-/// The name of the check that fails when the agent went over a limit of the tool server
-/// (docs/tools.md, "Limits"): a gating one, since what it sent was not served or not kept.
-pub const WITHIN_LIMITS: &str = "served tools within limits";
 
 /// The outcome to grade, with the recorded calls as its trajectory, and the check of
 /// the report against them when the agent reported a trajectory.

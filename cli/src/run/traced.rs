@@ -6,16 +6,12 @@
 //! reported none (an empty answer counts as none). When the agent reported a trajectory and
 //! a trace exists, the non-gating check "trajectory matches the trace" lists the differences.
 
+use super::runner_checks::{MATCHES_TRACE, TRACE_COMPLETE};
 use crate::otlp::collector::Collected;
 use proctor_core::grade::{CheckName, CheckResult};
 use proctor_core::outcome::Outcome;
 use proctor_core::task::GateCategory;
 use proctor_core::trace::differences;
-
-/// The name of the check that compares a report with its trace.
-pub const MATCHES_TRACE: &str = "trajectory matches the trace";
-/// The name of the check that says whether the whole trace arrived.
-pub const TRACE_COMPLETE: &str = "trace is complete";
 
 /// The outcome to grade, and the non-gating checks on the trace: the comparison when
 /// there was something to compare, and whether the trace arrived whole.

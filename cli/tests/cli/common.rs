@@ -121,6 +121,18 @@ pub fn namespaces() -> bool {
     ok
 }
 
+/// Whether the fallback's warning says this kernel has no landlock, so only the warning and
+/// the subreaper can be checked. `PROCTOR_REQUIRE_LANDLOCK` (set by CI) turns a kernel
+/// without landlock into a failure.
+pub fn no_landlock(warning: &str) -> bool {
+    let missing = warning.contains("no landlock");
+    assert!(
+        !missing || std::env::var_os("PROCTOR_REQUIRE_LANDLOCK").is_none(),
+        "PROCTOR_REQUIRE_LANDLOCK is set, but this kernel has no landlock: {warning}"
+    );
+    missing
+}
+
 /// The result lines of a results file (it must exist), parsed.
 pub fn results(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)

@@ -15,15 +15,15 @@ mod suite;
 mod user;
 mod variant;
 
+pub use crate::tools::{
+    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, STOP, ScriptedTurn, UserBackend, UserSpec,
+};
 pub use check_names::{CheckName, CheckNames};
 pub use error::{Place, TaskError};
 pub use gate::GateCategory;
 pub use load::{load_file, task_files};
 pub use model::{Task, TaskNetwork};
 pub use suite::Suite;
-pub use user::{
-    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, STOP, ScriptedTurn, UserBackend, UserSpec,
-};
 
 #[cfg(test)]
 mod tests;

@@ -2,59 +2,17 @@
 //! `ask_user {message}`, answered by scripted turns, a user-simulator command or an LLM
 //! following the user's instructions. The task's `input` is the user's first message.
 
-use crate::tools::{ScriptBackend, ToolBackend, ToolSpec};
-use serde::Serialize;
+use crate::tools::{
+    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, ScriptedTurn, ToolBackend, ToolSpec,
+    UserBackend, UserSpec,
+};
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// The tool a task with `user:` serves: the agent's message in, the user's reply out.
-pub const ASK_USER: &str = "ask_user";
-/// The marker in a reply that ends the conversation.
-pub const STOP: &str = "###STOP###";
-/// Replies a conversation holds when `max_turns` is not given.
-pub const DEFAULT_MAX_TURNS: u32 = 10;
-/// Seconds a `command` or LLM user may take for one reply when `timeout_s` is not given.
-pub const DEFAULT_REPLY_TIMEOUT_S: f64 = 60.0;
 
 /// The keys `user:` may have.
 const USER_KEYS: [&str; 5] = ["instructions", "turns", "command", "max_turns", "timeout_s"];
 /// The keys a scripted turn may have.
 const TURN_KEYS: [&str; 3] = ["when", "say", "repeat"];
-
-/// A task's simulated user.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UserSpec {
-    /// Who answers.
-    pub backend: UserBackend,
-    /// Replies after which `ask_user` answers `conversation over`.
-    pub max_turns: u32,
-    /// Seconds a `command` or LLM user may take for one reply.
-    pub timeout_s: f64,
-}
-
-/// Who answers `ask_user`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UserBackend {
-    /// Scripted turns, tried in order.
-    Turns(Vec<ScriptedTurn>),
-    /// A user-simulator process, started once per attempt, speaking JSON lines.
-    Command(ScriptBackend),
-    /// An LLM playing the user from these instructions.
-    Instructions(String),
-}
-
-/// One scripted reply: said when `when` (a regular expression) matches the agent's
-/// message, or always without `when`; used once unless `repeat`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScriptedTurn {
-    /// The pattern the agent's message must match, checked to compile at load.
-    pub when: Option<String>,
-    /// The reply.
-    pub say: String,
-    /// Whether the turn may be used more than once.
-    pub repeat: bool,
-}
 
 impl super::Task {
     /// The task's simulated user, served as its tool `ask_user`.
@@ -63,13 +21,6 @@ impl super::Task {
             ToolBackend::User(user) => Some(user.as_ref()),
             _ => None,
         })
-    }
-}
-
-impl UserSpec {
-    /// Whether an LLM plays this user, which needs a model for the run.
-    pub fn needs_model(&self) -> bool {
-        matches!(self.backend, UserBackend::Instructions(_))
     }
 }
 

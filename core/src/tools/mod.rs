@@ -4,13 +4,18 @@
 //!
 //! - `parse`: a task's `tools:` list → [`ToolSpec`]s, refused with a clear message.
 //! - `responses`: the canned `responses` backend (first `when` that matches wins).
+//! - `user`: the simulated user a task's `user:` describes, served as `ask_user`.
 
 mod parse;
 mod responses;
+mod user;
 
 pub(crate) use parse::parse_command;
 pub use parse::parse_tools;
 pub use responses::canned_result;
+pub use user::{
+    ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, STOP, ScriptedTurn, UserBackend, UserSpec,
+};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -41,7 +46,7 @@ pub enum ToolBackend {
     /// A command run per call outside the agent's isolation, the sandbox its working folder.
     Script(ScriptBackend),
     /// The task's simulated user, answering `ask_user` (a task's `user:`).
-    User(Box<crate::task::UserSpec>),
+    User(Box<UserSpec>),
     /// A command started once per attempt on its first call, answering JSON lines; tools
     /// naming the same command line share one process.
     Server(ScriptBackend),
@@ -78,7 +83,7 @@ impl ToolSpec {
         match &self.backend {
             ToolBackend::Script(command) | ToolBackend::Server(command) => &command.files,
             ToolBackend::User(user) => match &user.backend {
-                crate::task::UserBackend::Command(command) => &command.files,
+                UserBackend::Command(command) => &command.files,
                 _ => &[],
             },
             ToolBackend::Responses(_) => &[],

@@ -7,8 +7,8 @@ mod sink;
 mod traces;
 
 use crate::args::GradeArgs;
-use crate::commands::ledger::LedgerRows;
 use crate::judging::check_globs;
+use crate::ledger_file::LedgerRows;
 use crate::outcome_log::{LineKeys, OutcomeLog};
 use crate::outputs::ledger::LedgerOut;
 use crate::outputs::page::{PageOptions, ResultsFile};

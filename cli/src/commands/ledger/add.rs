@@ -1,11 +1,11 @@
 //! `proctor ledger add R.jsonl... --ledger L.csv`.
 
 use crate::args::AddArgs;
-use crate::exit::Failure;
+use crate::ledger_file::error::ledger_error;
 use crate::problems::Problems;
 use crate::results_file::for_each_result;
 use jiff::Timestamp;
-use proctor_ledger::book::{AppendReport, LedgerBatch, LedgerError, RowContext, rows_of_result};
+use proctor_ledger::book::{AppendReport, LedgerBatch, RowContext, rows_of_result};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -66,18 +66,6 @@ pub fn append_results(
         )?;
     }
     batch.commit(ledger).map_err(ledger_error)
-}
-
-/// Bad rows, headers and missing files are bad input (exit 2); failing to lock, read or
-/// write an existing file is an infrastructure failure (exit 3).
-pub fn ledger_error(error: LedgerError) -> anyhow::Error {
-    use std::io::ErrorKind::{NotFound, PermissionDenied};
-    match &error {
-        LedgerError::Io { source, .. } if !matches!(source.kind(), NotFound | PermissionDenied) => {
-            anyhow::Error::new(Failure::Infrastructure(error.to_string()))
-        }
-        _ => anyhow::Error::new(error),
-    }
 }
 
 /// The first 12 hex digits of a task-file digest (`sha256:…`).

@@ -2,11 +2,7 @@
 
 mod add;
 mod recost;
-pub mod report;
-mod rows;
-mod suite;
-
-pub use rows::LedgerRows;
+mod report;
 
 use crate::args::LedgerCommand;
 

@@ -1,8 +1,8 @@
 //! `proctor ledger recost --ledger L.csv --prices FILE --out L2.csv`.
 
-use super::add::ledger_error;
 use crate::args::RecostArgs;
 use crate::exit::infrastructure;
+use crate::ledger_file::error::ledger_error;
 use crate::usage_cost::load_pricer;
 use proctor_ledger::book::LedgerReader;
 use proctor_ledger::recost::recost;

@@ -1,13 +1,10 @@
 //! `proctor ledger report --ledger L.csv --period week ... --out R.csv [--chart R.svg]`.
 
-use super::add::ledger_error;
 use crate::args::LedgerReportArgs as ReportArgs;
 use crate::exit::infrastructure;
-use proctor_ledger::book::LedgerReader;
+use crate::ledger_file::report::read_report;
 use proctor_ledger::chart::render_chart;
-use proctor_ledger::report::{
-    GroupBy, Period, Report, ReportOptions, build_report, write_report_csv,
-};
+use proctor_ledger::report::{ReportOptions, write_report_csv};
 use std::io::Write;
 use std::path::Path;
 
@@ -43,32 +40,6 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         write_file(path, render_chart(&report).as_bytes())?;
     }
     Ok(())
-}
-
-/// The weekly cost-per-success chart of a whole ledger, one line per label (`--ledger` on
-/// the HTML report).
-pub fn weekly_chart(ledger: &Path) -> anyhow::Result<String> {
-    let options = ReportOptions {
-        period: Period::Week,
-        by: GroupBy::label(),
-        since: None,
-        until: None,
-    };
-    Ok(render_chart(&read_report(ledger, options)?))
-}
-
-/// Reads a ledger under a shared lock and rolls it up.
-fn read_report(ledger: &Path, options: ReportOptions) -> anyhow::Result<Report> {
-    let file = std::fs::File::open(ledger)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read ledger: {e}", ledger.display()))?;
-    // A shared lock: an append in progress finishes before the report reads.
-    file.lock_shared()
-        .map_err(|e| infrastructure(ledger.display(), e))?;
-    let mut reader = LedgerReader::new(ledger, &file).map_err(ledger_error)?;
-    let report = build_report(&mut reader, options).map_err(ledger_error)?;
-    drop(reader);
-    let _ = file.unlock();
-    Ok(report)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {

@@ -13,7 +13,7 @@ pub mod scripted;
 pub mod simulator;
 
 use super::script::Caller;
-use super::service::ToolReply;
+use super::service::{ToolReply, tool_error};
 use llm::UserModel;
 use proctor_core::task::{STOP, UserBackend, UserSpec};
 use scripted::Script;
@@ -132,7 +132,7 @@ impl Conversation {
                 text: reply,
                 is_error: false,
             },
-            Err(message) => super::attempt::tool_error(message),
+            Err(message) => tool_error(message),
         }
     }
 

@@ -161,7 +161,7 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
         return super::fallback::last_step(program, rest, per_process);
     }
     let parent = parent.context("--parent is missing")?;
-    let inherited = crate::run::process::inherited_descriptors();
+    let inherited = crate::run::descriptors::inherited_descriptors();
     if init {
         let fd = status_fd.context("--status-fd is missing")?;
         let status = take_descriptor(fd)?;

@@ -51,9 +51,9 @@ pub const VIEW_VARIABLE: &str = "PROCTOR_CONTAIN_VIEW";
 const ABI_WANTED: ABI = ABI::V6;
 
 /// How long after SIGTERM the helper waits for the agent before it kills every
-/// descendant itself: the grace proctor gives every agent (`process::GRACE`), so an
+/// descendant itself: the grace proctor gives every agent (`grace::GRACE`), so an
 /// agent saving its work on SIGTERM has the same time in every mode.
-const TERM_GRACE_SECONDS: u32 = crate::run::process::GRACE.as_secs() as u32;
+const TERM_GRACE_SECONDS: u32 = crate::run::grace::GRACE.as_secs() as u32;
 
 /// What one attempt may read and write: the runtime and `shown` read-only (without
 /// what is `hidden` inside them), `writable` whole.

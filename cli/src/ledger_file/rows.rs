@@ -1,7 +1,7 @@
 //! [`LedgerRows`]: the ledger rows of a command that grades (`grade --ledger`, and `run
 //! --ledger`), gathered as results are made and appended in one locked batch at the end.
 
-use super::add::ledger_error;
+use super::error::ledger_error;
 use super::suite::suite_name;
 use crate::args::CostArgs;
 use crate::usage_cost::Pricer;
