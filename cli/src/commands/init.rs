@@ -3,7 +3,7 @@
 //! recorded answer for its rubric task.
 
 use crate::args::InitArgs;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use std::path::Path;
 
 /// The judge's recorded answer for the rubric task; its name is the request's key.
@@ -46,7 +46,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<()> {
         .map(|path| path.display().to_string())
         .collect();
     if !existing.is_empty() {
-        bail!(
+        crate::exit::bail_input!(
             "{} already holds {}; choose another folder (proctor init DIR), nothing was written",
             args.dir.display(),
             existing.join(", ")

@@ -15,7 +15,7 @@ use crate::render;
 use crate::render::Shape;
 use crate::render::calibrate::corrected;
 use crate::results_file::for_each_result_at;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::{ScorecardBuilder, Scorecards, Split};
 use proctor_core::task::Suite;
@@ -47,7 +47,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let options = args.summary.scorecard_options();
     let suite = match (&args.tasks, options.split) {
         (Some(tasks), _) => Some(Suite::load(tasks)?),
-        (None, Some(Split::Tag)) => bail!(
+        (None, Some(Split::Tag)) => crate::exit::bail_input!(
             "--by tag needs --tasks T: result lines do not carry their task's tags, the task file does"
         ),
         (None, None | Some(Split::Variant)) => None,
@@ -97,11 +97,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     let page = if args.format == ReportFormat::Html || args.summary.html.is_some() {
         if calibration.is_some() {
-            bail!("--calibration has no place in the HTML report yet; use table, markdown or json");
+            crate::exit::bail_input!(
+                "--calibration has no place in the HTML report yet; use table, markdown or json"
+            );
         }
         Some(html_page(&args, &all, title, suite.as_ref())?)
     } else if args.ledger.is_some() || args.keep.is_some() {
-        bail!("--ledger and --keep are for the HTML report: add --format html or --html FILE");
+        crate::exit::bail_input!(
+            "--ledger and --keep are for the HTML report: add --format html or --html FILE"
+        );
     } else {
         None
     };
@@ -197,7 +201,7 @@ fn print(
 ) -> anyhow::Result<()> {
     if all.len() > 1 && !args.mixed {
         let (a, b) = (&all[0], &all[1]);
-        bail!(
+        crate::exit::bail_input!(
             "results of different task files: {} (task digest {}) and {} (task digest {}); their pass rates measure different suites. Report them apart, or pass --mixed to summarise each task digest on its own",
             a.file.display(),
             short(&a.digest),
@@ -208,10 +212,12 @@ fn print(
     let format = match args.format {
         ReportFormat::Junit => {
             if calibration.is_some() {
-                bail!("--calibration has no place in JUnit output; use table, markdown or json");
+                crate::exit::bail_input!(
+                    "--calibration has no place in JUnit output; use table, markdown or json"
+                );
             }
             if all.len() > 1 {
-                bail!(
+                crate::exit::bail_input!(
                     "one JUnit document holds the results of one task file; with --mixed, use table, markdown or json, or report each task file on its own"
                 );
             }
@@ -248,10 +254,12 @@ fn print(
     };
     if let Some(calibration) = calibration {
         let [Summarised { title, cards, .. }] = all else {
-            bail!("--calibration corrects the results of one task file; drop --mixed");
+            crate::exit::bail_input!(
+                "--calibration corrects the results of one task file; drop --mixed"
+            );
         };
         let Some(summary) = cards.headline() else {
-            bail!(
+            crate::exit::bail_input!(
                 "--calibration corrects one pass rate: these results hold several agents ({}); report one of them, or pass --pool",
                 cards.labels().join(", ")
             );

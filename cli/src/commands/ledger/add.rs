@@ -1,7 +1,6 @@
 //! `proctor ledger add R.jsonl... --ledger L.csv`.
 
 use crate::args::AddArgs;
-use crate::exit::Failure;
 use crate::problems::Problems;
 use crate::results_file::for_each_result;
 use jiff::Timestamp;
@@ -68,16 +67,11 @@ pub fn append_results(
     batch.commit(ledger).map_err(ledger_error)
 }
 
-/// Bad rows, headers and missing files are bad input (exit 2); failing to lock, read or
-/// write an existing file is an infrastructure failure (exit 3).
+/// A ledger error as the commands return it. Its class is decided with every other's in
+/// cli/src/exit.rs (docs/exit-codes.md): bad rows, headers and missing files are bad input
+/// (exit 2); failing to lock, read or write an existing file is infrastructure (exit 3).
 pub fn ledger_error(error: LedgerError) -> anyhow::Error {
-    use std::io::ErrorKind::{NotFound, PermissionDenied};
-    match &error {
-        LedgerError::Io { source, .. } if !matches!(source.kind(), NotFound | PermissionDenied) => {
-            anyhow::Error::new(Failure::Infrastructure(error.to_string()))
-        }
-        _ => anyhow::Error::new(error),
-    }
+    anyhow::Error::new(error)
 }
 
 /// The first 12 hex digits of a task-file digest (`sha256:…`).
@@ -89,13 +83,13 @@ fn short_digest(digest: &str) -> String {
 /// 12 hex digits of the file's SHA-256: the same results give the same run id.
 fn file_digest(path: &Path) -> anyhow::Result<String> {
     let mut file = std::fs::File::open(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: cannot read results: {e}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 16];
     loop {
         let n = file
             .read(&mut buffer)
-            .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+            .map_err(|e| crate::exit::bad_input!("{}: cannot read results: {e}", path.display()))?;
         if n == 0 {
             break;
         }

@@ -15,7 +15,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     if let (Some(since), Some(until)) = (args.since, args.until)
         && since > until
     {
-        anyhow::bail!("--since {since} is after --until {until}");
+        crate::exit::bail_input!("--since {since} is after --until {until}");
     }
     let report = read_report(
         &args.ledger,
@@ -60,7 +60,7 @@ pub fn weekly_chart(ledger: &Path) -> anyhow::Result<String> {
 /// Reads a ledger under a shared lock and rolls it up.
 fn read_report(ledger: &Path, options: ReportOptions) -> anyhow::Result<Report> {
     let file = std::fs::File::open(ledger)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read ledger: {e}", ledger.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: cannot read ledger: {e}", ledger.display()))?;
     // A shared lock: an append in progress finishes before the report reads.
     file.lock_shared()
         .map_err(|e| infrastructure(ledger.display(), e))?;
@@ -73,8 +73,9 @@ fn read_report(ledger: &Path, options: ReportOptions) -> anyhow::Result<Report> 
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            crate::exit::infrastructure(format!("{}: cannot create folder", parent.display()), e)
+        })?;
     }
     std::fs::write(path, bytes).map_err(|e| infrastructure(path.display(), e))
 }

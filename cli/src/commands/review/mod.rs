@@ -97,10 +97,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
             .map_err(|e| {
-                crate::exit::Failure::Infrastructure(format!(
-                    "cannot listen on 127.0.0.1:{}: {e}",
-                    args.port
-                ))
+                crate::exit::infrastructure(format!("cannot listen on 127.0.0.1:{}", args.port), e)
             })?;
         let port = listener.local_addr()?.port();
         let app = Arc::new(App {
