@@ -63,11 +63,10 @@ pub fn run(args: InitArgs) -> anyhow::Result<()> {
             shell_words::quote(&args.dir.display().to_string())
         )
     };
-    println!(
-        "proctor: wrote a starter suite to {}: tasks.yaml (five tasks, every kind of check), agent.py, and the judge's recorded answer in cassette/.\nRun it (offline):\n{inside}  {RUN_COMMAND}",
+    crate::exit::print(&format!(
+        "proctor: wrote a starter suite to {}: tasks.yaml (five tasks, every kind of check), agent.py, and the judge's recorded answer in cassette/.\nRun it (offline):\n{inside}  {RUN_COMMAND}\n",
         args.dir.display()
-    );
-    Ok(())
+    ))
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -114,10 +114,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     match (&page, args.format) {
         (Some(page), ReportFormat::Html) => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            html::write(&mut out, page)?;
-            out.flush()
-                .map_err(|e| crate::exit::infrastructure("standard output", e))?;
+            let mut out = std::io::BufWriter::new(crate::exit::stdout());
+            let written = html::write(&mut out, page);
+            let flushed = out.flush().map_err(crate::exit::stdout_error);
+            let out = out
+                .into_inner()
+                .map_err(|e| crate::exit::stdout_error(e.into_error()))?;
+            out.close(written.and(flushed))?;
         }
         _ => print(&args, &all, calibration.as_ref())?,
     }
@@ -221,7 +224,7 @@ fn print(
                     "one JUnit document holds the results of one task file; with --mixed, use table, markdown or json, or report each task file on its own"
                 );
             }
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::exit::stdout();
             for summarised in all {
                 // Another pass per agent streams its test cases, so memory stays flat.
                 let digest = &summarised.digest;
@@ -241,10 +244,14 @@ fn print(
                         |_| {},
                     )
                 };
-                let io = |e| crate::exit::infrastructure("stdout", e);
-                render::junit::write(&mut out, &summarised.cards, &summarised.title, cases, io)?;
+                let io = crate::exit::stdout_error;
+                let written =
+                    render::junit::write(&mut out, &summarised.cards, &summarised.title, cases, io);
+                if written.is_err() {
+                    return out.close(written);
+                }
             }
-            return Ok(());
+            return out.close(Ok(()));
         }
         // Written by the caller.
         ReportFormat::Html => return Ok(()),
@@ -266,7 +273,7 @@ fn print(
         };
         let corrected = correct_results(&args.results, calibration)?;
         let text = corrected::report(format, title, summary, &corrected, calibration.source())?;
-        render::calibrate::print(&text);
+        render::calibrate::print(&text)?;
         return Ok(());
     }
     if all.len() > 1 && format == Shape::Json {
@@ -277,12 +284,12 @@ fn print(
         let mut text = serde_json::to_string_pretty(&serde_json::json!({ "digests": digests }))
             .expect("JSON values serialise");
         text.push('\n');
-        render::print_text(&text);
+        render::print_text(&text)?;
         return Ok(());
     }
     for (at, summarised) in all.iter().enumerate() {
         if at > 0 {
-            render::print_text("\n");
+            render::print_text("\n")?;
         }
         render::print_scorecards(format, &summarised.title, &summarised.cards)?;
     }

@@ -33,6 +33,7 @@ mod served_limits;
 mod server_backend;
 mod sight;
 mod simulated_user;
+mod standard_output;
 mod tool_faults;
 mod tool_state;
 mod tools;

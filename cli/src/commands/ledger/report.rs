@@ -8,7 +8,6 @@ use proctor_ledger::chart::render_chart;
 use proctor_ledger::report::{
     GroupBy, Period, Report, ReportOptions, build_report, write_report_csv,
 };
-use std::io::Write;
 use std::path::Path;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
@@ -33,10 +32,10 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             write_file(path, &text)?;
         }
         None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a non-zero exit.
-            let _ = write_report_csv(&report, &mut out);
-            let _ = out.flush();
+            // A closed pipe (`| head`) ends quietly; a full disk exits 3.
+            let mut out = crate::exit::stdout();
+            let written = write_report_csv(&report, &mut out);
+            out.close(written.map_err(crate::exit::stdout_error))?;
         }
     }
     if let Some(path) = &args.chart {

@@ -106,9 +106,9 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
             port,
         });
         {
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "http://127.0.0.1:{port}/?token={}", app.token)?;
-            out.flush()?;
+            let mut out = crate::exit::stdout();
+            let written = writeln!(out, "http://127.0.0.1:{port}/?token={}", app.token);
+            out.close(written.map_err(crate::exit::stdout_error))?;
         }
         eprintln!("proctor: review: open the address above in a browser; Ctrl-C stops (every label is already saved)");
         tokio::select! {
