@@ -89,7 +89,7 @@ impl AttemptFilter {
                     self.seen.insert(key(line), at);
                     Ok(true)
                 }
-                Some(&first) => anyhow::bail!(
+                Some(&first) => crate::exit::bail_input!(
                     "{}:{}: task `{}` attempt {}{} is already on {}:{}; a result file holds one line per attempt (did two runs write to one file, or is a file given twice?). Pass --duplicates first|last to keep one of them (or all to count every line), or join shards with `proctor merge`",
                     self.name(at),
                     at.line,

@@ -16,9 +16,9 @@ use std::time::Duration;
 /// Errors from the judge, mapped to exit 3 (infrastructure) or 2 (bad input).
 pub fn judge_failure(error: JudgeError) -> anyhow::Error {
     if error.is_infrastructure() {
-        Failure::Infrastructure(format!("judge: {error}")).into()
+        crate::exit::infrastructure("judge", error)
     } else {
-        anyhow::anyhow!("judge: {error}")
+        crate::exit::bad_input!("judge: {error}")
     }
 }
 
@@ -38,7 +38,7 @@ impl JudgeArgs {
             return Ok(None);
         }
         let Some(model) = &self.judge_model else {
-            anyhow::bail!(
+            crate::exit::bail_input!(
                 "task `{}` ({}) has a rubric, and no judge is configured: pass --judge-model (with --cassette DIR for recorded answers), or --no-judge to report rubrics as not judged (those runs are then ungraded)",
                 first.id,
                 first.source.display()
@@ -69,7 +69,7 @@ impl JudgeArgs {
             Ok(false) => "holds no recorded judge answer",
             Err(_) => "cannot be read",
         };
-        Err(Failure::Infrastructure(format!(
+        Err(Failure::infrastructure(format!(
             "judge: cassette folder {} {problem}, and --cassette-mode replay only replays; task `{}` ({}) has a rubric: record answers with --cassette-mode record (or auto) and a judge key, or pass --no-judge",
             dir.display(),
             first.id,
@@ -96,7 +96,7 @@ impl JudgeArgs {
 pub fn check_globs<'a>(tasks: impl Iterator<Item = &'a Task>) -> anyhow::Result<()> {
     for task in tasks.filter(|t| t.rubric.is_some()) {
         proctor_judge::bundle::validate_globs(&task.judge_files).map_err(|e| {
-            anyhow::anyhow!(
+            crate::exit::bad_input!(
                 "{}: task `{}`: field `judge_files`: {e}",
                 task.source.display(),
                 task.id
@@ -116,8 +116,9 @@ impl Seeds {
         if let Some(seed) = self.0.get(&task.id) {
             return Ok(seed.clone());
         }
-        let seed = Seed::from_task(task)
-            .map_err(|e| anyhow::anyhow!("{}: task `{}`: {e}", task.source.display(), task.id))?;
+        let seed = Seed::from_task(task).map_err(|e| {
+            crate::exit::bad_input!("{}: task `{}`: {e}", task.source.display(), task.id)
+        })?;
         self.0.insert(task.id.clone(), seed.clone());
         Ok(seed)
     }

@@ -198,8 +198,9 @@ pub struct OutcomeLog {
 
 impl OutcomeLog {
     pub fn open(path: &Path) -> anyhow::Result<OutcomeLog> {
-        let file = File::open(path)
-            .map_err(|e| anyhow::anyhow!("{}: cannot read outcome log: {e}", path.display()))?;
+        let file = File::open(path).map_err(|e| {
+            crate::exit::bad_input!("{}: cannot read outcome log: {e}", path.display())
+        })?;
         Ok(OutcomeLog {
             path: path.to_owned(),
             file,
@@ -306,7 +307,7 @@ impl OutcomeLog {
             .take(bytes as u64)
             .read_to_end(buffer)
             .map_err(|e| {
-                anyhow::anyhow!(
+                crate::exit::bad_input!(
                     "{}:{}: cannot read: {e}",
                     self.path.display(),
                     self.next_line

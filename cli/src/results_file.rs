@@ -19,8 +19,12 @@ impl ResultWriter {
     /// Creates (truncates) the file, once no other proctor writes it (see [`lock`]).
     pub fn create(path: &Path) -> anyhow::Result<ResultWriter> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                crate::exit::infrastructure(
+                    format!("{}: cannot create folder", parent.display()),
+                    e,
+                )
+            })?;
         }
         // Opened without truncating: the file is emptied only once it is ours.
         let file = std::fs::OpenOptions::new()
@@ -28,7 +32,9 @@ impl ResultWriter {
             .write(true)
             .truncate(false)
             .open(path)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write results: {e}", path.display()))?;
+            .map_err(|e| {
+                crate::exit::infrastructure(format!("{}: cannot write results", path.display()), e)
+            })?;
         if lock(&file, path)? {
             file.set_len(0)
                 .map_err(|e| infrastructure(path.display(), e))?;
@@ -48,7 +54,9 @@ impl ResultWriter {
             .read(true)
             .append(true)
             .open(path)
-            .map_err(|e| anyhow::anyhow!("{}: cannot append results: {e}", path.display()))?;
+            .map_err(|e| {
+                crate::exit::infrastructure(format!("{}: cannot append results", path.display()), e)
+            })?;
         lock(&file, path)?;
         let cut =
             end_with_complete_line(&mut file).map_err(|e| infrastructure(path.display(), e))?;
@@ -104,7 +112,7 @@ impl ResultWriter {
 /// file a run is writing is refused (exit 2).
 pub fn hold_for_replacing(path: &Path) -> anyhow::Result<File> {
     let file = File::open(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: cannot read results: {e}", path.display()))?;
     lock(&file, path)?;
     Ok(file)
 }
@@ -130,7 +138,7 @@ fn lock(file: &File, path: &Path) -> anyhow::Result<bool> {
             let holder = crate::lock_holder::holder(file)
                 .map(|pid| format!(" (pid {pid})"))
                 .unwrap_or_default();
-            anyhow::bail!(
+            crate::exit::bail_input!(
                 "{} is being written by another proctor run{holder}; wait for it to end, or choose another --out",
                 path.display()
             )
@@ -212,14 +220,14 @@ pub fn for_each_result_at(
 ) -> anyhow::Result<()> {
     for (file_index, path) in paths.iter().enumerate() {
         let file = File::open(path)
-            .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+            .map_err(|e| crate::exit::bad_input!("{}: cannot read results: {e}", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut buffer = Vec::new();
         let mut number = 0;
         loop {
             buffer.clear();
             let read = reader.read_until(b'\n', &mut buffer).map_err(|e| {
-                anyhow::anyhow!("{}:{}: cannot read: {e}", path.display(), number + 1)
+                crate::exit::bad_input!("{}:{}: cannot read: {e}", path.display(), number + 1)
             })?;
             if read == 0 {
                 break;

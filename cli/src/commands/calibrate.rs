@@ -15,10 +15,10 @@ mod set;
 mod verdicts;
 
 use crate::args::{CalibrateArgs, CalibrateFormat};
+use crate::exit::InputContext;
 use crate::exit::infrastructure;
 use crate::render;
 use crate::results_file::for_each_result;
-use anyhow::Context;
 use gates::Gates;
 use problems::InputProblems;
 use proctor_core::calibrate::{
@@ -59,7 +59,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         CalibrateFormat::Markdown => render::calibrate::markdown::render(&calibration),
         CalibrateFormat::Json => json,
     };
-    render::calibrate::print(&text);
+    render::calibrate::print(&text)?;
     problems.into_result()?;
     gates::check(
         &Gates {
@@ -155,8 +155,9 @@ impl LoadedCalibration {
 /// Reads `--calibration CAL.json` of `report` and `compare`; a bad file is bad input (exit 2).
 pub fn load_calibration(path: &Path) -> anyhow::Result<LoadedCalibration> {
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the calibration", path.display()))?;
-    let file = CalibrationFile::parse(&text).with_context(|| format!("{}", path.display()))?;
+        .with_input_context(|| format!("{}: cannot read the calibration", path.display()))?;
+    let file =
+        CalibrationFile::parse(&text).with_input_context(|| format!("{}", path.display()))?;
     Ok(LoadedCalibration {
         path: path.display().to_string(),
         file,

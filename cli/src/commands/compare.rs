@@ -25,7 +25,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         .map(load_calibration)
         .transpose()?;
     if calibration.is_some() && args.labels.is_some() {
-        anyhow::bail!(
+        crate::exit::bail_input!(
             "--calibration corrects whole files; with --labels, write each label's results to its own file"
         );
     }
@@ -70,7 +70,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         }
         None => text,
     };
-    render::compare::print(&text);
+    render::compare::print(&text)?;
     if let Some(page) = &args.html {
         html::write_file(page, &compare_page(&args, &comparison)?)?;
     }
@@ -120,7 +120,7 @@ fn read_side(
         |_| {},
     )?;
     if let (Some(label), false) = (label, found) {
-        anyhow::bail!("{side} {name}: no result carries the label `{label}`");
+        crate::exit::bail_input!("{side} {name}: no result carries the label `{label}`");
     }
     Ok(builder.finish())
 }

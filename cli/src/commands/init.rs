@@ -3,7 +3,7 @@
 //! recorded answer for its rubric task.
 
 use crate::args::InitArgs;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use std::path::Path;
 
 /// The judge's recorded answer for the rubric task; its name is the request's key.
@@ -46,7 +46,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<()> {
         .map(|path| path.display().to_string())
         .collect();
     if !existing.is_empty() {
-        bail!(
+        crate::exit::bail_input!(
             "{} already holds {}; choose another folder (proctor init DIR), nothing was written",
             args.dir.display(),
             existing.join(", ")
@@ -63,11 +63,10 @@ pub fn run(args: InitArgs) -> anyhow::Result<()> {
             shell_words::quote(&args.dir.display().to_string())
         )
     };
-    println!(
-        "proctor: wrote a starter suite to {}: tasks.yaml (five tasks, every kind of check), agent.py, and the judge's recorded answer in cassette/.\nRun it (offline):\n{inside}  {RUN_COMMAND}",
+    crate::exit::print(&format!(
+        "proctor: wrote a starter suite to {}: tasks.yaml (five tasks, every kind of check), agent.py, and the judge's recorded answer in cassette/.\nRun it (offline):\n{inside}  {RUN_COMMAND}\n",
         args.dir.display()
-    );
-    Ok(())
+    ))
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -118,7 +118,7 @@ fn lines_to_judge<'a>(
             continue;
         }
         if !line.task_digest.is_empty() && line.task_digest != suite.digest {
-            anyhow::bail!(
+            crate::exit::bail_input!(
                 "{}: results of other task files ({}, not {}); judge them with the task files they were run on",
                 args.results.display(),
                 line.task_digest,

@@ -8,7 +8,8 @@
 //! never waits forever. Diagnostics go to stderr, never stdout.
 
 use crate::args::McpBridgeArgs;
-use anyhow::{Context, bail};
+use crate::exit::InputContext;
+use anyhow::Context;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -33,14 +34,16 @@ pub fn run(args: McpBridgeArgs) -> anyhow::Result<()> {
         None => std::env::var("PROCTOR_MCP_URL")
             .ok()
             .filter(|url| !url.is_empty())
-            .context("PROCTOR_MCP_URL is not set: run the bridge inside an attempt of a task with tools:, or give --url")?,
+            .input_context("PROCTOR_MCP_URL is not set: run the bridge inside an attempt of a task with tools:, or give --url")?,
     };
     let token = std::env::var("PROCTOR_MCP_TOKEN").unwrap_or_default();
     if token.is_empty() {
-        bail!("PROCTOR_MCP_TOKEN is not set: proctor gives it to attempts of tasks with tools:");
+        crate::exit::bail_input!(
+            "PROCTOR_MCP_TOKEN is not set: proctor gives it to attempts of tasks with tools:"
+        );
     }
     let bearer = HeaderValue::from_str(&format!("Bearer {token}"))
-        .context("PROCTOR_MCP_TOKEN is not a valid header value")?;
+        .input_context("PROCTOR_MCP_TOKEN is not a valid header value")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -51,7 +54,7 @@ pub fn run(args: McpBridgeArgs) -> anyhow::Result<()> {
 async fn bridge(url: String, bearer: HeaderValue) -> anyhow::Result<()> {
     let http = reqwest::Client::builder()
         .build()
-        .context("cannot build the HTTP client")?;
+        .map_err(|e| crate::exit::infrastructure("cannot build the HTTP client", e))?;
     let stdout = Arc::new(AsyncMutex::new(tokio::io::stdout()));
     let negotiated = Arc::new(Mutex::new(Negotiated::default()));
     let mut stdin = BufReader::new(tokio::io::stdin());
@@ -67,7 +70,7 @@ async fn bridge(url: String, bearer: HeaderValue) -> anyhow::Result<()> {
             break;
         }
         if line.len() as u64 > MAX_MESSAGE_BYTES {
-            bail!("a message on stdin is over {} MiB", MAX_MESSAGE_BYTES >> 20);
+            crate::exit::bail_input!("a message on stdin is over {} MiB", MAX_MESSAGE_BYTES >> 20);
         }
         let Ok(message) = serde_json::from_slice::<Value>(&line) else {
             if !line.iter().all(u8::is_ascii_whitespace) {

@@ -10,7 +10,7 @@ use crate::args::MergeArgs;
 use crate::exit::{Failure, infrastructure};
 use crate::results_file::{for_each_result, partial_path};
 use crate::run::variants::VariantChoice;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use proctor_core::task::Suite;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -73,7 +73,7 @@ fn merge_into(
         |path, line| {
             if !line.task_digest.is_empty() {
                 match &digest {
-                    Some((first, from)) if *first != line.task_digest => bail!(
+                    Some((first, from)) if *first != line.task_digest => crate::exit::bail_input!(
                         "{}: results of other task files ({}) than {} ({first}); refusing to merge",
                         path.display(),
                         line.task_digest,

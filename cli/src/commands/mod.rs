@@ -21,7 +21,7 @@ use std::path::Path;
 pub fn load_tasks(path: &Path) -> anyhow::Result<Suite> {
     let suite = Suite::load(path)?;
     if suite.tasks.is_empty() {
-        anyhow::bail!(
+        crate::exit::bail_input!(
             "{} holds no tasks: write a list of tasks (proctor init DIR writes a starter suite)",
             path.display()
         );

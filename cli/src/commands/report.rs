@@ -15,7 +15,7 @@ use crate::render;
 use crate::render::Shape;
 use crate::render::calibrate::corrected;
 use crate::results_file::for_each_result_at;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use proctor_core::result::ResultLine;
 use proctor_core::summary::{ScorecardBuilder, Scorecards, Split};
 use proctor_core::task::Suite;
@@ -47,7 +47,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let options = args.summary.scorecard_options();
     let suite = match (&args.tasks, options.split) {
         (Some(tasks), _) => Some(Suite::load(tasks)?),
-        (None, Some(Split::Tag)) => bail!(
+        (None, Some(Split::Tag)) => crate::exit::bail_input!(
             "--by tag needs --tasks T: result lines do not carry their task's tags, the task file does"
         ),
         (None, None | Some(Split::Variant)) => None,
@@ -97,11 +97,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     let page = if args.format == ReportFormat::Html || args.summary.html.is_some() {
         if calibration.is_some() {
-            bail!("--calibration has no place in the HTML report yet; use table, markdown or json");
+            crate::exit::bail_input!(
+                "--calibration has no place in the HTML report yet; use table, markdown or json"
+            );
         }
         Some(html_page(&args, &all, title, suite.as_ref())?)
     } else if args.ledger.is_some() || args.keep.is_some() {
-        bail!("--ledger and --keep are for the HTML report: add --format html or --html FILE");
+        crate::exit::bail_input!(
+            "--ledger and --keep are for the HTML report: add --format html or --html FILE"
+        );
     } else {
         None
     };
@@ -110,10 +114,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     match (&page, args.format) {
         (Some(page), ReportFormat::Html) => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            html::write(&mut out, page)?;
-            out.flush()
-                .map_err(|e| crate::exit::infrastructure("standard output", e))?;
+            let mut out = std::io::BufWriter::new(crate::exit::stdout());
+            let written = html::write(&mut out, page);
+            let flushed = out.flush().map_err(crate::exit::stdout_error);
+            let out = out
+                .into_inner()
+                .map_err(|e| crate::exit::stdout_error(e.into_error()))?;
+            out.close(written.and(flushed))?;
         }
         _ => print(&args, &all, calibration.as_ref())?,
     }
@@ -197,7 +204,7 @@ fn print(
 ) -> anyhow::Result<()> {
     if all.len() > 1 && !args.mixed {
         let (a, b) = (&all[0], &all[1]);
-        bail!(
+        crate::exit::bail_input!(
             "results of different task files: {} (task digest {}) and {} (task digest {}); their pass rates measure different suites. Report them apart, or pass --mixed to summarise each task digest on its own",
             a.file.display(),
             short(&a.digest),
@@ -208,14 +215,16 @@ fn print(
     let format = match args.format {
         ReportFormat::Junit => {
             if calibration.is_some() {
-                bail!("--calibration has no place in JUnit output; use table, markdown or json");
+                crate::exit::bail_input!(
+                    "--calibration has no place in JUnit output; use table, markdown or json"
+                );
             }
             if all.len() > 1 {
-                bail!(
+                crate::exit::bail_input!(
                     "one JUnit document holds the results of one task file; with --mixed, use table, markdown or json, or report each task file on its own"
                 );
             }
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::exit::stdout();
             for summarised in all {
                 // Another pass per agent streams its test cases, so memory stays flat.
                 let digest = &summarised.digest;
@@ -235,10 +244,14 @@ fn print(
                         |_| {},
                     )
                 };
-                let io = |e| crate::exit::infrastructure("stdout", e);
-                render::junit::write(&mut out, &summarised.cards, &summarised.title, cases, io)?;
+                let io = crate::exit::stdout_error;
+                let written =
+                    render::junit::write(&mut out, &summarised.cards, &summarised.title, cases, io);
+                if written.is_err() {
+                    return out.close(written);
+                }
             }
-            return Ok(());
+            return out.close(Ok(()));
         }
         // Written by the caller.
         ReportFormat::Html => return Ok(()),
@@ -248,17 +261,19 @@ fn print(
     };
     if let Some(calibration) = calibration {
         let [Summarised { title, cards, .. }] = all else {
-            bail!("--calibration corrects the results of one task file; drop --mixed");
+            crate::exit::bail_input!(
+                "--calibration corrects the results of one task file; drop --mixed"
+            );
         };
         let Some(summary) = cards.headline() else {
-            bail!(
+            crate::exit::bail_input!(
                 "--calibration corrects one pass rate: these results hold several agents ({}); report one of them, or pass --pool",
                 cards.labels().join(", ")
             );
         };
         let corrected = correct_results(&args.results, calibration)?;
         let text = corrected::report(format, title, summary, &corrected, calibration.source())?;
-        render::calibrate::print(&text);
+        render::calibrate::print(&text)?;
         return Ok(());
     }
     if all.len() > 1 && format == Shape::Json {
@@ -269,12 +284,12 @@ fn print(
         let mut text = serde_json::to_string_pretty(&serde_json::json!({ "digests": digests }))
             .expect("JSON values serialise");
         text.push('\n');
-        render::print_text(&text);
+        render::print_text(&text)?;
         return Ok(());
     }
     for (at, summarised) in all.iter().enumerate() {
         if at > 0 {
-            render::print_text("\n");
+            render::print_text("\n")?;
         }
         render::print_scorecards(format, &summarised.title, &summarised.cards)?;
     }

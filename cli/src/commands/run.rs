@@ -3,6 +3,7 @@
 
 use crate::args::{RunArgs, TrajectoryFrom};
 use crate::exit::Failure;
+use crate::exit::InputContext;
 use crate::judging::{Seeds, check_globs};
 use crate::ledger_file::LedgerRows;
 use crate::otlp::Receiver;
@@ -26,7 +27,7 @@ use crate::run::plan::{Planned, plan, selected};
 use crate::run::signals;
 use crate::run::variants::VariantChoice;
 use crate::usage_cost::load_pricer;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use proctor_core::summary::ScorecardBuilder;
 use proctor_core::task::{Suite, TaskNetwork};
 use proctor_judge::Seed;
@@ -61,7 +62,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         .map(|(i, _)| i)
         .collect();
     if tasks.is_empty() && args.shard.is_none() {
-        bail!(
+        crate::exit::bail_input!(
             "no task of {} matches --only {}",
             args.tasks.display(),
             args.only.join(" --only ")
@@ -76,9 +77,9 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         && let Some(cassette) = &args.judge.cassette
     {
         std::fs::create_dir_all(cassette).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: cannot create the cassette folder: {e}",
-                cassette.display()
+            crate::exit::infrastructure(
+                format!("{}: cannot create the cassette folder", cassette.display()),
+                e,
             )
         })?;
     }
@@ -107,8 +108,12 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         .tempdir()
         .map_err(|e| crate::exit::infrastructure("temporary folder", e))?;
     if let Some(keep) = &args.keep {
-        std::fs::create_dir_all(keep)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create --keep folder: {e}", keep.display()))?;
+        std::fs::create_dir_all(keep).map_err(|e| {
+            crate::exit::infrastructure(
+                format!("{}: cannot create --keep folder", keep.display()),
+                e,
+            )
+        })?;
     }
     // The sandboxes under it are shown at their resolved paths, where it is hidden.
     if let Some(keep) = args.keep.as_mut()
@@ -118,7 +123,10 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     }
     let keep = match &args.keep {
         Some(dir) => Some(KeepFolder::open(dir).map_err(|e| {
-            anyhow::anyhow!("{}: cannot prepare --keep folder: {e}", dir.display())
+            crate::exit::infrastructure(
+                format!("{}: cannot prepare --keep folder", dir.display()),
+                e,
+            )
         })?),
         None => None,
     };
@@ -127,7 +135,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     if !isolation.namespaces()
         && let Some(task) = in_scope().find(|t| t.network == Some(TaskNetwork::None))
     {
-        bail!(
+        crate::exit::bail_input!(
             "task `{}` ({}) asks for network: none, which needs namespaces, and agents run without them here (--isolate)",
             task.id,
             task.source.display()
@@ -249,7 +257,8 @@ fn absolute(path: &Path) -> Option<PathBuf> {
 fn build_globs(patterns: &[String]) -> anyhow::Result<globset::GlobSet> {
     let mut builder = globset::GlobSetBuilder::new();
     for pattern in patterns {
-        builder.add(globset::Glob::new(pattern).with_context(|| format!("--only {pattern:?}"))?);
+        builder
+            .add(globset::Glob::new(pattern).with_input_context(|| format!("--only {pattern:?}"))?);
     }
     Ok(builder.build()?)
 }
@@ -419,9 +428,9 @@ impl Ran {
                     ),
                     None => "no --out was given".to_owned(),
                 };
-                Err(Failure::Infrastructure(format!("judge: {message}; {kept}")).into())
+                Err(Failure::infrastructure(format!("judge: {message}; {kept}")).into())
             }
-            None if self.infrastructure_errors > 0 => Err(Failure::Infrastructure(format!(
+            None if self.infrastructure_errors > 0 => Err(Failure::infrastructure(format!(
                 "{} attempts could not run (see above); every other result was written",
                 self.infrastructure_errors
             ))
@@ -538,7 +547,7 @@ async fn serve_tools(
     let mut by_task = HashMap::new();
     for &i in tasks {
         let tools = crate::mcp::attempt::TaskTools::of(&suite.tasks[i], user_model.as_ref())
-            .map_err(|e| anyhow::anyhow!("{}: {e}", suite.tasks[i].source.display()))?;
+            .map_err(|e| crate::exit::bad_input!("{}: {e}", suite.tasks[i].source.display()))?;
         if let Some(tools) = tools {
             by_task.insert(i, tools);
         }
@@ -596,7 +605,7 @@ fn previous_results(
         &[out.to_owned()],
         |_, line| {
             if !line.task_digest.is_empty() && line.task_digest != suite.digest {
-                bail!(
+                crate::exit::bail_input!(
                     "{}: written for other task files ({}, not {}); use another --out or drop --resume",
                     out.display(),
                     line.task_digest,

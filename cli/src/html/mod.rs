@@ -107,11 +107,16 @@ pub fn write(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
 /// Writes the page to a file, creating its folder, and says where on stderr.
 pub fn write_file(path: &Path, input: &ReportInput) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            crate::exit::infrastructure(format!("{}: cannot create folder", parent.display()), e)
+        })?;
     }
-    let file = std::fs::File::create(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot write the HTML report: {e}", path.display()))?;
+    let file = std::fs::File::create(path).map_err(|e| {
+        crate::exit::infrastructure(
+            format!("{}: cannot write the HTML report", path.display()),
+            e,
+        )
+    })?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
     write(&mut out, input)?;
     out.flush().map_err(|e| infrastructure(path.display(), e))?;

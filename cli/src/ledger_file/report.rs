@@ -23,7 +23,7 @@ pub fn weekly_chart(ledger: &Path) -> anyhow::Result<String> {
 /// Reads a ledger under a shared lock and rolls it up.
 pub fn read_report(ledger: &Path, options: ReportOptions) -> anyhow::Result<Report> {
     let file = std::fs::File::open(ledger)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read ledger: {e}", ledger.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: cannot read ledger: {e}", ledger.display()))?;
     // A shared lock: an append in progress finishes before the report reads.
     file.lock_shared()
         .map_err(|e| infrastructure(ledger.display(), e))?;

@@ -26,8 +26,12 @@ impl AttemptsSeen {
             return Ok(None);
         };
         let path = PathBuf::from(path);
-        let file = File::create(&path)
-            .with_context(|| format!("{VARIABLE}: cannot create {}", path.display()))?;
+        let file = File::create(&path).map_err(|e| {
+            crate::exit::infrastructure(
+                format_args!("{VARIABLE}: cannot create {}", path.display()),
+                e,
+            )
+        })?;
         Ok(Some(AttemptsSeen {
             path,
             out: BufWriter::new(file),
@@ -44,7 +48,8 @@ impl AttemptSink for AttemptsSeen {
         let line = attempt
             .line
             .context("an output that reads the whole line was given none")?;
-        serde_json::to_writer(&mut self.out, line)?;
+        serde_json::to_writer(&mut self.out, line)
+            .map_err(|e| crate::exit::infrastructure(self.path.display(), e))?;
         self.out
             .write_all(b"\n")
             .map_err(|e| crate::exit::infrastructure(self.path.display(), e))

@@ -71,6 +71,6 @@ impl AttemptSink for CrashTally {
         if broken.is_empty() {
             return Ok(());
         }
-        Err(Failure::Infrastructure(broken.join("\n")).into())
+        Err(Failure::infrastructure(broken.join("\n")).into())
     }
 }

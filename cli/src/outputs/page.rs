@@ -22,7 +22,7 @@ impl ResultsFile {
         if let (Some(out), Some(html)) = (out, html)
             && out == html
         {
-            anyhow::bail!(
+            crate::exit::bail_input!(
                 "--out and --html both name {}: the page would replace the results",
                 out.display()
             );

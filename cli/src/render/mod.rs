@@ -14,7 +14,6 @@ mod rows;
 pub mod table;
 
 use proctor_core::summary::Scorecards;
-use std::io::Write;
 
 /// The text formats every summary can be printed in; each command maps its `--format` to
 /// one, so that renderers depend on no command's options.
@@ -32,13 +31,11 @@ pub fn print_scorecards(shape: Shape, title: &str, cards: &Scorecards) -> anyhow
         Shape::Markdown => markdown::render_cards(title, cards),
         Shape::Json => json::render_cards(cards),
     };
-    print_text(&text);
-    Ok(())
+    print_text(&text)
 }
 
-/// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth a non-zero exit.
-pub fn print_text(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+/// Writes `text` to stdout: a closed pipe (`| head`) ends proctor quietly, any other
+/// write error exits 3 (docs/exit-codes.md).
+pub fn print_text(text: &str) -> anyhow::Result<()> {
+    crate::exit::print(text)
 }

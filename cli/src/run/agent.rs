@@ -11,7 +11,8 @@
 //! then works as typed.
 
 use super::environment::PassEnv;
-use anyhow::{Context, bail};
+use crate::exit::InputContext;
+use anyhow::Context;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
             Some((name, _)) if looks_like_a_variable(name) => {
                 let assignment = flag.split_whitespace().next().unwrap_or(flag);
                 let rest = flag[assignment.len()..].trim_start();
-                bail!(
+                crate::exit::bail_input!(
                     "--agent {flag:?}: `{assignment}` reads as an environment variable, and --agent sets none: start the command with `env` (--agent \"env {assignment} {rest}\"), or give the variable in an agents file's `env:`; an agent's name needs a lower-case letter (`{}=...`)",
                     name.to_lowercase()
                 )
@@ -68,11 +69,13 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
             None => (None, flag.as_str()),
         };
         let words = shell_words::split(line)
-            .with_context(|| format!("--agent {flag:?}: cannot split the command"))?;
+            .with_input_context(|| format!("--agent {flag:?}: cannot split the command"))?;
         let name = match name {
             Some(name) => name,
             None if flags.len() == 1 => label.unwrap_or("agent").to_owned(),
-            None => bail!("--agent {flag:?}: with several agents, name each one: --agent NAME=CMD"),
+            None => crate::exit::bail_input!(
+                "--agent {flag:?}: with several agents, name each one: --agent NAME=CMD"
+            ),
         };
         let named = split_name(flag).is_some();
         let context = || match named {
@@ -88,10 +91,10 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
 /// Reads an agents file (YAML or JSON list of `{name, command, env, cwd}`).
 pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read agents file", path.display()))?;
+        .with_input_context(|| format!("{}: cannot read agents file", path.display()))?;
     let options = serde_saphyr::options! { strict_booleans: true };
     let entries: Vec<AgentEntry> = serde_saphyr::from_str_with_options(&text, options)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: {e}", path.display()))?;
     // Paths in the file are relative to its own folder; a bare file name's folder is `.`.
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -99,11 +102,11 @@ pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
     };
     let base = folder
         .canonicalize()
-        .with_context(|| format!("{}: cannot resolve its folder", path.display()))?;
+        .with_input_context(|| format!("{}: cannot resolve its folder", path.display()))?;
     let mut agents = Vec::new();
     for entry in entries {
         let words = match entry.command {
-            CommandLine::Line(line) => shell_words::split(&line).with_context(|| {
+            CommandLine::Line(line) => shell_words::split(&line).with_input_context(|| {
                 format!(
                     "{}: agent `{}`: cannot split the command",
                     path.display(),
@@ -124,7 +127,7 @@ pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
         agents.push(agent);
     }
     if agents.is_empty() {
-        bail!("{}: no agents", path.display());
+        crate::exit::bail_input!("{}: no agents", path.display());
     }
     check_unique(&agents)?;
     Ok(agents)
@@ -154,7 +157,7 @@ fn looks_like_a_variable(name: &str) -> bool {
 fn check_unique(agents: &[AgentSpec]) -> anyhow::Result<()> {
     for (i, agent) in agents.iter().enumerate() {
         if agents[..i].iter().any(|a| a.name == agent.name) {
-            bail!(
+            crate::exit::bail_input!(
                 "two agents are named `{}`; names label results and must differ",
                 agent.name
             );
@@ -172,15 +175,15 @@ fn resolve(
 ) -> anyhow::Result<AgentSpec> {
     let mut words = words.into_iter();
     let Some(program) = words.next() else {
-        bail!("empty command");
+        crate::exit::bail_input!("empty command");
     };
     let program = if program.contains('/') {
         let path = cwd.join(&program);
         if !path.is_file() {
-            bail!("program {} does not exist", path.display());
+            crate::exit::bail_input!("program {} does not exist", path.display());
         }
         if !is_executable(&path) {
-            bail!(
+            crate::exit::bail_input!(
                 "program {} is not executable (chmod +x, or name its interpreter)",
                 path.display()
             );
@@ -188,7 +191,7 @@ fn resolve(
         path.to_string_lossy().into_owned()
     } else {
         find_in_path(&program)
-            .ok_or_else(|| anyhow::anyhow!("program `{program}` is not on PATH"))?;
+            .ok_or_else(|| crate::exit::bad_input!("program `{program}` is not on PATH"))?;
         program
     };
     let args = words

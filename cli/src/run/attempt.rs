@@ -263,7 +263,10 @@ async fn serve_tools(
     let written = crate::mcp::client_config::write_config(&folders.sandbox, &url, &served.token);
     if let Err(error) = written {
         server.finish(served, tokio::time::Instant::now()).await;
-        anyhow::bail!("cannot write .mcp.json into the sandbox: {error}");
+        return Err(crate::exit::infrastructure(
+            "cannot write .mcp.json into the sandbox",
+            error,
+        ));
     }
     Ok(Some(served))
 }
@@ -416,9 +419,12 @@ async fn keep_sandbox(
     })
     .await?
     .map_err(|error| {
-        anyhow::anyhow!(
-            "cannot keep the sandbox of task `{}` attempt {attempt}: {error}",
-            task.id,
+        crate::exit::infrastructure(
+            format_args!(
+                "cannot keep the sandbox of task `{}` attempt {attempt}",
+                task.id
+            ),
+            error,
         )
     })
 }

@@ -6,7 +6,7 @@
 //! Later sections add their own variables (`OTEL_*`, `TRACEPARENT`, `PROCTOR_MCP_*`)
 //! through [`AgentEnvironment::set`].
 
-use anyhow::Context;
+use crate::exit::InputContext;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::ffi::OsString;
 
@@ -28,11 +28,11 @@ impl PassEnv {
         let mut builder = GlobSetBuilder::new();
         for pattern in patterns {
             if pattern.is_empty() || pattern.contains('=') {
-                anyhow::bail!(
+                crate::exit::bail_input!(
                     "{origin} {pattern:?}: give a variable name or a glob such as OPENAI_*"
                 );
             }
-            builder.add(Glob::new(pattern).with_context(|| format!("{origin} {pattern:?}"))?);
+            builder.add(Glob::new(pattern).with_input_context(|| format!("{origin} {pattern:?}"))?);
         }
         Ok(PassEnv {
             patterns: patterns.to_vec(),

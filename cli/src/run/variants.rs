@@ -1,6 +1,5 @@
 //! `--variants none|all|NAME...`: which of a task's variants (docs/tools.md) a run makes.
 
-use anyhow::bail;
 use proctor_core::task::{Suite, Task};
 use std::collections::BTreeSet;
 
@@ -31,7 +30,9 @@ impl VariantChoice {
             _ => {}
         }
         if let Some(word) = words.iter().find(|w| matches!(**w, "all" | "none")) {
-            bail!("--variants {word} stands alone; it cannot be combined with variant names");
+            crate::exit::bail_input!(
+                "--variants {word} stands alone; it cannot be combined with variant names"
+            );
         }
         let defined: BTreeSet<&str> = suite
             .tasks
@@ -47,7 +48,9 @@ impl VariantChoice {
                     defined.into_iter().collect::<Vec<_>>().join(", ")
                 )
             };
-            bail!("--variants {unknown}: no task has a variant of that name ({known})");
+            crate::exit::bail_input!(
+                "--variants {unknown}: no task has a variant of that name ({known})"
+            );
         }
         Ok(VariantChoice::Named(
             words.into_iter().map(str::to_owned).collect(),

@@ -34,6 +34,7 @@ mod server_backend;
 mod settling;
 mod sight;
 mod simulated_user;
+mod standard_output;
 mod tool_faults;
 mod tool_state;
 mod tools;

@@ -3,14 +3,13 @@
 //! model, base URL, template, samples, cassette.
 
 use crate::args::JudgeArgs;
-use anyhow::bail;
 use proctor_judge::JudgeConfig;
 
 /// The library configuration. A calibration set exists to be judged, so a missing model
 /// is bad usage (exit 2).
 pub fn config(args: &JudgeArgs) -> anyhow::Result<JudgeConfig> {
     let Some(model) = args.judge_model.as_deref().filter(|m| !m.trim().is_empty()) else {
-        bail!(
+        crate::exit::bail_input!(
             "--set runs the judge, so it needs --judge-model (and --judge-provider unless anthropic; --cassette DIR for recorded answers)"
         );
     };

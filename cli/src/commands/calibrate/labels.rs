@@ -3,7 +3,7 @@
 //! any case, or 1/0.
 
 use super::problems::InputProblems;
-use anyhow::{Context, bail};
+use crate::exit::InputContext;
 use proctor_core::calibrate::Label;
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,16 +27,16 @@ pub fn read_labels(path: &Path, problems: &mut InputProblems) -> anyhow::Result<
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_path(path)
-        .with_context(|| format!("{name}: cannot read labels"))?;
+        .with_input_context(|| format!("{name}: cannot read labels"))?;
     let headers = reader
         .headers()
-        .with_context(|| format!("{name}: cannot read the header line"))?
+        .with_input_context(|| format!("{name}: cannot read the header line"))?
         .clone();
     let column = |wanted: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(wanted));
     let (Some(task), Some(attempt), Some(human)) =
         (column("task"), column("attempt"), column("human"))
     else {
-        bail!(
+        crate::exit::bail_input!(
             "{name}:1: the header needs the columns task, attempt and human (and optionally rater); it has: {}",
             headers.iter().collect::<Vec<_>>().join(", ")
         );
@@ -106,7 +106,9 @@ pub fn read_labels(path: &Path, problems: &mut InputProblems) -> anyhow::Result<
         });
     }
     if lines == 0 {
-        bail!("{name}: no labels (a header and one line per labelled attempt are needed)");
+        crate::exit::bail_input!(
+            "{name}: no labels (a header and one line per labelled attempt are needed)"
+        );
     }
     Ok(rows)
 }

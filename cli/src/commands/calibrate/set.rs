@@ -10,8 +10,8 @@
 use super::judge_config;
 use super::problems::InputProblems;
 use crate::args::JudgeArgs;
-use crate::exit::Failure;
-use anyhow::{Context, anyhow};
+use crate::exit::InputContext;
+use anyhow::Context;
 use proctor_core::calibrate::{HumanLabel, JudgeVerdict, Label, LabelledItem};
 use proctor_judge::{Decision, Judge, JudgeError, JudgeOutcome, JudgeRequest, Seed};
 use serde::Deserialize;
@@ -110,9 +110,9 @@ pub fn judge_set(
 /// Exit 3 for the judge being unreachable or a cassette miss, exit 2 for bad configuration.
 fn failure(place: &str, error: JudgeError) -> anyhow::Error {
     if error.is_infrastructure() {
-        Failure::Infrastructure(format!("{place}: {error}")).into()
+        crate::exit::infrastructure(place, error)
     } else {
-        anyhow!("{place}: {error}")
+        crate::exit::bad_input!("{place}: {error}")
     }
 }
 
@@ -136,14 +136,14 @@ fn verdict(outcome: JudgeOutcome) -> JudgeVerdict {
 fn read_set(path: &Path, problems: &mut InputProblems) -> anyhow::Result<Vec<Prepared>> {
     let name = path.display();
     let file = std::fs::File::open(path)
-        .with_context(|| format!("{name}: cannot read the calibration set"))?;
+        .with_input_context(|| format!("{name}: cannot read the calibration set"))?;
     let base = path.parent().unwrap_or(Path::new("")).to_owned();
     let mut prepared = Vec::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut lines = 0;
     for (index, line) in BufReader::new(file).lines().enumerate() {
         let number = index + 1;
-        let line = line.with_context(|| format!("{name}:{number}: cannot read"))?;
+        let line = line.with_input_context(|| format!("{name}:{number}: cannot read"))?;
         if line.trim().is_empty() {
             continue;
         }
@@ -170,7 +170,7 @@ fn read_set(path: &Path, problems: &mut InputProblems) -> anyhow::Result<Vec<Pre
         }
     }
     if lines == 0 {
-        anyhow::bail!("{name}: the calibration set is empty");
+        crate::exit::bail_input!("{name}: the calibration set is empty");
     }
     Ok(prepared)
 }

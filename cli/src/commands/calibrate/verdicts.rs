@@ -8,7 +8,7 @@
 
 use super::labels::LabelRow;
 use super::problems::InputProblems;
-use anyhow::Context;
+use crate::exit::InputContext;
 use proctor_core::calibrate::{HumanLabel, JudgeVerdict, Label, LabelledItem, recorded_verdict};
 use proctor_core::result::ResultLine;
 use serde_json::Value;
@@ -165,8 +165,8 @@ fn read_lines(
     path: &Path,
     mut each: impl FnMut(usize, Result<ResultLine, String>),
 ) -> anyhow::Result<()> {
-    let file =
-        File::open(path).with_context(|| format!("{}: cannot read verdicts", path.display()))?;
+    let file = File::open(path)
+        .with_input_context(|| format!("{}: cannot read verdicts", path.display()))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut buffer = String::new();
     let mut number = 0;
@@ -174,7 +174,7 @@ fn read_lines(
         buffer.clear();
         let read = reader
             .read_line(&mut buffer)
-            .with_context(|| format!("{}:{}: cannot read", path.display(), number + 1))?;
+            .with_input_context(|| format!("{}:{}: cannot read", path.display(), number + 1))?;
         if read == 0 {
             return Ok(());
         }

@@ -7,6 +7,7 @@ mod sink;
 mod traces;
 
 use crate::args::GradeArgs;
+use crate::exit::InputContext;
 use crate::judging::check_globs;
 use crate::ledger_file::LedgerRows;
 use crate::outcome_log::{LineKeys, OutcomeLog};
@@ -18,7 +19,6 @@ use crate::results_file::ResultWriter;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::path_component;
 use crate::usage_cost;
-use anyhow::Context;
 use in_order::grade_in_order;
 use line::LineGrader;
 use parallel::grade_in_parallel;
@@ -73,7 +73,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let outcomes = args
         .outcomes
         .as_deref()
-        .context("give --outcomes LOG or --traces FILE")?;
+        .input_context("give --outcomes LOG or --traces FILE")?;
     let log = OutcomeLog::open(outcomes)?;
     let mut sink = grading_sink(&args, &suite, results.path.as_deref(), ledger)?;
     let grader = LineGrader {

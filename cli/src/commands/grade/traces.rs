@@ -9,6 +9,7 @@
 
 use super::line::{LineGrader, LineOutput, ReadLine, unjudged};
 use super::sink::Sink;
+use crate::exit::InputContext;
 use crate::judging::{Seeds, judge_failure, judge_run};
 use crate::outcome_log::{MAX_LINE_BYTES, OutcomeRecord};
 use anyhow::Context;
@@ -62,7 +63,7 @@ pub fn grade_traces(
     keys: &TraceKeys<'_>,
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
-    let file = File::open(path).with_context(|| unreadable(path))?;
+    let file = File::open(path).with_input_context(|| unreadable(path))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut grouper = TraceGrouper::new();
     let mut line = Vec::new();
@@ -72,7 +73,7 @@ pub fn grade_traces(
         let read = (&mut reader)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)
-            .with_context(|| unreadable(path))?;
+            .with_input_context(|| unreadable(path))?;
         if read == 0 {
             break;
         }
@@ -125,22 +126,22 @@ fn grade_one_document(
     keys: &TraceKeys<'_>,
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
-    let file = File::open(path).with_context(|| unreadable(path))?;
+    let file = File::open(path).with_input_context(|| unreadable(path))?;
     let mut text = Vec::new();
     file.take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut text)
-        .with_context(|| unreadable(path))?;
+        .with_input_context(|| unreadable(path))?;
     if text.len() as u64 > MAX_DOCUMENT_BYTES {
-        anyhow::bail!(
+        crate::exit::bail_input!(
             "{}: one JSON document of more than {} MiB; write OTLP JSON lines instead",
             path.display(),
             MAX_DOCUMENT_BYTES >> 20
         );
     }
     let document: Value = serde_json::from_slice(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not JSON: {e}", path.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: not JSON: {e}", path.display()))?;
     let telemetry =
-        read_document(&document).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        read_document(&document).map_err(|e| crate::exit::bad_input!("{}: {e}", path.display()))?;
     let mut grouper = TraceGrouper::new();
     for trace in grouper.add(telemetry, 1) {
         grade_trace(grader, keys, trace, sink)?;

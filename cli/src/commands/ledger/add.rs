@@ -77,13 +77,13 @@ fn short_digest(digest: &str) -> String {
 /// 12 hex digits of the file's SHA-256: the same results give the same run id.
 fn file_digest(path: &Path) -> anyhow::Result<String> {
     let mut file = std::fs::File::open(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+        .map_err(|e| crate::exit::bad_input!("{}: cannot read results: {e}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 16];
     loop {
         let n = file
             .read(&mut buffer)
-            .map_err(|e| anyhow::anyhow!("{}: cannot read results: {e}", path.display()))?;
+            .map_err(|e| crate::exit::bad_input!("{}: cannot read results: {e}", path.display()))?;
         if n == 0 {
             break;
         }

@@ -14,7 +14,7 @@ pub fn run(args: RecostArgs) -> anyhow::Result<()> {
         _ => args.out == args.ledger,
     };
     if same {
-        anyhow::bail!(
+        crate::exit::bail_input!(
             "--out {} is the ledger itself; recost writes a new ledger and never rewrites history in place",
             args.out.display()
         );

@@ -5,14 +5,13 @@ use crate::exit::infrastructure;
 use crate::ledger_file::report::read_report;
 use proctor_ledger::chart::render_chart;
 use proctor_ledger::report::{ReportOptions, write_report_csv};
-use std::io::Write;
 use std::path::Path;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     if let (Some(since), Some(until)) = (args.since, args.until)
         && since > until
     {
-        anyhow::bail!("--since {since} is after --until {until}");
+        crate::exit::bail_input!("--since {since} is after --until {until}");
     }
     let report = read_report(
         &args.ledger,
@@ -30,10 +29,10 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             write_file(path, &text)?;
         }
         None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a non-zero exit.
-            let _ = write_report_csv(&report, &mut out);
-            let _ = out.flush();
+            // A closed pipe (`| head`) ends quietly; a full disk exits 3.
+            let mut out = crate::exit::stdout();
+            let written = write_report_csv(&report, &mut out);
+            out.close(written.map_err(crate::exit::stdout_error))?;
         }
     }
     if let Some(path) = &args.chart {
@@ -44,8 +43,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            crate::exit::infrastructure(format!("{}: cannot create folder", parent.display()), e)
+        })?;
     }
     std::fs::write(path, bytes).map_err(|e| infrastructure(path.display(), e))
 }

@@ -7,7 +7,7 @@
 //! keeps its own columns: rows are written in its header's order, with empty cells for
 //! columns review does not know, and `note`/`timestamp` left out where it has no such column.
 
-use anyhow::{Context, bail};
+use crate::exit::InputContext;
 use proctor_core::calibrate::Label;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -102,7 +102,7 @@ impl LabelsFile {
         let mut reader = csv::ReaderBuilder::new().from_reader(&file);
         let header = reader
             .headers()
-            .with_context(|| format!("{}:1: cannot read the header line", path.display()))?;
+            .with_input_context(|| format!("{}:1: cannot read the header line", path.display()))?;
         let columns: Vec<Column> = header.iter().map(Column::of).collect();
         for (needed, name) in [
             (Column::Task, "task"),
@@ -111,7 +111,7 @@ impl LabelsFile {
             (Column::Rater, "rater"),
         ] {
             if !columns.contains(&needed) {
-                bail!(
+                crate::exit::bail_input!(
                     "{}:1: the header has no `{name}` column (it has: {}); review writes the columns {}: add the column, or give another --labels file",
                     path.display(),
                     header.iter().collect::<Vec<_>>().join(", "),

@@ -97,10 +97,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
             .map_err(|e| {
-                crate::exit::Failure::Infrastructure(format!(
-                    "cannot listen on 127.0.0.1:{}: {e}",
-                    args.port
-                ))
+                crate::exit::infrastructure(format!("cannot listen on 127.0.0.1:{}", args.port), e)
             })?;
         let port = listener.local_addr()?.port();
         let app = Arc::new(App {
@@ -109,9 +106,9 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
             port,
         });
         {
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "http://127.0.0.1:{port}/?token={}", app.token)?;
-            out.flush()?;
+            let mut out = crate::exit::stdout();
+            let written = writeln!(out, "http://127.0.0.1:{port}/?token={}", app.token);
+            out.close(written.map_err(crate::exit::stdout_error))?;
         }
         eprintln!("proctor: review: open the address above in a browser; Ctrl-C stops (every label is already saved)");
         tokio::select! {

@@ -61,7 +61,8 @@ impl UserModel {
             mode: args.judge.cassette_mode,
             timeout: Duration::from_secs(args.judge.judge_timeout.max(1)),
         };
-        let model = UserModel::new(config).map_err(|e| anyhow::anyhow!("--user-model: {e}"))?;
+        let model =
+            UserModel::new(config).map_err(|e| crate::exit::bad_input!("--user-model: {e}"))?;
         Ok(Some(Arc::new(model)))
     }
 

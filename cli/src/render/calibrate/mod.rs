@@ -7,7 +7,6 @@ pub mod table;
 
 use super::numbers::MISSING;
 use proctor_core::calibrate::{Calibration, Disagreement, Undecided};
-use std::io::Write;
 
 /// `--format json` and `--out`: every number, snake_case names.
 pub fn json(c: &Calibration) -> String {
@@ -16,11 +15,10 @@ pub fn json(c: &Calibration) -> String {
     text
 }
 
-/// Prints on stdout; a closed pipe (`| head`) is not an error worth a non-zero exit.
-pub fn print(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+/// Writes `text` to stdout: a closed pipe (`| head`) ends proctor quietly, any other
+/// write error exits 3 (docs/exit-codes.md).
+pub fn print(text: &str) -> anyhow::Result<()> {
+    crate::exit::print(text)
 }
 
 /// `task attempt 3`, or the calibration set's id.

@@ -11,13 +11,11 @@ use attacks::{attack_rows, formatted_attacks};
 use proctor_core::compare::{Change, Comparison, PairedTask, SIGN_FLIP_MAX_TASKS, TaskFiles};
 use proctor_core::stats::Interval;
 use rust_decimal::Decimal;
-use std::io::Write;
 
-/// Prints on stdout; a closed pipe (`| head`) is not an error worth a non-zero exit.
-pub fn print(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+/// Writes `text` to stdout: a closed pipe (`| head`) ends proctor quietly, any other
+/// write error exits 3 (docs/exit-codes.md).
+pub fn print(text: &str) -> anyhow::Result<()> {
+    crate::exit::print(text)
 }
 
 /// A difference with its sign, so that "+0.0500" and "-0.0500" read as directions.

@@ -65,7 +65,7 @@ impl Limits {
             .or_else(|| cgroup_v1(&tag, requested))
             .unwrap_or(Mechanism::Rlimits);
         if let (Mechanism::Rlimits, Some(procs)) = (&mechanism, requested.procs) {
-            anyhow::bail!(
+            crate::exit::bail_input!(
                 "--max-procs {procs}: no cgroup can be made here, and without one a process limit counts every process of your user together (one attempt's fork bomb would fail the attempts beside it); run as root, or in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes proctor run ...), or drop --max-procs"
             );
         }

@@ -23,7 +23,6 @@ pub use limits::{AttemptGroups, Limits, MemoryUse, Requested};
 
 use super::agent::AgentSpec;
 use super::sandbox::AttemptFolders;
-use anyhow::bail;
 use clap::ValueEnum;
 use disk::DiskQuota;
 use relay::Relays;
@@ -200,7 +199,7 @@ impl Isolation {
                 match probe(program.as_deref()) {
                     Ok(()) => program,
                     Err(why) if mode == IsolateMode::Namespaces => {
-                        bail!(
+                        crate::exit::bail_input!(
                             "--isolate namespaces: {why}; install bubblewrap (apt-get install bubblewrap) or use --isolate none"
                         )
                     }
@@ -219,7 +218,9 @@ impl Isolation {
                     "install bubblewrap (apt-get install bubblewrap) so that agents run in namespaces, or drop --network none"
                 }
             };
-            bail!("--network none needs namespaces, and agents run without them here: {how}");
+            crate::exit::bail_input!(
+                "--network none needs namespaces, and agents run without them here: {how}"
+            );
         }
         let limits = Limits::choose(options.limits)?;
         notes.extend(limits.describe());
@@ -232,7 +233,7 @@ impl Isolation {
             for agent in agents {
                 let shown = visible::for_agent(agent, &options.allow);
                 let sight = Sight::compose(&shown, &hidden, &found).map_err(|too_large| {
-                    anyhow::anyhow!(
+                    crate::exit::bad_input!(
                         "agent `{}`: {too_large}; give the agent a folder of its own that holds its code only (tasks, results and kept folders elsewhere), and name it on the command line (python3 my-agent/main.py)",
                         agent.name
                     )
