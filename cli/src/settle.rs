@@ -103,9 +103,12 @@ pub fn settle(
     let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
     let mut problems = Vec::new();
     let nothing_used = outcome.usage.is_empty() && judge_usage.is_empty();
-    let cost = match kept {
-        Kept::ForSummary if nothing_used => None,
-        _ => Some(price(
+    let cost = match (kept, nothing_used) {
+        (Kept::ForSummary, true) => None,
+        // Nothing to price: a time that cannot be read concerns no call, and the line
+        // records the command's time.
+        (Kept::OnRecord, true) => Some(pricer.cost(&[], &[], priced_at.ok().flatten()).cost),
+        (_, false) => Some(price(
             pricer,
             outcome,
             judge_usage,

@@ -230,7 +230,7 @@ fn bad_outcome_lines_are_reported_and_the_rest_graded() {
         format!("{log_name}:4: field `status`: unknown status \"finished\""),
         format!("{log_name}:5: expected a JSON object, found a list"),
         format!("{log_name}:6: no task key"),
-        format!("{log_name}:7: usage not counted"),
+        format!("{log_name}:7: task `a`: usage not priced: usage[0]"),
     ] {
         assert!(
             out.stderr.contains(&expected),
@@ -239,7 +239,9 @@ fn bad_outcome_lines_are_reported_and_the_rest_graded() {
         );
     }
     assert!(
-        out.stderr.contains("6 outcome lines skipped"),
+        // Line 7 is graded and written, its unreadable usage counted unpriced: not skipped.
+        out.stderr
+            .contains("5 outcome lines skipped; 1 attempts written with a problem said above"),
         "{}",
         out.stderr
     );

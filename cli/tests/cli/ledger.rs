@@ -291,7 +291,7 @@ fn an_unreadable_timestamp_leaves_usage_unpriced_and_says_so() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains(":1: usage not priced: field `timestamp`"),
+            .contains(":1: task `a`: usage not priced: field `timestamp`"),
         "{}",
         out.stderr
     );
