@@ -6,6 +6,7 @@ use crate::exit::Failure;
 use crate::exit::InputContext;
 use crate::judging::{Seeds, check_globs};
 use crate::ledger_file::LedgerRows;
+use crate::mcp::user::llm::{UserModel, UserModelConfig};
 use crate::otlp::Receiver;
 use crate::outputs::crashes::CrashTally;
 use crate::outputs::ledger::LedgerOut;
@@ -41,58 +42,15 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     absolute_paths(&mut args)?;
     // Everything that can be wrong with the input is found before any agent starts.
     let suite = crate::commands::load_tasks(&args.tasks)?;
-    let mut agents = match &args.agents {
-        Some(file) => agent::from_file(file)?,
-        None => agent::from_flags(&args.agent, args.label.as_deref())?,
-    };
-    let pass_env = PassEnv::new(&args.containment.pass_env, "--pass-env")?;
-    for agent in &mut agents {
-        agent.pass_env = pass_env.union(&agent.pass_env)?;
-    }
-    let only = build_globs(&args.only)?;
-    let variants = VariantChoice::parse(&args.variants, &suite)?;
-    let tasks: Vec<usize> = suite
-        .tasks
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| variants.chooses(t))
-        .filter(|(_, t)| selected(t, &only))
-        // A variant stays in its base task's shard, so each shard pairs them.
-        .filter(|(_, t)| args.shard.is_none_or(|s| s.holds(t.base_id())))
-        .map(|(i, _)| i)
-        .collect();
-    if tasks.is_empty() && args.shard.is_none() {
-        crate::exit::bail_input!(
-            "no task of {} matches --only {}",
-            args.tasks.display(),
-            args.only.join(" --only ")
-        );
-    }
+    let agents = agents_of(&args)?;
+    let tasks = tasks_in_scope(&args, &suite)?;
     let in_scope = || tasks.iter().map(|&i| &suite.tasks[i]);
     check_globs(in_scope())?;
     let judge = args.judge.build(in_scope(), args.no_judge.no_judge)?;
-    // A cassette folder a first recording run would make later is made now: a path that
-    // does not exist when agents start cannot be hidden from them.
-    if judge.is_some()
-        && let Some(cassette) = &args.judge.cassette
-    {
-        std::fs::create_dir_all(cassette).map_err(|e| {
-            crate::exit::infrastructure(
-                format!("{}: cannot create the cassette folder", cassette.display()),
-                e,
-            )
-        })?;
-    }
-    let mut seeds = HashMap::new();
-    let mut seed_files = Seeds::default();
-    if judge.is_some() {
-        for &i in &tasks {
-            let task = &suite.tasks[i];
-            if task.rubric.is_some() {
-                seeds.insert(i, seed_files.for_task(task)?);
-            }
-        }
-    }
+    let seeds = match &judge {
+        Some(_) => seed_files(&args, &suite, &tasks)?,
+        None => HashMap::new(),
+    };
     let pricer = load_pricer(&args.cost.prices)?;
     let jobs = args
         .jobs
@@ -107,29 +65,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         .rand_bytes(12)
         .tempdir()
         .map_err(|e| crate::exit::infrastructure("temporary folder", e))?;
-    if let Some(keep) = &args.keep {
-        std::fs::create_dir_all(keep).map_err(|e| {
-            crate::exit::infrastructure(
-                format!("{}: cannot create --keep folder", keep.display()),
-                e,
-            )
-        })?;
-    }
-    // The sandboxes under it are shown at their resolved paths, where it is hidden.
-    if let Some(keep) = args.keep.as_mut()
-        && let Ok(resolved) = keep.canonicalize()
-    {
-        *keep = resolved;
-    }
-    let keep = match &args.keep {
-        Some(dir) => Some(KeepFolder::open(dir).map_err(|e| {
-            crate::exit::infrastructure(
-                format!("{}: cannot prepare --keep folder", dir.display()),
-                e,
-            )
-        })?),
-        None => None,
-    };
+    let keep = keep_folder(&mut args)?;
     let hidden = hidden_from_agents(&args, &suite, control.path());
     let isolation = Isolation::set_up(&args.containment.options(), &agents, hidden)?;
     if !isolation.namespaces()
@@ -158,6 +94,94 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     runtime.shutdown_timeout(STOP_WITHIN);
     crate::run::process::kill_what_is_left();
     ran
+}
+
+/// The agents to run, from `--agents FILE` or `--agent`, each passed the variables
+/// `--pass-env` names besides its own.
+fn agents_of(args: &RunArgs) -> anyhow::Result<Vec<AgentSpec>> {
+    let mut agents = match &args.agents {
+        Some(file) => agent::from_file(file)?,
+        None => agent::from_flags(&args.agent, args.label.as_deref())?,
+    };
+    let pass_env = PassEnv::new(&args.containment.pass_env, "--pass-env")?;
+    for agent in &mut agents {
+        agent.pass_env = pass_env.union(&agent.pass_env)?;
+    }
+    Ok(agents)
+}
+
+/// The suite's tasks this run runs: chosen by `--variants` and `--only`, in this shard.
+fn tasks_in_scope(args: &RunArgs, suite: &Suite) -> anyhow::Result<Vec<usize>> {
+    let only = build_globs(&args.only)?;
+    let variants = VariantChoice::parse(&args.variants, suite)?;
+    let tasks: Vec<usize> = suite
+        .tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| variants.chooses(t))
+        .filter(|(_, t)| selected(t, &only))
+        // A variant stays in its base task's shard, so each shard pairs them.
+        .filter(|(_, t)| args.shard.is_none_or(|s| s.holds(t.base_id())))
+        .map(|(i, _)| i)
+        .collect();
+    if tasks.is_empty() && args.shard.is_none() {
+        crate::exit::bail_input!(
+            "no task of {} matches --only {}",
+            args.tasks.display(),
+            args.only.join(" --only ")
+        );
+    }
+    Ok(tasks)
+}
+
+/// The seed files of each rubric task in scope, which the judge compares the sandbox
+/// with. A cassette folder a first recording run would make later is made now: a path
+/// that does not exist when agents start cannot be hidden from them.
+fn seed_files(
+    args: &RunArgs,
+    suite: &Suite,
+    tasks: &[usize],
+) -> anyhow::Result<HashMap<usize, Seed>> {
+    if let Some(cassette) = &args.judge.cassette {
+        std::fs::create_dir_all(cassette).map_err(|e| {
+            crate::exit::infrastructure(
+                format!("{}: cannot create the cassette folder", cassette.display()),
+                e,
+            )
+        })?;
+    }
+    let mut seeds = HashMap::new();
+    let mut seed_files = Seeds::default();
+    for &i in tasks {
+        let task = &suite.tasks[i];
+        if task.rubric.is_some() {
+            seeds.insert(i, seed_files.for_task(task)?);
+        }
+    }
+    Ok(seeds)
+}
+
+/// The `--keep` folder, made and opened; `args.keep` becomes its resolved path, at which
+/// the sandboxes under it are shown where it is hidden.
+fn keep_folder(args: &mut RunArgs) -> anyhow::Result<Option<KeepFolder>> {
+    let Some(keep) = args.keep.as_mut() else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(&*keep).map_err(|e| {
+        crate::exit::infrastructure(
+            format!("{}: cannot create --keep folder", keep.display()),
+            e,
+        )
+    })?;
+    if let Ok(resolved) = keep.canonicalize() {
+        *keep = resolved;
+    }
+    KeepFolder::open(keep).map(Some).map_err(|e| {
+        crate::exit::infrastructure(
+            format!("{}: cannot prepare --keep folder", keep.display()),
+            e,
+        )
+    })
 }
 
 /// How long an interrupted run waits for what still runs (docs/exit-codes.md, 130).
@@ -543,7 +567,7 @@ async fn serve_tools(
     tasks: &[usize],
     args: &RunArgs,
 ) -> anyhow::Result<ToolSettings> {
-    let user_model = crate::mcp::user::llm::UserModel::for_run(args, suite, tasks)?;
+    let user_model = UserModel::for_run(user_model_config(args), suite, tasks)?;
     let mut by_task = HashMap::new();
     for &i in tasks {
         let tools = crate::mcp::attempt::TaskTools::of(&suite.tasks[i], user_model.as_ref())
@@ -561,6 +585,19 @@ async fn serve_tools(
     Ok(ToolSettings {
         server: Some(server),
         by_task,
+    })
+}
+
+/// The simulated users' model that `--user-model` and its options describe, with the
+/// judge's cassette and time limit.
+fn user_model_config(args: &RunArgs) -> Option<UserModelConfig> {
+    Some(UserModelConfig {
+        provider: args.user_provider,
+        model: args.user_model.clone()?,
+        base_url: args.user_base_url.clone(),
+        cassette: args.judge.cassette.clone(),
+        mode: args.judge.cassette_mode,
+        timeout: Duration::from_secs(args.judge.judge_timeout.max(1)),
     })
 }
 

@@ -41,25 +41,17 @@ pub struct UserModel {
 
 impl UserModel {
     /// The run's user model: `None` when no task in scope has an LLM user or no
-    /// `--user-model` is given (a task that needs one then says so).
+    /// `--user-model` is given (`config` is `None`; a task that needs one then says so).
     pub fn for_run(
-        args: &crate::args::RunArgs,
+        config: Option<UserModelConfig>,
         suite: &proctor_core::task::Suite,
         tasks: &[usize],
     ) -> anyhow::Result<Option<Arc<UserModel>>> {
         let needed = tasks
             .iter()
             .any(|&i| suite.tasks[i].user().is_some_and(UserSpec::needs_model));
-        let Some(model) = args.user_model.clone().filter(|_| needed) else {
+        let Some(config) = config.filter(|_| needed) else {
             return Ok(None);
-        };
-        let config = UserModelConfig {
-            provider: args.user_provider,
-            model,
-            base_url: args.user_base_url.clone(),
-            cassette: args.judge.cassette.clone(),
-            mode: args.judge.cassette_mode,
-            timeout: Duration::from_secs(args.judge.judge_timeout.max(1)),
         };
         let model =
             UserModel::new(config).map_err(|e| crate::exit::bad_input!("--user-model: {e}"))?;
