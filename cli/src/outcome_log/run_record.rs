@@ -36,6 +36,26 @@ pub struct RunRecord {
     pub facts: RunFacts,
 }
 
+impl RunRecord {
+    /// The record of a line, if it is a result line, in its parts: the other accounts, the
+    /// runner's checks, the runner's facts.
+    pub fn split(
+        record: Option<Box<RunRecord>>,
+    ) -> (Option<Evidence>, Vec<CheckResult>, Option<RunFacts>) {
+        match record {
+            Some(record) => {
+                let RunRecord {
+                    evidence,
+                    runner_checks,
+                    facts,
+                } = *record;
+                (Some(evidence), runner_checks, Some(facts))
+            }
+            None => (None, Vec::new(), None),
+        }
+    }
+}
+
 /// What only the runner knew of an attempt, as its result line recorded it: graded again,
 /// the line keeps it, so that its outputs are given the attempt `run` gave them.
 #[derive(Debug, Default, Deserialize)]
@@ -53,8 +73,20 @@ pub struct RunFacts {
 }
 
 impl RunFacts {
+    /// When a line's usage is priced: at its own time; a result line without one, when
+    /// its run started, as the run priced it.
+    pub fn price_time(
+        facts: Option<&RunFacts>,
+        time: Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError>,
+    ) -> Result<Option<jiff::Timestamp>, proctor_ledger::time::TimeError> {
+        match (time, facts.and_then(RunFacts::started_at)) {
+            (Ok(None), Some(started)) => started.map(Some),
+            (time, _) => time,
+        }
+    }
+
     /// When the attempt started, at which the run priced its usage.
-    pub fn started_at(&self) -> Option<Result<jiff::Timestamp, proctor_ledger::time::TimeError>> {
+    fn started_at(&self) -> Option<Result<jiff::Timestamp, proctor_ledger::time::TimeError>> {
         let started = self.timings.started_at.as_deref()?;
         Some(proctor_ledger::time::parse_time(
             "timings.started_at",

@@ -339,23 +339,8 @@ impl LineGrader<'_> {
         let given = given.map(|given| given.of_task(slot));
         static NO_EVIDENCE: Evidence = Evidence::NONE;
         // A result line's own run: its checks join the grade, its evidence the line written.
-        let (evidence, runner_checks, facts) = match run {
-            Some(run) => {
-                let RunRecord {
-                    evidence,
-                    runner_checks,
-                    facts,
-                } = *run;
-                (Some(evidence), runner_checks, Some(facts))
-            }
-            None => (None, Vec::new(), None),
-        };
-        // A result line without a time of its own is priced when its run started, as
-        // the run priced it.
-        let time = match (time, facts.as_ref().and_then(RunFacts::started_at)) {
-            (Ok(None), Some(started)) => started.map(Some),
-            (time, _) => time,
-        };
+        let (evidence, runner_checks, facts) = RunRecord::split(run);
+        let time = RunFacts::price_time(facts.as_ref(), time);
         let place = Place {
             line: Some((&self.log_name, number)),
             task: &task.id,
@@ -376,29 +361,26 @@ impl LineGrader<'_> {
             kept,
             given,
         );
-        if !builds_line {
-            let Settled {
-                grade,
-                cost,
-                problems,
-                ..
-            } = settled;
-            return GradedLine {
-                given_attempt: attempt,
-                slot,
-                counts: LineCounts::Summary(SummaryCounts {
-                    task: task.id.as_str().into(),
-                    is_variant: task.variant.is_some(),
-                    status: outcome.status,
-                    steps: outcome.steps,
-                    grade,
-                    cost: cost.filter(|cost| *cost != Cost::default()).map(Box::new),
-                }),
-                text: text.len()..text.len(),
-                problems,
-            };
+        let run = (evidence, facts);
+        match builds_line {
+            false => summary_line(task, slot, attempt, outcome, settled, text.len()),
+            true => self.result_line(task, slot, attempt, outcome, settled, run, text),
         }
-        let mut settled = settled;
+    }
+
+    /// The graded line as a result line: built, written when an output reads its text,
+    /// and kept whole when one reads all of it.
+    #[allow(clippy::too_many_arguments)]
+    fn result_line(
+        &self,
+        task: &Task,
+        slot: usize,
+        attempt: Option<u64>,
+        outcome: &mut Outcome,
+        mut settled: Settled,
+        (evidence, facts): (Option<Evidence>, Option<RunFacts>),
+        text: &mut Vec<u8>,
+    ) -> GradedLine {
         let problems = std::mem::take(&mut settled.problems);
         let mut result = new_line(
             task,
@@ -429,6 +411,37 @@ impl LineGrader<'_> {
             text: start..text.len(),
             problems,
         }
+    }
+}
+
+/// The graded line as the summary counts it, when no output reads its result line.
+fn summary_line(
+    task: &Task,
+    slot: usize,
+    attempt: Option<u64>,
+    outcome: &Outcome,
+    settled: Settled,
+    at: usize,
+) -> GradedLine {
+    let Settled {
+        grade,
+        cost,
+        problems,
+        ..
+    } = settled;
+    GradedLine {
+        given_attempt: attempt,
+        slot,
+        counts: LineCounts::Summary(SummaryCounts {
+            task: task.id.as_str().into(),
+            is_variant: task.variant.is_some(),
+            status: outcome.status,
+            steps: outcome.steps,
+            grade,
+            cost: cost.filter(|cost| *cost != Cost::default()).map(Box::new),
+        }),
+        text: at..at,
+        problems,
     }
 }
 
