@@ -38,6 +38,25 @@ pub struct View<'a> {
 /// pass over the mount table, and attempts wait for it: a path is hidden only where it
 /// would be in sight, and shown only where it is not in sight already.
 pub fn arguments(view: &View<'_>) -> Vec<String> {
+    let mut args = namespaces(view);
+    runtime_mounts(&mut args, view);
+    shown_and_hidden(&mut args, view);
+    for path in view.forwarding {
+        push(&mut args, "--ro-bind", path, path);
+    }
+    for path in view.writable {
+        push(&mut args, "--bind", path, path);
+    }
+    // The composed root itself: nothing may be written there.
+    args.extend(["--remount-ro".to_owned(), "/".to_owned()]);
+    args.push("--chdir".to_owned());
+    args.push(view.working_dir.to_string_lossy().into_owned());
+    args.push("--".to_owned());
+    args
+}
+
+/// The namespaces, and the attempt's own `/dev`, `/proc` and `/tmp`.
+fn namespaces(view: &View<'_>) -> Vec<String> {
     let mut args: Vec<String> = [
         "--unshare-user",
         "--unshare-pid",
@@ -62,7 +81,12 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
     if !view.network {
         args.push("--unshare-net".to_owned());
     }
-    let runtime = runtime::entries();
+    args
+}
+
+/// The system's runtime, read-only: `/etc`'s shown part as the run's one copy when it
+/// can be, else entry by entry.
+fn runtime_mounts(args: &mut Vec<String>, view: &View<'_>) {
     // A path shown under /etc needs a mount point there, which the read-only copy cannot
     // take: then /etc is bound entry by entry.
     let under_etc = |p: &Path| p.starts_with("/etc");
@@ -72,15 +96,20 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
             && !view.writable.iter().any(|p| under_etc(p))
     });
     if let Some(etc) = etc_copy {
-        push(&mut args, "--ro-bind", etc, Path::new("/etc"));
+        push(args, "--ro-bind", etc, Path::new("/etc"));
     }
     let bound_whole = |path: &Path| etc_copy.is_some() && path.starts_with("/etc");
-    for entry in runtime.iter().filter(|e| !bound_whole(e.path())) {
+    for entry in runtime::entries().iter().filter(|e| !bound_whole(e.path())) {
         match entry {
-            runtime::Entry::Shown(path) => push(&mut args, "--ro-bind", path, path),
-            runtime::Entry::Link { path, target } => push(&mut args, "--symlink", target, path),
+            runtime::Entry::Shown(path) => push(args, "--ro-bind", path, path),
+            runtime::Entry::Link { path, target } => push(args, "--symlink", target, path),
         }
     }
+}
+
+/// What the command needs, read-only, with the grading data inside it hidden, and what
+/// is shown inside the hidden shown again.
+fn shown_and_hidden(args: &mut Vec<String>, view: &View<'_>) {
     let hidden = |path: &Path| view.hidden.iter().any(|h| path.starts_with(h));
     let in_runtime = |path: &Path| runtime::holds(path) && !hidden(path);
     // Outermost first: a folder shown inside another shown one is in sight already,
@@ -98,7 +127,7 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         .collect();
     for path in &first {
         if path.exists() {
-            push(&mut args, "--ro-bind", path, path);
+            push(args, "--ro-bind", path, path);
         }
     }
     // Hidden where it would be seen: inside a shown folder or the runtime, and not
@@ -113,7 +142,7 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         .filter(|h| !view.hidden.iter().any(|o| h.starts_with(o) && *h != o))
         .cloned()
         .collect();
-    hide(&mut args, &outer_hidden);
+    hide(args, &outer_hidden);
     // Shown again inside what was hidden, then what is hidden inside those.
     // Strictly inside: a shown path that is itself hidden stays hidden.
     let again: Vec<&PathBuf> = shown
@@ -128,7 +157,7 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         .collect();
     for path in &again {
         if path.exists() {
-            push(&mut args, "--ro-bind", path, path);
+            push(args, "--ro-bind", path, path);
         }
     }
     let inside_again: Vec<PathBuf> = view
@@ -137,19 +166,7 @@ pub fn arguments(view: &View<'_>) -> Vec<String> {
         .filter(|h| again.iter().any(|a| h.starts_with(a) && h != a))
         .cloned()
         .collect();
-    hide(&mut args, &inside_again);
-    for path in view.forwarding {
-        push(&mut args, "--ro-bind", path, path);
-    }
-    for path in view.writable {
-        push(&mut args, "--bind", path, path);
-    }
-    // The composed root itself: nothing may be written there.
-    args.extend(["--remount-ro".to_owned(), "/".to_owned()]);
-    args.push("--chdir".to_owned());
-    args.push(view.working_dir.to_string_lossy().into_owned());
-    args.push("--".to_owned());
-    args
+    hide(args, &inside_again);
 }
 
 fn hide(args: &mut Vec<String>, hidden: &[PathBuf]) {

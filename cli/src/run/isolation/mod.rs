@@ -113,6 +113,15 @@ impl EtcCopy {
     }
 }
 
+/// What preparing one attempt's command reads.
+struct Attempt<'a> {
+    agent: &'a AgentSpec,
+    folders: &'a AttemptFolders,
+    sight: &'a Sight,
+    /// The attempt's own folders, the only ones it may write.
+    writable: &'a [&'a Path; 4],
+}
+
 /// A command ready to start in its isolation.
 #[derive(Debug)]
 pub struct Prepared {
@@ -330,48 +339,82 @@ impl Isolation {
     ) -> std::io::Result<Prepared> {
         let mut entry = Entry::default();
         let groups = self.limits.for_attempt(&mut entry)?;
-        let sandbox = folders.sandbox.as_path();
-        let outcome_dir = folders.outcome_dir.as_path();
         let writable = [
-            sandbox,
+            folders.sandbox.as_path(),
             folders.home.as_path(),
             folders.tmp.as_path(),
-            outcome_dir,
+            folders.outcome_dir.as_path(),
         ];
         let no_sight = Sight::default();
         let sight = self.sights.get(agent_index).unwrap_or(&no_sight);
         if let Some(state) = &folders.state {
             self.check_state_hidden(sight, state, &writable)?;
         }
-        let quota = |folders: &[&Path]| {
-            self.limits.requested.disk.map(|bytes| DiskQuota {
-                folders: folders.iter().map(|p| p.to_path_buf()).collect(),
-                bytes,
-            })
+        let attempt = Attempt {
+            agent,
+            folders,
+            sight,
+            writable: &writable,
         };
-        let Some(bwrap) = &self.bwrap else {
-            let mut env = Vec::new();
-            if self.fallback {
-                entry.fallback = true;
-                let view = fallback::View {
-                    shown: sight.shown.clone(),
-                    hidden: sight.hidden.clone(),
-                    writable: writable.iter().map(|p| p.to_path_buf()).collect(),
-                };
-                let view = serde_json::to_string(&view).map_err(std::io::Error::other)?;
-                env.push((fallback::VIEW_VARIABLE.to_owned(), view));
+        match &self.bwrap {
+            None => self.prepare_without_namespaces(entry, groups, &attempt),
+            Some(bwrap) => {
+                entry.bwrap = Some(bwrap.clone());
+                self.prepare_in_namespaces(entry, groups, &attempt, loopback_only)
             }
-            let (program, args) = entry.command(&agent.program, &agent.args)?;
-            return Ok(Prepared {
-                program,
-                args,
-                env,
-                groups,
-                relays: None,
-                disk: quota(&writable),
-                bubblewrap: false,
-            });
-        };
+        }
+    }
+
+    /// `--max-disk` over `folders`: the one budget of every place the agent can write.
+    fn disk_quota(&self, folders: &[&Path]) -> Option<DiskQuota> {
+        self.limits.requested.disk.map(|bytes| DiskQuota {
+            folders: folders.iter().map(|p| p.to_path_buf()).collect(),
+            bytes,
+        })
+    }
+
+    /// The agent started by the entry helper alone: in the fallback, with the landlock
+    /// view it applies (docs/agent-protocol.md, "What an agent sees"); under `--isolate
+    /// none`, as it is.
+    fn prepare_without_namespaces(
+        &self,
+        mut entry: Entry,
+        groups: Option<AttemptGroups>,
+        attempt: &Attempt<'_>,
+    ) -> std::io::Result<Prepared> {
+        let mut env = Vec::new();
+        if self.fallback {
+            entry.fallback = true;
+            let view = fallback::View {
+                shown: attempt.sight.shown.clone(),
+                hidden: attempt.sight.hidden.clone(),
+                writable: attempt.writable.iter().map(|p| p.to_path_buf()).collect(),
+            };
+            let view = serde_json::to_string(&view).map_err(std::io::Error::other)?;
+            env.push((fallback::VIEW_VARIABLE.to_owned(), view));
+        }
+        let (program, args) = entry.command(&attempt.agent.program, &attempt.agent.args)?;
+        Ok(Prepared {
+            program,
+            args,
+            env,
+            groups,
+            relays: None,
+            disk: self.disk_quota(attempt.writable),
+            bubblewrap: false,
+        })
+    }
+
+    /// The agent started by bubblewrap in its composed root, behind the forwarder when
+    /// its network is loopback only and proctor's endpoints must reach it.
+    fn prepare_in_namespaces(
+        &self,
+        entry: Entry,
+        groups: Option<AttemptGroups>,
+        attempt: &Attempt<'_>,
+        loopback_only: bool,
+    ) -> std::io::Result<Prepared> {
+        let (agent, folders) = (attempt.agent, attempt.folders);
         // Under `--max-disk`, the namespace's `/tmp` is a folder of the attempt's own, so
         // that the one budget covers every place the agent can write.
         let slash_tmp = match self.limits.requested.disk {
@@ -401,10 +444,10 @@ impl Isolation {
             .chain(me.as_deref())
             .collect();
         let mut args = bubblewrap::arguments(&bubblewrap::View {
-            shown: &sight.shown,
-            hidden: &sight.hidden,
+            shown: &attempt.sight.shown,
+            hidden: &attempt.sight.hidden,
             forwarding: &shown,
-            writable: &writable,
+            writable: attempt.writable,
             etc: self.etc_copy(),
             tmp: slash_tmp.as_deref(),
             working_dir: &folders.sandbox,
@@ -424,21 +467,20 @@ impl Isolation {
                 args.extend(agent.args.iter().cloned());
             }
         }
-        entry.bwrap = Some(bwrap.clone());
         let (program, args) = entry.command(&args[0], &args[1..])?;
+        let written: Vec<&Path> = attempt
+            .writable
+            .iter()
+            .copied()
+            .chain(slash_tmp.as_deref())
+            .collect();
         Ok(Prepared {
             program,
             args,
             env: Vec::new(),
             groups,
             relays,
-            disk: quota(
-                &writable
-                    .iter()
-                    .copied()
-                    .chain(slash_tmp.as_deref())
-                    .collect::<Vec<_>>(),
-            ),
+            disk: self.disk_quota(&written),
             bubblewrap: true,
         })
     }
