@@ -52,46 +52,7 @@ impl Isolation {
             writable.push(helper.sandbox);
             writable.extend(helper.state);
         }
-        let as_agent = AgentSpec {
-            name: String::new(),
-            program: program.clone(),
-            args: args.to_vec(),
-            env: Vec::new(),
-            pass_env: PassEnv::default(),
-        };
-        // Its program as an agent's would be, and its own files' folders (its modules
-        // lie beside it, on PYTHONPATH), walked like an agent's: other grading data
-        // there stays hidden. Its own files are shown again after the hiding.
-        let allow: Vec<PathBuf> = helper
-            .files
-            .iter()
-            .filter_map(|f| f.parent().map(Path::to_owned))
-            .collect();
-        let composed = match self.bwrap.is_some() || self.fallback {
-            true => Sight::compose(
-                &visible::for_agent(&as_agent, &allow),
-                &self.hidden,
-                &self.found,
-            )
-            .map_err(|e| io::Error::other(e.to_string()))?,
-            false => Sight::default(),
-        };
-        let mut sight = Sight {
-            hidden: composed
-                .hidden
-                .into_iter()
-                .filter(|path| !helper.files.contains(path))
-                .collect(),
-            shown: composed.shown,
-        };
-        sight.shown.extend(helper.files.iter().cloned());
-        let mut shown: Vec<&Path> = helper.files.iter().map(PathBuf::as_path).collect();
-        if !helper.sandbox_writable {
-            for folder in std::iter::once(helper.sandbox).chain(helper.state) {
-                sight.shown.push(folder.to_owned());
-                shown.push(folder);
-            }
-        }
+        let (sight, shown) = self.helper_sight(helper, program, args)?;
         let mut env = Vec::new();
         match &self.bwrap {
             Some(bwrap) => {
@@ -140,6 +101,57 @@ impl Isolation {
             disk: None,
             bubblewrap: false,
         })
+    }
+
+    /// What `helper` sees: its program as an agent's would be, and its own files'
+    /// folders (its modules lie beside it, on PYTHONPATH), walked like an agent's, so
+    /// that other grading data there stays hidden; its own files shown again after the
+    /// hiding. With them, what is shown after everything is hidden: its files, and the
+    /// sandbox and state read-only when it may not write them.
+    fn helper_sight<'h>(
+        &self,
+        helper: &'h Helper<'_>,
+        program: &str,
+        args: &[String],
+    ) -> io::Result<(Sight, Vec<&'h Path>)> {
+        let as_agent = AgentSpec {
+            name: String::new(),
+            program: program.to_owned(),
+            args: args.to_vec(),
+            env: Vec::new(),
+            pass_env: PassEnv::default(),
+        };
+        let allow: Vec<PathBuf> = helper
+            .files
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_owned))
+            .collect();
+        let composed = match self.bwrap.is_some() || self.fallback {
+            true => Sight::compose(
+                &visible::for_agent(&as_agent, &allow),
+                &self.hidden,
+                &self.found,
+            )
+            .map_err(|e| io::Error::other(e.to_string()))?,
+            false => Sight::default(),
+        };
+        let mut sight = Sight {
+            hidden: composed
+                .hidden
+                .into_iter()
+                .filter(|path| !helper.files.contains(path))
+                .collect(),
+            shown: composed.shown,
+        };
+        sight.shown.extend(helper.files.iter().cloned());
+        let mut shown: Vec<&Path> = helper.files.iter().map(PathBuf::as_path).collect();
+        if !helper.sandbox_writable {
+            for folder in std::iter::once(helper.sandbox).chain(helper.state) {
+                sight.shown.push(folder.to_owned());
+                shown.push(folder);
+            }
+        }
+        Ok((sight, shown))
     }
 }
 

@@ -14,7 +14,7 @@ use nix::sys::signal::Signal;
 use std::io::{Seek, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::helper_words::{ENTRY_COMMAND, INIT_OPTION, LAST_STEP_OPTION};
 
@@ -117,36 +117,14 @@ pub fn leaves_orphans(args: &[String]) -> bool {
 
 /// The helper's main: returns only when it could not become the agent.
 pub fn enter(args: &[String]) -> anyhow::Result<()> {
-    let mut entry = Entry::default();
-    let mut parent: Option<i32> = None;
-    let mut init = false;
-    let mut status_fd: Option<i32> = None;
-    let mut last_step = false;
-    let mut words = args.iter();
-    let command: Vec<String> = loop {
-        let Some(word) = words.next() else {
-            bail!("{ENTRY_COMMAND}: no command after --");
-        };
-        let mut value = || {
-            words
-                .next()
-                .with_context(|| format!("{ENTRY_COMMAND}: {word} needs a value"))
-        };
-        match word.as_str() {
-            "--cgroup" => entry.cgroups.push(PathBuf::from(value()?)),
-            "--rlimit-as" => entry.memory = Some(value()?.parse()?),
-            "--rlimit-nproc" => entry.procs = Some(value()?.parse()?),
-            "--rlimit-fsize" => entry.file_size = Some(value()?.parse()?),
-            "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
-            "--fallback" => entry.fallback = true,
-            "--parent" => parent = Some(value()?.parse()?),
-            INIT_OPTION => init = true,
-            LAST_STEP_OPTION => last_step = true,
-            "--status-fd" => status_fd = Some(value()?.parse()?),
-            "--" => break words.cloned().collect(),
-            other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
-        }
-    };
+    let Words {
+        entry,
+        parent,
+        init,
+        status_fd,
+        last_step,
+        command,
+    } = Words::read(args)?;
     let Some((program, rest)) = command.split_first() else {
         bail!("{ENTRY_COMMAND}: no command after --");
     };
@@ -196,25 +174,88 @@ pub fn enter(args: &[String]) -> anyhow::Result<()> {
         )?);
     }
     per_process.apply()?;
-    let error = match &entry.bwrap {
+    Err(become_agent(entry.bwrap.as_deref(), &command))
+}
+
+/// What proctor told the helper, before and after `--`.
+struct Words {
+    entry: Entry,
+    parent: Option<i32>,
+    init: bool,
+    status_fd: Option<i32>,
+    last_step: bool,
+    /// What follows `--`: the agent's command, or bwrap's options and then it.
+    command: Vec<String>,
+}
+
+impl Words {
+    fn read(args: &[String]) -> anyhow::Result<Words> {
+        let mut read = Words {
+            entry: Entry::default(),
+            parent: None,
+            init: false,
+            status_fd: None,
+            last_step: false,
+            command: Vec::new(),
+        };
+        let mut words = args.iter();
+        read.command = loop {
+            let Some(word) = words.next() else {
+                bail!("{ENTRY_COMMAND}: no command after --");
+            };
+            let mut value = || {
+                words
+                    .next()
+                    .with_context(|| format!("{ENTRY_COMMAND}: {word} needs a value"))
+            };
+            let entry = &mut read.entry;
+            match word.as_str() {
+                "--cgroup" => entry.cgroups.push(PathBuf::from(value()?)),
+                "--rlimit-as" => entry.memory = Some(value()?.parse()?),
+                "--rlimit-nproc" => entry.procs = Some(value()?.parse()?),
+                "--rlimit-fsize" => entry.file_size = Some(value()?.parse()?),
+                "--bwrap" => entry.bwrap = Some(PathBuf::from(value()?)),
+                "--fallback" => entry.fallback = true,
+                "--parent" => read.parent = Some(value()?.parse()?),
+                INIT_OPTION => read.init = true,
+                LAST_STEP_OPTION => read.last_step = true,
+                "--status-fd" => read.status_fd = Some(value()?.parse()?),
+                "--" => break words.cloned().collect(),
+                other => bail!("{ENTRY_COMMAND}: unknown option {other}"),
+            }
+        };
+        Ok(read)
+    }
+}
+
+/// Becomes the agent: bubblewrap with its options in a file and the agent's command
+/// after them, or the agent itself. Returns only the reason it could not.
+fn become_agent(bwrap: Option<&Path>, command: &[String]) -> anyhow::Error {
+    let error = match bwrap {
         Some(bwrap) => {
             // bwrap's options go through the file; the agent's command stays on argv.
-            let split = command
-                .iter()
-                .position(|w| w == "--")
-                .context("bubblewrap's options end with --")?;
-            let file = argument_file(&command[..split])?;
+            let Some(split) = command.iter().position(|w| w == "--") else {
+                return anyhow::anyhow!("bubblewrap's options end with --");
+            };
+            let file = match argument_file(&command[..split]) {
+                Ok(file) => file,
+                Err(error) => return anyhow::Error::new(error).context("bubblewrap's options"),
+            };
             // bwrap reads the descriptor and closes it before the agent starts.
-            fcntl(&file, FcntlArg::F_SETFD(FdFlag::empty())).context("fcntl")?;
+            if let Err(error) = fcntl(&file, FcntlArg::F_SETFD(FdFlag::empty())) {
+                return anyhow::Error::new(error).context("fcntl");
+            }
             std::process::Command::new(bwrap)
                 .arg("--args")
                 .arg(file.as_raw_fd().to_string())
                 .args(&command[split..])
                 .exec()
         }
-        None => std::process::Command::new(program).args(rest).exec(),
+        None => std::process::Command::new(&command[0])
+            .args(&command[1..])
+            .exec(),
     };
-    Err(error).with_context(|| format!("cannot start {program}"))
+    anyhow::Error::new(error).context(format!("cannot start {}", command[0]))
 }
 
 /// The descriptor `fd` this process inherited, opened again by its path: a new
