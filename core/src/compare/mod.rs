@@ -66,16 +66,15 @@ mod which;
 mod tests;
 
 pub use attack_tally::AttackTally;
-pub use attacks::{AttackDelta, AttackDeltas, attack_deltas};
+pub use attacks::{AttackDelta, AttackDeltas};
 pub use comparison::{
     CompareOptions, Comparison, CostPerSuccess, CostPerSuccessDelta, DEFAULT_MARGIN, SideSummary,
     TaskFiles, TotalCost, compare,
 };
-pub use difference::{ClusteredDifference, clustered_difference};
+pub use difference::ClusteredDifference;
 pub use error::CompareError;
 pub use mcnemar::{McNemar, mcnemar};
 pub use pairing::{Change, PairedTask, Pairing, TaskCounts, Ungradable, pair};
-pub use power::{minimum_detectable_effect, tasks_to_detect};
 pub use side::{SideBuilder, SideTally, TaskTally};
 pub use sign_flip::{SIGN_FLIP_MAX_TASKS, sign_flip_p};
 pub use verdict::{Verdict, verdict};

@@ -54,7 +54,7 @@ pub fn tasks_to_detect(sd: f64, effect: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::clustered_difference;
+    use crate::compare::difference::clustered_difference;
 
     #[test]
     fn design_example_could_only_see_large_drops() {

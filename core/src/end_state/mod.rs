@@ -69,7 +69,8 @@ pub use command::{CheckCommand, CommandEnd, CommandRunner};
 pub use error::EndStateError;
 pub(crate) use json::compile_schema;
 pub use json::same_json;
-pub use path::{STATE_PREFIX, check_relative_path, state_path};
+pub use path::STATE_PREFIX;
+pub(crate) use path::check_relative_path;
 pub use query::{Comparison, Select};
 
 /// One end-state check from a task's `verify:` list.

@@ -9,7 +9,6 @@ mod kind;
 mod plan;
 mod spec;
 
-pub use draw::fault_draw;
 pub use fired::{FaultFired, FaultMissed};
 pub use kind::FaultKind;
 pub use plan::FaultPlan;

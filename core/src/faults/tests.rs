@@ -1,3 +1,4 @@
+use super::draw::fault_draw;
 use super::*;
 use serde_json::json;
 

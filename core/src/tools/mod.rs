@@ -11,7 +11,7 @@ mod responses;
 mod user;
 
 pub(crate) use parse::parse_command;
-pub use parse::parse_tools;
+pub(crate) use parse::parse_tools;
 pub use responses::canned_result;
 pub use user::{
     ASK_USER, DEFAULT_MAX_TURNS, DEFAULT_REPLY_TIMEOUT_S, STOP, ScriptedTurn, UserBackend, UserSpec,

@@ -5,6 +5,6 @@ mod build;
 mod fence;
 mod template;
 
-pub use build::{Prompt, build_prompt};
-pub use fence::choose_fence;
+pub use build::Prompt;
+pub(crate) use build::build_prompt;
 pub use template::{BUILTIN_VERSION, Template, TemplateError, Variable};

@@ -3,7 +3,8 @@
 mod parse;
 mod vote;
 
-pub use parse::{ParsedVerdict, VerdictError, parse_verdict};
+pub(crate) use parse::parse_verdict;
+pub use parse::{ParsedVerdict, VerdictError};
 pub use vote::{Tally, majority};
 
 use serde::{Deserialize, Serialize};

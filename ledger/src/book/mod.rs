@@ -14,9 +14,10 @@ pub use append::{AppendReport, LedgerBatch, append_rows};
 pub use columns::{Col, LEDGER_COLUMNS, LEDGER_FORMAT};
 pub use error::LedgerError;
 pub use from_result::{RowContext, rows_of_result};
-pub use guard::{guard, unguard};
+pub use guard::guard;
 pub use read::{LedgerReader, RawRow};
-pub use row::{LedgerRow, csv_writer, write_header};
+pub use row::LedgerRow;
+pub(crate) use row::{csv_writer, write_header};
 
 pub(crate) use key::{DigestSet, attempt_key};
 /// Builds foldhash's fast hashers with a fixed seed, for maps keyed by ledger rows' own values.

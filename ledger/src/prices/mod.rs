@@ -18,7 +18,6 @@ mod value;
 
 pub use builtin::{DEFAULT_PRICES_NAME, DEFAULT_PRICES_TOML};
 pub use error::PriceError;
-pub use names::canonical_provider;
 pub use row::{LongContext, PriceRow};
 pub use table::{PriceTable, RowInForce, Unpriced};
 pub use toml_file::PRICES_FORMAT;
