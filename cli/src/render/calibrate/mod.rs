@@ -15,12 +15,6 @@ pub fn json(c: &Calibration) -> String {
     text
 }
 
-/// Writes `text` to stdout: a closed pipe (`| head`) ends proctor quietly, any other
-/// write error exits 3 (docs/exit-codes.md).
-pub fn print(text: &str) -> anyhow::Result<()> {
-    crate::exit::print(text)
-}
-
 /// `task attempt 3`, or the calibration set's id.
 fn item_name(item: &str, attempt: Option<u64>) -> String {
     match attempt {
