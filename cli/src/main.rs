@@ -9,6 +9,7 @@ mod html;
 mod judging;
 mod ledger_file;
 mod lock_holder;
+mod loopback;
 mod mcp;
 mod otlp;
 mod outcome_log;

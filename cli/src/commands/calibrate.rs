@@ -59,7 +59,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         CalibrateFormat::Markdown => render::calibrate::markdown::render(&calibration),
         CalibrateFormat::Json => json,
     };
-    render::calibrate::print(&text)?;
+    crate::exit::print(&text)?;
     problems.into_result()?;
     gates::check(
         &Gates {

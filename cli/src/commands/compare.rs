@@ -70,7 +70,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         }
         None => text,
     };
-    render::compare::print(&text)?;
+    crate::exit::print(&text)?;
     if let Some(page) = &args.html {
         html::write_file(page, &compare_page(&args, &comparison)?)?;
     }

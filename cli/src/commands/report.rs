@@ -273,7 +273,7 @@ fn print(
         };
         let corrected = correct_results(&args.results, calibration)?;
         let text = corrected::report(format, title, summary, &corrected, calibration.source())?;
-        render::calibrate::print(&text)?;
+        crate::exit::print(&text)?;
         return Ok(());
     }
     if all.len() > 1 && format == Shape::Json {
@@ -284,14 +284,18 @@ fn print(
         let mut text = serde_json::to_string_pretty(&serde_json::json!({ "digests": digests }))
             .expect("JSON values serialise");
         text.push('\n');
-        render::print_text(&text)?;
+        crate::exit::print(&text)?;
         return Ok(());
     }
     for (at, summarised) in all.iter().enumerate() {
         if at > 0 {
-            render::print_text("\n")?;
+            crate::exit::print("\n")?;
         }
-        render::print_scorecards(format, &summarised.title, &summarised.cards)?;
+        crate::exit::print(&render::scorecards(
+            format,
+            &summarised.title,
+            &summarised.cards,
+        ))?;
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 use super::attempt::AttemptTools;
 use super::record::{CUT_OFF_WAIT, RecordedCall};
 use super::rmcp_adapter::{MAX_REQUEST_BYTES, McpHttp, McpResponse};
-use crate::otlp::listener::{Listener, mib, read_body};
+use crate::loopback::{BodyError, Listener, declared_length, mib, read_body};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Request, StatusCode};
@@ -219,11 +219,7 @@ async fn serve(
     request: Request<hyper::body::Incoming>,
     memory: &Semaphore,
 ) -> McpResponse {
-    let declared = request
-        .headers()
-        .get(hyper::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared = declared_length(request.headers());
     let too_large = |size: Option<u64>| {
         tools.oversized.fetch_add(1, Ordering::Relaxed);
         let size = size.unwrap_or(0);
@@ -244,8 +240,8 @@ async fn serve(
     // The share of the memory budget is held until the call is answered.
     let (body, _memory) = match read_body(body, claim, memory).await {
         Ok(read) => read,
-        Err(None) => return too_large(None),
-        Err(Some(error)) => {
+        Err(BodyError::TooLarge) => return too_large(None),
+        Err(error) => {
             return reply(
                 StatusCode::BAD_REQUEST,
                 format!("cannot read the body: {error}"),

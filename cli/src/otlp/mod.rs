@@ -7,13 +7,13 @@
 //!   wait for late exports after the agent exits.
 //! - [`server`]: the HTTP server on 127.0.0.1, on the run's tokio runtime.
 //! - [`bounds`]: how much one request may hold, checked before it is decoded.
-//! - [`listener`]: the loopback listener (shared with the tool server), bounded in
-//!   connections and idle time.
+//!
+//! The listener under the server is [`crate::loopback`]'s, as the tool server's and
+//! `proctor review`'s are.
 
 pub mod bounds;
 pub mod collector;
 pub mod decode;
-pub mod listener;
 pub mod server;
 
 pub use collector::TraceCollector;

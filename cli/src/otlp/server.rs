@@ -5,7 +5,7 @@
 use super::bounds::{MAX_BODY_BYTES, check};
 use super::collector::TraceCollector;
 use super::decode::{Encoding, Signal, decode};
-use super::listener::{Listener, mib, read_body};
+use crate::loopback::{BodyError, Listener, declared_length, mib, read_body};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
@@ -101,11 +101,7 @@ async fn respond(collector: &TraceCollector, request: Request<Incoming>) -> Resp
             ),
         );
     }
-    let declared = request
-        .headers()
-        .get(hyper::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared = declared_length(request.headers());
     let too_large = |size: Option<u64>| {
         let reason = match size {
             Some(size) => format!(
@@ -131,8 +127,8 @@ async fn respond(collector: &TraceCollector, request: Request<Incoming>) -> Resp
     let body = match read_body(request.into_body(), claim, &BODIES_IN_MEMORY).await {
         // The share of the budget is held until the request is decoded.
         Ok((body, _memory)) => body,
-        Err(None) => return too_large(None),
-        Err(Some(error)) => {
+        Err(BodyError::TooLarge) => return too_large(None),
+        Err(error) => {
             return reply(
                 StatusCode::BAD_REQUEST,
                 format!("cannot read the body: {error}"),

@@ -21,6 +21,6 @@ impl ScorecardsOut {
 
 impl AttemptSink for ScorecardsOut {
     fn present(&mut self, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
-        render::print_scorecards(self.0, title, cards)
+        crate::exit::print(&render::scorecards(self.0, title, cards))
     }
 }

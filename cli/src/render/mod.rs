@@ -24,18 +24,11 @@ pub enum Shape {
     Json,
 }
 
-/// Prints every scorecard on stdout in the chosen shape.
-pub fn print_scorecards(shape: Shape, title: &str, cards: &Scorecards) -> anyhow::Result<()> {
-    let text = match shape {
+/// Every scorecard in the chosen shape; the caller prints it (renderers write nothing).
+pub fn scorecards(shape: Shape, title: &str, cards: &Scorecards) -> String {
+    match shape {
         Shape::Table => table::render_cards(title, cards),
         Shape::Markdown => markdown::render_cards(title, cards),
         Shape::Json => json::render_cards(cards),
-    };
-    print_text(&text)
-}
-
-/// Writes `text` to stdout: a closed pipe (`| head`) ends proctor quietly, any other
-/// write error exits 3 (docs/exit-codes.md).
-pub fn print_text(text: &str) -> anyhow::Result<()> {
-    crate::exit::print(text)
+    }
 }

@@ -94,7 +94,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
+        let listener = crate::loopback::bind(args.port)
             .await
             .map_err(|e| {
                 crate::exit::infrastructure(format!("cannot listen on 127.0.0.1:{}", args.port), e)
@@ -111,10 +111,11 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
             out.close(written.map_err(crate::exit::stdout_error))?;
         }
         eprintln!("proctor: review: open the address above in a browser; Ctrl-C stops (every label is already saved)");
-        tokio::select! {
-            () = server::serve(listener, app.clone()) => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
+        let serving = server::serve(listener, app.clone())
+            .map_err(|e| crate::exit::infrastructure("cannot serve the review", e))?;
+        // Every label is synced as it is posted: stopping at any moment loses none.
+        let _ = tokio::signal::ctrl_c().await;
+        drop(serving);
         let session = &app.session;
         let mine = session
             .labels

@@ -5,21 +5,19 @@
 //! routes are fixed: the page, its script and style, the state, one attempt's detail, and
 //! `POST /api/label`, which is refused unless same-origin (`Origin`, `Sec-Fetch-Site`),
 //! JSON, and at most [`MAX_BODY_BYTES`]. No part of a request names a file: the files shown
-//! are those of the offered attempts, read by the bundle code.
+//! are those of the offered attempts, read by the bundle code. The listener is
+//! [`crate::loopback`]'s, which bounds connections, heads and bodies (see [`LIMITS`]).
 
 use super::page::{self, POLICY};
 use super::session::{PostedLabel, Refusal, Session};
 use super::token;
+use crate::loopback::{BodyError, Limits, Listener, declared_length, read_body};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::{Value, json};
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -27,12 +25,15 @@ use tokio::sync::Semaphore;
 
 /// The largest request body read: a label with its note.
 pub const MAX_BODY_BYTES: usize = 16 << 10;
-/// The largest request head (line and headers).
-const MAX_HEAD_BYTES: usize = 16 << 10;
-/// How long a request may take to arrive.
-const READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections served at once; more wait to be accepted.
-const MAX_CONNECTIONS: usize = 64;
+/// What a client of the page may hold: a few connections (a browser opens six), short heads
+/// that arrive in time.
+const LIMITS: Limits = Limits {
+    connections: 64,
+    head_bytes: Some(16 << 10),
+    head_timeout: Some(Duration::from_secs(10)),
+};
+/// Label bodies held at once: one per connection, so none waits for another's.
+static BODIES_IN_MEMORY: Semaphore = Semaphore::const_new(64 * MAX_BODY_BYTES);
 
 pub struct App {
     pub session: Session,
@@ -40,32 +41,13 @@ pub struct App {
     pub port: u16,
 }
 
-/// Serves until the process ends.
-pub async fn serve(listener: TcpListener, app: Arc<App>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let Ok(permit) = slots.clone().acquire_owned().await else {
-            return;
-        };
-        let Ok((stream, _)) = listener.accept().await else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            continue;
-        };
+/// Serves `listener` (made by [`crate::loopback::bind`]) until the returned listener is
+/// dropped.
+pub fn serve(listener: TcpListener, app: Arc<App>) -> std::io::Result<Listener> {
+    Listener::serve(listener, LIMITS, move |request| {
         let app = app.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let app = app.clone();
-                async move { Ok::<_, Infallible>(secured(respond(&app, request).await)) }
-            });
-            let serving = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(READ_TIMEOUT)
-                .max_buf_size(MAX_HEAD_BYTES)
-                .serve_connection(TokioIo::new(stream), service);
-            let _ = serving.await;
-            drop(permit);
-        });
-    }
+        async move { secured(respond(&app, request).await) }
+    })
 }
 
 async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<Bytes>> {
@@ -136,10 +118,7 @@ async fn label(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<Byte
     if !is_json {
         return refusal(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send application/json");
     }
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared = declared_length(headers);
     let too_large = || {
         refusal(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -149,12 +128,13 @@ async fn label(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<Byte
     if declared.is_some_and(|size| size > MAX_BODY_BYTES as u64) {
         return too_large();
     }
-    let reading = Limited::new(request.into_body(), MAX_BODY_BYTES).collect();
-    let body = match tokio::time::timeout(READ_TIMEOUT, reading).await {
-        Ok(Ok(body)) => body.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Ok(Err(e)) => return refusal(StatusCode::BAD_REQUEST, &e.to_string()),
-        Err(_) => return refusal(StatusCode::REQUEST_TIMEOUT, "the body did not arrive"),
+    let body = match read_body(request.into_body(), MAX_BODY_BYTES, &BODIES_IN_MEMORY).await {
+        Ok((body, _memory)) => body,
+        Err(BodyError::TooLarge) => return too_large(),
+        Err(error @ BodyError::Late) => {
+            return refusal(StatusCode::REQUEST_TIMEOUT, &error.to_string());
+        }
+        Err(error) => return refusal(StatusCode::BAD_REQUEST, &error.to_string()),
     };
     let posted: PostedLabel = match serde_json::from_slice(&body) {
         Ok(posted) => posted,

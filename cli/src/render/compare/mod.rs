@@ -12,12 +12,6 @@ use proctor_core::compare::{Change, Comparison, PairedTask, SIGN_FLIP_MAX_TASKS,
 use proctor_core::stats::Interval;
 use rust_decimal::Decimal;
 
-/// Writes `text` to stdout: a closed pipe (`| head`) ends proctor quietly, any other
-/// write error exits 3 (docs/exit-codes.md).
-pub fn print(text: &str) -> anyhow::Result<()> {
-    crate::exit::print(text)
-}
-
 /// A difference with its sign, so that "+0.0500" and "-0.0500" read as directions.
 pub fn signed(value: Option<f64>) -> String {
     value.map_or_else(|| MISSING.to_owned(), |v| format!("{v:+.4}"))
