@@ -52,8 +52,12 @@ impl Problems {
             parts.push(format!("{} {what} skipped", self.skipped));
         }
         if self.unsettled > 0 {
+            let attempts = match self.unsettled {
+                1 => "attempt",
+                _ => "attempts",
+            };
             parts.push(format!(
-                "{} attempts written with a problem said above (usage not priced is counted unpriced, never as 0)",
+                "{} {attempts} written with a problem said above (usage not priced is counted unpriced, never as 0)",
                 self.unsettled
             ));
         }
@@ -88,7 +92,7 @@ mod tests {
         both.report_settled("task `a` attempt 0: usage not priced".to_owned(), |_| {});
         assert_eq!(
             message(both),
-            "1 outcome lines skipped; 1 attempts written with a problem said above (usage not priced is counted unpriced, never as 0); everything else was graded and written"
+            "1 outcome lines skipped; 1 attempt written with a problem said above (usage not priced is counted unpriced, never as 0); everything else was graded and written"
         );
         let mut unpriced = Problems::default();
         unpriced.report_settled("x".to_owned(), |_| {});

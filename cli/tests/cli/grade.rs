@@ -241,7 +241,7 @@ fn bad_outcome_lines_are_reported_and_the_rest_graded() {
     assert!(
         // Line 7 is graded and written, its unreadable usage counted unpriced: not skipped.
         out.stderr
-            .contains("5 outcome lines skipped; 1 attempts written with a problem said above"),
+            .contains("5 outcome lines skipped; 1 attempt written with a problem said above"),
         "{}",
         out.stderr
     );
