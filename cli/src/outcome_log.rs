@@ -6,6 +6,7 @@
 //! file without newlines (a binary, `/dev/zero`) would otherwise fill the memory.
 
 use proctor_core::outcome::{Extra, KeyFilter, NotAnObject, Outcome, OutcomeReader, kind_of};
+use proctor_core::result::fields;
 use proctor_ledger::time::TIME_KEYS;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -332,11 +333,11 @@ impl LineKeys {
     pub fn new(task_key: Option<&str>) -> Self {
         let task_keys = match task_key {
             Some(key) => vec![key],
-            None => vec!["task", "task_id"],
+            None => vec![fields::TASK, fields::OLDER_TASK],
         };
         let keys: Vec<String> = task_keys
             .into_iter()
-            .chain(["attempt", "run"])
+            .chain([fields::ATTEMPT, fields::OLDER_ATTEMPT])
             .chain(TIME_KEYS)
             .chain(run_record::KEYS)
             .map(str::to_owned)

@@ -18,6 +18,8 @@ pub mod normalise;
 pub mod outcome;
 pub mod result;
 pub mod rules;
+#[cfg(test)]
+mod serde_names;
 pub(crate) mod short_text;
 pub mod stats;
 pub mod summary;

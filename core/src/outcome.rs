@@ -13,6 +13,7 @@
 mod extra;
 mod fields;
 mod keys;
+pub mod names;
 #[cfg(test)]
 mod props;
 mod reader;

@@ -12,17 +12,17 @@ use crate::run::is_runner_check;
 use proctor_core::faults::{FaultFired, FaultMissed};
 use proctor_core::grade::{Account, CheckResult, Evidence};
 use proctor_core::outcome::{Extra, Outcome};
-use proctor_core::result::{ProcessInfo, ResultLine, Timings};
+use proctor_core::result::{ProcessInfo, ResultLine, Timings, fields};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 /// The keys read, in the order [`read`] takes their values.
 pub const KEYS: [&str; 5] = [
-    "format",
-    "trajectory_source",
-    "uncaptured_args",
-    "evidence",
-    "checks",
+    fields::FORMAT,
+    fields::TRAJECTORY_SOURCE,
+    fields::UNCAPTURED_ARGS,
+    fields::EVIDENCE,
+    fields::CHECKS,
 ];
 
 /// What the run saw beside the line's graded trajectory.
@@ -165,7 +165,13 @@ fn field<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::super::{LineBuffer, LineKeys, read_text};
+    use crate::run::is_runner_check;
+    use proctor_core::grade::Evidence;
     use proctor_core::outcome::TrajectorySource;
+    use proctor_core::result::{ResultLine, fields};
+
+    /// A result line with every field set (docs/result-format.md).
+    const EVERY_FIELD: &str = include_str!("../../../fixtures/result/every_field.json");
 
     const RUN: &str = r#""trajectory": [{"tool": "refund", "args": null}], "trajectory_source": "trace", "uncaptured_args": [1], "evidence": [{"source": "reported", "trajectory": [{"tool": "wipe"}]}]"#;
 
@@ -184,5 +190,49 @@ mod tests {
         assert_eq!(buffer.outcome.trajectory_source, TrajectorySource::Reported);
         assert!(buffer.outcome.uncaptured_args.is_empty());
         assert!(head.run.is_none());
+    }
+
+    #[test]
+    fn a_result_line_reads_back_every_field_grading_it_again_takes() {
+        let line = ResultLine::parse(EVERY_FIELD).unwrap();
+        let text = line.to_json();
+        let keys = LineKeys::new(None);
+        let mut buffer = LineBuffer::default();
+        let head = read_text(&text, &keys, &mut buffer).unwrap().unwrap();
+        let outcome = &buffer.outcome;
+        // The faults applied to the run's served calls are the run's record, not read back.
+        let mut expected = line.outcome();
+        expected
+            .trajectory
+            .iter_mut()
+            .for_each(|step| step.faults = None);
+        assert_eq!(*outcome, expected);
+        let run = head.run.as_deref().expect("a result line");
+        let evidence = Evidence::from_record(&line.evidence).besides(outcome);
+        let runner_checks: Vec<_> = line.checks.iter().filter(|c| is_runner_check(c)).collect();
+        for name in fields::READ_BACK {
+            let read_back = match name {
+                fields::FORMAT => true,
+                fields::TASK => head.task == line.task,
+                fields::ATTEMPT => head.attempt == Some(line.attempt),
+                fields::STATUS => outcome.status == line.status,
+                fields::ANSWER => outcome.answer == line.answer,
+                fields::TOOL_CALLS => outcome.tool_calls == line.tool_calls,
+                fields::TOOLS_USED => outcome.tools_used.as_ref() == Some(&line.tools_used),
+                fields::TRAJECTORY => outcome.trajectory.len() == line.trajectory.len(),
+                fields::USAGE => outcome.usage == line.usage,
+                fields::STEPS => outcome.steps == line.steps,
+                fields::ERROR => outcome.error == line.error,
+                fields::TRAJECTORY_SOURCE => outcome.trajectory_source == line.trajectory_source,
+                fields::UNCAPTURED_ARGS => outcome.uncaptured_args == line.uncaptured_args,
+                fields::EVIDENCE => !evidence.accounts().is_empty() && run.evidence == evidence,
+                fields::CHECKS => {
+                    !runner_checks.is_empty()
+                        && run.runner_checks.iter().collect::<Vec<_>>() == runner_checks
+                }
+                other => panic!("say here how `{other}` reads back"),
+            };
+            assert!(read_back, "`{name}` does not read back from {text}");
+        }
     }
 }

@@ -11,9 +11,9 @@
 //!   A task is **regressed** when its pass rate dropped (c_new/n_new < c_old/n_old), **fixed**
 //!   when it rose, **tied** when equal. With one attempt each, regressed is exactly "passed,
 //!   now fails". Every drop counts, so with k = 5 a 4/5 → 3/5 is listed; the per-task two-sided
-//!   Fisher exact p beside it ([`fisher_exact`](crate::stats::fisher_exact)) says how easily
+//!   Fisher exact p beside it (`fisher_exact`) says how easily
 //!   noise alone does that.
-//! - **Δ** ([`clustered_difference`]): the mean over tasks of (new rate − old rate), with
+//! - **Δ** (`clustered_difference`): the mean over tasks of (new rate − old rate), with
 //!   SE = SD/√n over tasks (the task is the cluster) and a 95% interval Δ ± t₀.₉₇₅,ₙ₋₁·SE,
 //!   clipped to [−1, 1]. Each task weighs the same however many attempts it has, so Δ is the
 //!   difference of the two sides' `pass_at_1` (mean over tasks of c/n); the pooled pass rates
@@ -26,9 +26,9 @@
 //!   drop smaller than the margin is still a regression. A single task has no interval and is
 //!   inconclusive. When every task's difference is the same (say, comparing a run with
 //!   itself) the SD is 0 and the interval collapses to a point.
-//! - **MDE** ([`minimum_detectable_effect`]): the true drop this comparison would call a
+//! - **MDE** (`minimum_detectable_effect`): the true drop this comparison would call a
 //!   regression with 80% power, (t₀.₉₇₅,df + t₀.₈₀,df)·SE with the observed SE (post hoc), printed
-//!   beside the verdict; and [`tasks_to_detect`], the number of tasks at which the MDE would
+//!   beside the verdict; and `tasks_to_detect`, the number of tasks at which the MDE would
 //!   equal the margin if per-task differences kept their spread.
 //! - **Secondary differences**: pass^k with the same k on both sides (the fewest graded
 //!   attempts of any compared task on either side, as in docs/metrics.md), clustered by task like Δ;

@@ -22,7 +22,7 @@
 //! Choices worth knowing:
 //!
 //! - Every path is relative: absolute paths and `..` are refused when the task loads
-//!   ([`check_relative_path`]). `from` and `schema_file` are relative to the folder of the task
+//!   (`check_relative_path`). `from` and `schema_file` are relative to the folder of the task
 //!   file and are read when it loads. At check time a path that resolves through a symlink to
 //!   somewhere outside the directory fails with `PATH: symlink leaves the sandbox`, and
 //!   nothing outside is read. Only regular files are read (a FIFO cannot hang the grader).

@@ -6,6 +6,7 @@
 //! taken as an absent field by the callers, so no rule here sees one except inside
 //! a list.
 
+use super::names::{self, step};
 use super::{AgentError, CompactString, OutcomeError, Status, Step, kind_of};
 use crate::compact_json::CompactJson;
 use serde_json::Value;
@@ -15,14 +16,14 @@ pub(super) fn status(value: &Value) -> Result<Status, OutcomeError> {
     match value {
         Value::String(s) => Status::parse(s).ok_or_else(|| {
             OutcomeError::new(
-                "status",
+                names::STATUS,
                 format!(
                     "unknown status {s:?} (expected final, done, completed, gave_up, hit_cap, timeout or error)"
                 ),
             )
         }),
         other => Err(OutcomeError::new(
-            "status",
+            names::STATUS,
             format!("expected a string, found {}", kind_of(other)),
         )),
     }
@@ -51,7 +52,7 @@ pub(super) fn count(value: &Value, field: &str) -> Result<u64, OutcomeError> {
 pub(super) fn tools_used(value: &Value) -> Result<Vec<CompactString>, OutcomeError> {
     let Value::Array(items) = value else {
         return Err(OutcomeError::new(
-            "tools_used",
+            names::TOOLS_USED,
             format!("expected a list of tool names, found {}", kind_of(value)),
         ));
     };
@@ -60,7 +61,7 @@ pub(super) fn tools_used(value: &Value) -> Result<Vec<CompactString>, OutcomeErr
         .map(|item| match item {
             Value::String(s) => Ok(s.into()),
             _ => Err(OutcomeError::new(
-                "tools_used",
+                names::TOOLS_USED,
                 "expected a list of tool names",
             )),
         })
@@ -87,7 +88,7 @@ pub(super) fn agent_error(value: &Value) -> Result<AgentError, OutcomeError> {
             },
         }),
         other => Err(OutcomeError::new(
-            "error",
+            names::ERROR,
             format!(
                 "expected an object {{type, message}}, found {}",
                 kind_of(other)
@@ -102,7 +103,7 @@ pub(super) fn usage(value: &Value) -> Result<Vec<CompactJson>, OutcomeError> {
         Value::Object(_) => Ok(vec![CompactJson::from_value(value)]),
         Value::Array(items) => Ok(items.iter().map(CompactJson::from_value).collect()),
         other => Err(OutcomeError::new(
-            "usage",
+            names::USAGE,
             format!(
                 "expected a usage object or a list of them, found {}",
                 kind_of(other)
@@ -115,7 +116,7 @@ pub(super) fn usage(value: &Value) -> Result<Vec<CompactJson>, OutcomeError> {
 pub(super) fn trajectory(value: &Value) -> Result<Vec<Step>, OutcomeError> {
     let Value::Array(items) = value else {
         return Err(OutcomeError::new(
-            "trajectory",
+            names::TRAJECTORY,
             format!("expected a list of steps, found {}", kind_of(value)),
         ));
     };
@@ -129,21 +130,21 @@ pub(super) fn trajectory(value: &Value) -> Result<Vec<Step>, OutcomeError> {
 /// One step: an object `{tool, args, error?, result?}` with a string `tool`, or a pair
 /// `[tool, arg]`. Missing arguments are `null`; a `null` error or result is none.
 fn step(index: usize, value: &Value) -> Result<Step, OutcomeError> {
-    let problem = |text: &str| OutcomeError::new(format!("trajectory[{index}]"), text);
+    let problem = |text: &str| OutcomeError::new(format!("{}[{index}]", names::TRAJECTORY), text);
     match value {
         Value::Object(map) => {
-            let Some(Value::String(tool)) = map.get("tool") else {
+            let Some(Value::String(tool)) = map.get(step::TOOL) else {
                 return Err(problem("a step needs a string `tool`"));
             };
             let present = |key: &str| map.get(key).filter(|v| !v.is_null()).cloned();
             Ok(Step {
                 tool: tool.into(),
                 args: map
-                    .get("args")
+                    .get(step::ARGS)
                     .map(CompactJson::from_value)
                     .unwrap_or_default(),
-                error: present("error").map(Box::new),
-                result: present("result").map(Box::new),
+                error: present(step::ERROR).map(Box::new),
+                result: present(step::RESULT).map(Box::new),
                 faults: None,
             })
         }

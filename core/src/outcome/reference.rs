@@ -5,6 +5,7 @@
 //! for any text, the two give the same outcome, the same extra values and the same errors.
 
 use super::fields;
+use super::names;
 use super::{Outcome, OutcomeError, TrajectorySource, kind_of};
 use serde_json::{Map, Value};
 
@@ -44,9 +45,9 @@ pub(super) fn read_line<S: AsRef<str>>(
 /// problem is the error.
 pub(super) fn outcome_of(object: &Map<String, Value>) -> Result<Outcome, OutcomeError> {
     let field = |key: &str| object.get(key).filter(|value| !value.is_null());
-    let status = field("status").map(fields::status).transpose()?;
-    let answer = field("answer").map(fields::answer);
-    let trajectory = field("trajectory")
+    let status = field(names::STATUS).map(fields::status).transpose()?;
+    let answer = field(names::ANSWER).map(fields::answer);
+    let trajectory = field(names::TRAJECTORY)
         .map(fields::trajectory)
         .transpose()?
         .unwrap_or_default();
@@ -56,14 +57,16 @@ pub(super) fn outcome_of(object: &Map<String, Value>) -> Result<Outcome, Outcome
             .transpose()?;
         Ok(given.unwrap_or(trajectory.len() as u64))
     };
-    let tool_calls = count("tool_calls")?;
-    let steps = count("steps")?;
-    let tools_used = field("tools_used").map(fields::tools_used).transpose()?;
-    let usage = field("usage")
+    let tool_calls = count(names::TOOL_CALLS)?;
+    let steps = count(names::STEPS)?;
+    let tools_used = field(names::TOOLS_USED)
+        .map(fields::tools_used)
+        .transpose()?;
+    let usage = field(names::USAGE)
         .map(fields::usage)
         .transpose()?
         .unwrap_or_default();
-    let error = field("error").map(fields::agent_error).transpose()?;
+    let error = field(names::ERROR).map(fields::agent_error).transpose()?;
     Ok(Outcome {
         status,
         answer,

@@ -20,6 +20,7 @@
 use super::extra::{Extra, value_of};
 use super::fields;
 use super::keys::{KeyFilter, extra_bits};
+use super::names::{self, step};
 use super::{CompactString, Outcome, OutcomeError, Step, TrajectorySource};
 use crate::compact_json::{CHECKED_KEYS, CompactJson, MAX_CHECKED_DEPTH, string_stop};
 use serde_json::Value;
@@ -58,14 +59,29 @@ pub(super) fn scan_into<S: AsRef<str>>(
         extras.clear();
         extras.resize(extra_keys.len(), None);
     }
-    outcome.status = None;
-    outcome.answer = None;
-    outcome.tools_used = None;
-    outcome.trajectory.clear();
-    outcome.usage.clear();
-    outcome.error = None;
-    outcome.trajectory_source = TrajectorySource::Reported;
-    outcome.uncaptured_args.clear();
+    // Every field is named, none left to `..`: a field added to the outcome does not build
+    // until a line's value of it is reset here (and read below).
+    let Outcome {
+        status,
+        answer,
+        // Both set at the end of the line, from what it gave or the trajectory's length.
+        tool_calls: _,
+        tools_used,
+        trajectory,
+        usage,
+        steps: _,
+        error,
+        trajectory_source,
+        uncaptured_args,
+    } = outcome;
+    *status = None;
+    *answer = None;
+    *tools_used = None;
+    trajectory.clear();
+    usage.clear();
+    *error = None;
+    *trajectory_source = TrajectorySource::Reported;
+    uncaptured_args.clear();
     let mut counts = Counts::default();
     let mut scanner = Scanner::new(text);
     scanner.expect(b'{')?;
@@ -134,22 +150,22 @@ impl<'t> Scanner<'t> {
     /// into `counts`.
     fn field(&mut self, key: &str, outcome: &mut Outcome, counts: &mut Counts) -> Option<()> {
         match key {
-            "trajectory" => self.trajectory(&mut outcome.trajectory),
-            "usage" => self.usage(&mut outcome.usage),
-            "status" => self.checked(fields::status).map(|v| outcome.status = v),
-            "answer" => self
+            names::TRAJECTORY => self.trajectory(&mut outcome.trajectory),
+            names::USAGE => self.usage(&mut outcome.usage),
+            names::STATUS => self.checked(fields::status).map(|v| outcome.status = v),
+            names::ANSWER => self
                 .checked(|v| Ok(fields::answer(v)))
                 .map(|v| outcome.answer = v),
-            "tool_calls" => self
+            names::TOOL_CALLS => self
                 .checked(|v| fields::count(v, key))
                 .map(|v| counts.tool_calls = v),
-            "steps" => self
+            names::STEPS => self
                 .checked(|v| fields::count(v, key))
                 .map(|v| counts.steps = v),
-            "tools_used" => self
+            names::TOOLS_USED => self
                 .checked(fields::tools_used)
                 .map(|v| outcome.tools_used = v),
-            "error" => self.checked(fields::agent_error).map(|v| outcome.error = v),
+            names::ERROR => self.checked(fields::agent_error).map(|v| outcome.error = v),
             _ => self.value(FIELD_DEPTH).map(drop),
         }
     }
@@ -208,10 +224,10 @@ impl<'t> Scanner<'t> {
                 self.expect(b':')?;
                 match &*key {
                     // Anything but a string is for the reference reader to report.
-                    "tool" => tool = Some(self.string()?),
-                    "args" => args = Some(self.compact_value(STEP_DEPTH)?),
-                    "error" => error = Some(self.step_value()?),
-                    "result" => result = Some(self.step_value()?),
+                    step::TOOL => tool = Some(self.string()?),
+                    step::ARGS => args = Some(self.compact_value(STEP_DEPTH)?),
+                    step::ERROR => error = Some(self.step_value()?),
+                    step::RESULT => result = Some(self.step_value()?),
                     _ => {
                         self.value(STEP_DEPTH)?;
                     }

@@ -10,6 +10,7 @@
 //! token buckets that are 0. Every such field has a default, so a line reads back the same
 //! whether it was written with them or without.
 
+pub mod fields;
 pub(crate) mod json_text;
 mod write;
 
@@ -216,6 +217,10 @@ pub struct ProcessInfo {
 }
 
 /// One result line.
+///
+/// Its fields are written by hand (`write.rs`) and their names listed in [`fields::ALL`]: a
+/// field added here is added to both, and set in `fixtures/result/every_field.json`, or the
+/// build or the tests fail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultLine {
     /// Borrowed from [`RESULT_FORMAT`] on the lines this version writes, so a line costs
@@ -443,6 +448,8 @@ impl ResultLine {
 
     /// The agent's outcome as recorded on this line, for grading it again.
     pub fn outcome(&self) -> Outcome {
+        // Every field is named, none left to `..`: a field added to the outcome does not
+        // build until the line carries it too.
         Outcome {
             status: self.status,
             answer: self.answer.clone(),

@@ -6,156 +6,229 @@ use super::json_text::{
     boolean, name, opt_boolean, opt_decimal, opt_name, opt_string, serde, string, strings, uint,
     value,
 };
-use super::{Cost, ModelCost, ResultLine, Timings};
+use super::{Cost, ModelCost, ResultLine, Timings, fields};
 use crate::compact_json::CompactJson;
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Step;
+use crate::outcome::names::step;
 
-/// A field's name and colon after a comma, `,"name":`, as bytes put together at compile time.
+/// A field's name and colon after a comma, `,"name":`, as bytes put together at compile time
+/// from the name (a constant of [`fields`], or a literal for the members of an inner object).
 macro_rules! field_text {
-    ($name:literal) => {
-        concat!(",\"", $name, "\":").as_bytes()
-    };
+    ($name:expr) => {{
+        const TEXT: &[u8] = &after_comma::<{ $name.len() + 4 }>($name);
+        TEXT
+    }};
 }
 
 /// Appends a field's name and colon, after a comma unless it is the object's first
-/// (`field!(out, first "format")`). Each name is one copy of text made at compile time: a
-/// result line has about fifty of them.
+/// (`field!(out, first fields::FORMAT)`). Each name is one copy of text made at compile time:
+/// a result line has about fifty of them.
 macro_rules! field {
-    ($out:expr, first $name:literal) => {
+    ($out:expr, first $name:expr) => {
         $out.extend_from_slice(&field_text!($name)[1..])
     };
-    ($out:expr, $name:literal) => {
+    ($out:expr, $name:expr) => {
         $out.extend_from_slice(field_text!($name))
     };
 }
 
+/// `,"name":` for a plain field name (ASCII letters, digits and `_`, which need no escape),
+/// `N` bytes long; evaluated at compile time, where a name that needs escaping, or a wrong
+/// `N`, stops the build.
+const fn after_comma<const N: usize>(name: &str) -> [u8; N] {
+    let name = name.as_bytes();
+    assert!(N == name.len() + 4, "the text is the name and four bytes");
+    let mut text = [0; N];
+    text[0] = b',';
+    text[1] = b'"';
+    let mut at = 0;
+    while at < name.len() {
+        let byte = name[at];
+        assert!(
+            byte.is_ascii_alphanumeric() || byte == b'_',
+            "a field name needs no escape"
+        );
+        text[2 + at] = byte;
+        at += 1;
+    }
+    text[N - 2] = b'"';
+    text[N - 1] = b':';
+    text
+}
+
 /// Appends `line` as one line of compact JSON, without a newline.
 pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
+    // Every field is named, none left to `..`: a field added to the line does not build
+    // until it is written here too.
+    let ResultLine {
+        format,
+        task,
+        variant,
+        attempt,
+        label,
+        passed,
+        reasons,
+        diagnosis,
+        checks,
+        status,
+        answer,
+        tool_calls,
+        tools_used,
+        trajectory,
+        trajectory_source,
+        uncaptured_args,
+        faults_fired,
+        faults_missed,
+        evidence,
+        steps,
+        error,
+        usage,
+        step_efficiency,
+        tool_correctness,
+        judge,
+        cost,
+        timings,
+        task_digest,
+        seed,
+        process,
+    } = line;
     out.push(b'{');
-    field!(out, first "format");
-    string(out, &line.format);
-    field!(out, "task");
-    string(out, &line.task);
-    if let Some(variant) = &line.variant {
-        field!(out, "variant");
+    field!(out, first fields::FORMAT);
+    string(out, format);
+    field!(out, fields::TASK);
+    string(out, task);
+    if let Some(variant) = variant {
+        field!(out, fields::VARIANT);
         string(out, variant);
     }
-    field!(out, "attempt");
-    uint(out, line.attempt);
-    field!(out, "label");
-    opt_string(out, line.label.as_deref());
-    field!(out, "passed");
-    opt_boolean(out, line.passed);
-    field!(out, "reasons");
-    strings(out, &line.reasons);
-    field!(out, "diagnosis");
-    opt_name(out, line.diagnosis.map(Diagnosis::as_str));
-    field!(out, "checks");
+    field!(out, fields::ATTEMPT);
+    uint(out, *attempt);
+    field!(out, fields::LABEL);
+    opt_string(out, label.as_deref());
+    field!(out, fields::PASSED);
+    opt_boolean(out, *passed);
+    field!(out, fields::REASONS);
+    strings(out, reasons);
+    field!(out, fields::DIAGNOSIS);
+    opt_name(out, diagnosis.map(Diagnosis::as_str));
+    field!(out, fields::CHECKS);
     out.push(b'[');
-    for (index, check) in line.checks.iter().enumerate() {
+    for (index, check) in checks.iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
         write_check(out, check);
     }
     out.push(b']');
-    field!(out, "status");
-    opt_name(out, line.status.map(|s| s.as_str()));
-    field!(out, "answer");
-    opt_string(out, line.answer.as_deref());
-    field!(out, "tool_calls");
-    uint(out, line.tool_calls);
-    field!(out, "tools_used");
-    strings(out, &line.tools_used);
-    field!(out, "trajectory");
+    field!(out, fields::STATUS);
+    opt_name(out, status.map(|s| s.as_str()));
+    field!(out, fields::ANSWER);
+    opt_string(out, answer.as_deref());
+    field!(out, fields::TOOL_CALLS);
+    uint(out, *tool_calls);
+    field!(out, fields::TOOLS_USED);
+    strings(out, tools_used);
+    field!(out, fields::TRAJECTORY);
     out.push(b'[');
-    for (index, step) in line.trajectory.iter().enumerate() {
+    for (index, step) in trajectory.iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
         write_step(out, step);
     }
     out.push(b']');
-    field!(out, "trajectory_source");
-    name(out, line.trajectory_source.as_str());
-    if !line.uncaptured_args.is_empty() {
-        field!(out, "uncaptured_args");
-        serde(out, &line.uncaptured_args);
+    field!(out, fields::TRAJECTORY_SOURCE);
+    name(out, trajectory_source.as_str());
+    if !uncaptured_args.is_empty() {
+        field!(out, fields::UNCAPTURED_ARGS);
+        serde(out, uncaptured_args);
     }
-    if !line.faults_fired.is_empty() {
-        field!(out, "faults_fired");
-        serde(out, &line.faults_fired);
+    if !faults_fired.is_empty() {
+        field!(out, fields::FAULTS_FIRED);
+        serde(out, faults_fired);
     }
-    if !line.faults_missed.is_empty() {
-        field!(out, "faults_missed");
-        serde(out, &line.faults_missed);
+    if !faults_missed.is_empty() {
+        field!(out, fields::FAULTS_MISSED);
+        serde(out, faults_missed);
     }
-    if !line.evidence.is_empty() {
-        field!(out, "evidence");
-        serde(out, &line.evidence);
+    if !evidence.is_empty() {
+        field!(out, fields::EVIDENCE);
+        serde(out, evidence);
     }
-    field!(out, "steps");
-    uint(out, line.steps);
-    field!(out, "error");
-    match &line.error {
+    field!(out, fields::STEPS);
+    uint(out, *steps);
+    field!(out, fields::ERROR);
+    match error {
         Some(error) => serde(out, error),
         None => out.extend_from_slice(b"null"),
     }
-    field!(out, "usage");
-    CompactJson::write_list(out, &line.usage);
-    if let Some(share) = line.step_efficiency {
-        field!(out, "step_efficiency");
-        serde(out, &share);
+    field!(out, fields::USAGE);
+    CompactJson::write_list(out, usage);
+    if let Some(share) = step_efficiency {
+        field!(out, fields::STEP_EFFICIENCY);
+        serde(out, share);
     }
-    if let Some(share) = line.tool_correctness {
-        field!(out, "tool_correctness");
-        serde(out, &share);
+    if let Some(share) = tool_correctness {
+        field!(out, fields::TOOL_CORRECTNESS);
+        serde(out, share);
     }
-    if let Some(judge) = &line.judge {
-        field!(out, "judge");
+    if let Some(judge) = judge {
+        field!(out, fields::JUDGE);
         value(out, judge);
     }
-    field!(out, "cost");
-    write_cost(out, &line.cost);
-    field!(out, "timings");
-    if line.timings == Timings::default() {
+    field!(out, fields::COST);
+    write_cost(out, cost);
+    field!(out, fields::TIMINGS);
+    if *timings == Timings::default() {
         out.extend_from_slice(b"{}");
     } else {
-        serde(out, &line.timings);
+        serde(out, timings);
     }
-    field!(out, "task_digest");
-    string(out, &line.task_digest);
-    if let Some(seed) = line.seed {
-        field!(out, "seed");
-        uint(out, seed);
+    field!(out, fields::TASK_DIGEST);
+    string(out, task_digest);
+    if let Some(seed) = seed {
+        field!(out, fields::SEED);
+        uint(out, *seed);
     }
-    if let Some(process) = &line.process {
-        field!(out, "process");
+    if let Some(process) = process {
+        field!(out, fields::PROCESS);
         serde(out, process);
     }
     out.push(b'}');
 }
 
+// The inner objects are taken apart the same way, every member named: a member added to
+// one of them does not build until it is written here.
+
 fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
+    let CheckResult {
+        category,
+        check,
+        passed,
+        gating,
+        failure,
+        detail,
+        not_checked,
+    } = check;
     out.push(b'{');
     field!(out, first "category");
-    name(out, check.category.as_str());
+    name(out, category.as_str());
     field!(out, "check");
-    out.extend_from_slice(check.check.json());
+    out.extend_from_slice(check.json());
     field!(out, "passed");
-    boolean(out, check.passed);
+    boolean(out, *passed);
     field!(out, "gating");
-    boolean(out, check.gating);
-    if let Some(failure) = &check.failure {
+    boolean(out, *gating);
+    if let Some(failure) = failure {
         field!(out, "failure");
         string(out, failure);
     }
-    if let Some(detail) = &check.detail {
+    if let Some(detail) = detail {
         field!(out, "detail");
         string(out, detail);
     }
-    if check.not_checked {
+    if *not_checked {
         field!(out, "not_checked");
         boolean(out, true);
     }
@@ -163,50 +236,66 @@ fn write_check(out: &mut Vec<u8>, check: &CheckResult) {
 }
 
 fn write_step(out: &mut Vec<u8>, step: &Step) {
+    let Step {
+        tool,
+        args,
+        error,
+        result,
+        faults,
+    } = step;
     out.push(b'{');
-    field!(out, first "tool");
-    string(out, &step.tool);
-    field!(out, "args");
-    out.extend_from_slice(step.args.as_str().as_bytes());
-    if let Some(error) = &step.error {
-        field!(out, "error");
+    field!(out, first step::TOOL);
+    string(out, tool);
+    field!(out, step::ARGS);
+    out.extend_from_slice(args.as_str().as_bytes());
+    if let Some(error) = error {
+        field!(out, step::ERROR);
         value(out, error);
     }
-    if let Some(result) = &step.result {
-        field!(out, "result");
+    if let Some(result) = result {
+        field!(out, step::RESULT);
         value(out, result);
     }
-    if let Some(faults) = &step.faults {
-        field!(out, "faults");
+    if let Some(faults) = faults {
+        field!(out, step::FAULTS);
         serde(out, faults);
     }
     out.push(b'}');
 }
 
 fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
+    let Cost {
+        usd,
+        tokens,
+        unpriced_calls,
+        agent_usd,
+        judge_usd,
+        priced_at,
+        models,
+    } = cost;
     out.push(b'{');
     field!(out, first "usd");
-    opt_decimal(out, cost.usd);
+    opt_decimal(out, *usd);
     field!(out, "tokens");
-    uint(out, cost.tokens);
+    uint(out, *tokens);
     field!(out, "unpriced_calls");
-    uint(out, cost.unpriced_calls);
-    if cost.agent_usd.is_some() {
+    uint(out, *unpriced_calls);
+    if agent_usd.is_some() {
         field!(out, "agent_usd");
-        opt_decimal(out, cost.agent_usd);
+        opt_decimal(out, *agent_usd);
     }
-    if cost.judge_usd.is_some() {
+    if judge_usd.is_some() {
         field!(out, "judge_usd");
-        opt_decimal(out, cost.judge_usd);
+        opt_decimal(out, *judge_usd);
     }
-    if let Some(at) = &cost.priced_at {
+    if let Some(at) = priced_at {
         field!(out, "priced_at");
         string(out, at);
     }
-    if !cost.models.is_empty() {
+    if !models.is_empty() {
         field!(out, "models");
         out.push(b'[');
-        for (index, model) in cost.models.iter().enumerate() {
+        for (index, model) in models.iter().enumerate() {
             if index > 0 {
                 out.push(b',');
             }
@@ -218,33 +307,42 @@ fn write_cost(out: &mut Vec<u8>, cost: &Cost) {
 }
 
 fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
+    let ModelCost {
+        role,
+        provider,
+        model,
+        service_tier,
+        calls,
+        input_tokens,
+        cache_read_tokens,
+        cache_write_5m_tokens,
+        cache_write_1h_tokens,
+        output_tokens,
+        reasoning_tokens,
+        usd,
+        price_id,
+    } = model;
     out.push(b'{');
     field!(out, first "role");
-    name(out, model.role.as_str());
+    name(out, role.as_str());
     field!(out, "provider");
-    opt_string(out, model.provider.as_deref());
+    opt_string(out, provider.as_deref());
     field!(out, "model");
-    opt_string(out, model.model.as_deref());
-    if let Some(tier) = &model.service_tier {
+    opt_string(out, model.as_deref());
+    if let Some(tier) = service_tier {
         field!(out, "service_tier");
         string(out, tier);
     }
     field!(out, "calls");
-    uint(out, model.calls);
+    uint(out, *calls);
     // Buckets a call did not use are left out; they read back as 0.
     for (field, count) in [
-        (field_text!("input_tokens"), model.input_tokens),
-        (field_text!("cache_read_tokens"), model.cache_read_tokens),
-        (
-            field_text!("cache_write_5m_tokens"),
-            model.cache_write_5m_tokens,
-        ),
-        (
-            field_text!("cache_write_1h_tokens"),
-            model.cache_write_1h_tokens,
-        ),
-        (field_text!("output_tokens"), model.output_tokens),
-        (field_text!("reasoning_tokens"), model.reasoning_tokens),
+        (field_text!("input_tokens"), *input_tokens),
+        (field_text!("cache_read_tokens"), *cache_read_tokens),
+        (field_text!("cache_write_5m_tokens"), *cache_write_5m_tokens),
+        (field_text!("cache_write_1h_tokens"), *cache_write_1h_tokens),
+        (field_text!("output_tokens"), *output_tokens),
+        (field_text!("reasoning_tokens"), *reasoning_tokens),
     ] {
         if count != 0 {
             out.extend_from_slice(field);
@@ -252,8 +350,8 @@ fn write_model_cost(out: &mut Vec<u8>, model: &ModelCost) {
         }
     }
     field!(out, "usd");
-    opt_decimal(out, model.usd);
-    if let Some(id) = &model.price_id {
+    opt_decimal(out, *usd);
+    if let Some(id) = price_id {
         field!(out, "price_id");
         string(out, id);
     }

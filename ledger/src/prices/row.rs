@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 pub struct PriceRow {
     /// Recorded on every cost priced with this row, e.g. `anthropic/claude-sonnet-4-6@2026-02-17`.
     pub id: String,
-    /// Canonical provider name (see [`canonical_provider`](super::canonical_provider)).
+    /// Canonical provider name (see `canonical_provider`).
     pub provider: String,
     /// Model name, lowercase.
     pub model: String,
