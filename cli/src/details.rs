@@ -12,6 +12,11 @@ use std::time::Duration;
 /// record), and a rubric FAIL gives the judge's reasoning (from the verdict). Read from
 /// the line alone, so that every command that settles it gives the same details.
 pub fn add_runner_details(line: &mut ResultLine) {
+    // Each detail comes from the runner's record or the judge's: most graded logs have
+    // neither, and their lines are left as they are.
+    if line.process.is_none() && line.judge.is_none() {
+        return;
+    }
     let timed_out = line.process.as_ref().is_some_and(|p| p.timed_out);
     let timeout = line
         .process

@@ -153,29 +153,40 @@ fn price(
 }
 
 impl Settled {
-    /// Writes the settlement on `line`: its grade, the judge's record, its cost, and the
-    /// details of its failed checks that the line's own record gives (the time limit, an
-    /// agent that printed nothing, the judge's reasoning). Everything else on the line is
-    /// the command's: the outcome, the run's record, the served calls.
+    /// Writes the settlement on `line`, which held the attempt before: its grade, the
+    /// judge's record, its cost, and the details of its failed checks that the line's own
+    /// record gives (the time limit, an agent that printed nothing, the judge's
+    /// reasoning). Everything else on the line is the command's: the outcome, the run's
+    /// record, the served calls.
     pub fn apply_to(self, line: &mut ResultLine) {
         line.set_grade(self.grade);
         line.judge = self.judge;
         line.cost = self.cost.unwrap_or_default();
-        crate::details::add_runner_details(line);
+        add_details(line);
+    }
+
+    /// The result line of the attempt for `task`, with the outcome and what the task file
+    /// says of it (its variant, the task files' digest). The command writes its own record
+    /// of the run on it, then calls [`add_details`].
+    pub fn into_line(
+        self,
+        task: &Task,
+        attempt: u64,
+        label: Option<String>,
+        outcome: Outcome,
+        digest: &str,
+    ) -> ResultLine {
+        let mut line = ResultLine::new(&task.id, attempt, label, outcome, self.grade);
+        line.variant.clone_from(&task.variant);
+        line.task_digest = digest.to_owned();
+        line.judge = self.judge;
+        line.cost = self.cost.unwrap_or_default();
+        line
     }
 }
 
-/// A result line for `task`, with the outcome and what the task file says of it (its
-/// variant, the task files' digest), for [`Settled::apply_to`] to complete.
-pub fn new_line(
-    task: &Task,
-    attempt: u64,
-    label: Option<String>,
-    outcome: Outcome,
-    digest: &str,
-) -> ResultLine {
-    let mut line = ResultLine::new(&task.id, attempt, label, outcome, Grade::default());
-    line.variant.clone_from(&task.variant);
-    line.task_digest = digest.to_owned();
-    line
+/// The details of a settled line's failed checks that its own record gives: read from the
+/// line alone, so that every command that settles it gives the same.
+pub fn add_details(line: &mut ResultLine) {
+    crate::details::add_runner_details(line);
 }

@@ -21,7 +21,7 @@ use crate::mcp::server::ServedCalls;
 use crate::otlp::TraceCollector;
 use crate::otlp::collector::Collected;
 use crate::otlp::collector::Registration;
-use crate::settle::{Place, Settling, new_line, settle};
+use crate::settle::{Place, Settling, add_details, settle};
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{CheckResult, Evidence, Kept, Workdir};
 use proctor_core::outcome::{AgentError, Outcome, Status};
@@ -510,7 +510,7 @@ fn settle_attempt(
         None,
     );
     let problems = std::mem::take(&mut settled.problems);
-    let mut line = new_line(
+    let mut line = settled.into_line(
         task,
         planned.attempt,
         Some(agent.name.clone()),
@@ -532,7 +532,7 @@ fn settle_attempt(
         line.faults_fired = served.fired;
         line.faults_missed = served.missed;
     }
-    settled.apply_to(&mut line);
+    add_details(&mut line);
     Finished::Result {
         line: Box::new(line),
         problems,

@@ -10,7 +10,7 @@ use crate::outcome_log::{
 use crate::outputs::Reads;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::sandbox::kept_state_folder;
-use crate::settle::{Place, Settled, Settling, new_line, settle};
+use crate::settle::{Place, Settled, Settling, add_details, settle};
 use crate::usage_cost::Pricer;
 use proctor_core::grade::{Evidence, Grade, Kept, ReasonsGiven, Workdir};
 use proctor_core::outcome::{CompactString, Outcome, Status};
@@ -382,7 +382,7 @@ impl LineGrader<'_> {
         text: &mut Vec<u8>,
     ) -> GradedLine {
         let problems = std::mem::take(&mut settled.problems);
-        let mut result = new_line(
+        let mut result = settled.into_line(
             task,
             attempt.unwrap_or(0),
             self.label.map(str::to_owned),
@@ -395,7 +395,7 @@ impl LineGrader<'_> {
         if let Some(facts) = facts {
             facts.write_on(&mut result);
         }
-        settled.apply_to(&mut result);
+        add_details(&mut result);
         let start = text.len();
         if self.reads.text {
             result.write_json(text);
