@@ -5,7 +5,8 @@
 //! `run`, `grade` and `judge` settle every attempt here and nowhere else, so one attempt
 //! gets the same line, the same messages and the same exit code whichever command settles
 //! it. What a command knows only by itself (the process, the timings, the served calls) it
-//! writes on the line before [`Settled::apply_to`], which reads the line's own record.
+//! writes on the line [`Settled::into_line`] gives, before [`add_details`] reads the line's
+//! own record; `judge` settles a line again in place ([`Settled::apply_to`]).
 
 use crate::judging::Judged;
 use crate::usage_cost::Pricer;

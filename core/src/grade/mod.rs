@@ -24,7 +24,7 @@ use crate::task::{GateCategory, Task};
 pub const RAN_CHECK: &str = "the agent ran and reported an outcome";
 
 /// The grade of one attempt.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Grade {
     /// `None` when ungraded: the judge could not decide a gating rubric.
     pub passed: Option<bool>,
