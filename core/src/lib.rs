@@ -8,6 +8,7 @@
 
 pub mod agent_file;
 pub mod calibrate;
+pub(crate) mod closest;
 pub mod compact_json;
 pub mod compare;
 pub mod end_state;

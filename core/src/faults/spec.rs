@@ -37,9 +37,19 @@ impl PartialEq for FaultSpec {
 }
 
 impl FaultSpec {
-    /// True when this fault's glob matches the tool's name.
+    /// True when this fault's glob matches the tool's name. The simulated user's
+    /// `ask_user` is hit only by a glob that spells it out: `*` means the task's tools, and
+    /// the benchmark's user never fails (docs/tools.md, "Faults").
     pub fn matches(&self, tool: &str) -> bool {
+        if tool == crate::tools::ASK_USER && !self.tool.contains(crate::tools::ASK_USER) {
+            return false;
+        }
         self.matcher.is_match(tool)
+    }
+
+    /// True when this fault's glob matches any of `tools`.
+    pub fn matches_any(&self, tools: &[&str]) -> bool {
+        tools.iter().any(|tool| self.matches(tool))
     }
 }
 

@@ -103,7 +103,7 @@ impl Rule {
                 key: key.clone(),
                 shape,
                 allowed,
-                suggestion: closest(key, allowed),
+                suggestion: crate::closest::closest(key, allowed.iter().copied()),
             });
         }
         let required = |key: &'static str| map.get(key).ok_or(RuleError::MissingKey { key, shape });
@@ -147,7 +147,9 @@ fn shape_of(map: &Map<String, Value>) -> Result<&'static str, RuleError> {
                 let keys: Vec<String> = map.keys().map(|key| format!("`{key}`")).collect();
                 keys.join(", ")
             },
-            suggestion: map.keys().find_map(|key| closest(key, &SHAPES)),
+            suggestion: map
+                .keys()
+                .find_map(|key| crate::closest::closest(key, SHAPES)),
         }),
     }
 }
@@ -263,31 +265,6 @@ fn describe(value: &Value) -> String {
         Value::Array(_) => "a list".to_owned(),
         Value::Object(_) => "an object".to_owned(),
     }
-}
-
-/// The allowed key a typo most likely meant: at most two edits away.
-fn closest(key: &str, allowed: &[&'static str]) -> Option<&'static str> {
-    allowed
-        .iter()
-        .map(|candidate| (edit_distance(key, candidate), *candidate))
-        .filter(|(distance, _)| *distance <= 2)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -549,21 +526,5 @@ mod tests {
             error(json!({"sequence": ["a", {"tool": "b"}]})),
             "key `sequence[1]`: expected a tool name, found an object"
         );
-    }
-
-    #[test]
-    fn suggestions_are_only_for_near_misses() {
-        assert_eq!(
-            closest("requirez", &["before", "requires", "same"]),
-            Some("requires")
-        );
-        assert_eq!(
-            closest("sames", &["before", "requires", "same"]),
-            Some("same")
-        );
-        assert_eq!(closest("color", &["before", "requires", "same"]), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 }

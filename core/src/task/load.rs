@@ -2,12 +2,13 @@
 
 use super::CheckNames;
 use super::criteria::{BuildError, field_error, read_expected, read_rules, read_verify};
-use super::defaults::{Defaults, split_suite};
+use super::defaults::{Defaults, Inherited, split_suite};
 use super::error::{Place, TaskError};
 use super::gate::GateCategory;
 use super::locate::{field_in_message, field_line, raw_scalar, strip_position, task_line};
 use super::model::Task;
 use super::raw::RawTask;
+use super::tool_names::check_tool_names;
 use super::variant::{expand_variant, read_faults, variant_entries};
 use crate::end_state::check_relative_path;
 use crate::normalise::ExpectedAnswer;
@@ -200,8 +201,8 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
                 message,
             }
         };
-        merged.map_err(|(field, message)| fail(Some(&field), message))?;
-        let expanded = build_task(value, task_dir, path)
+        let inherited = merged.map_err(|(field, message)| fail(Some(&field), message))?;
+        let expanded = build_task(value, task_dir, path, inherited)
             .map_err(|(field, message)| fail(field.as_deref(), message))?;
         tasks.extend(expanded);
     }
@@ -250,7 +251,12 @@ fn task_label(value: &Value, index: usize) -> String {
 }
 
 /// Validates one task and applies defaults: the task, then one task per variant.
-fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>, BuildError> {
+fn build_task(
+    value: Value,
+    task_dir: &Path,
+    source: &Path,
+    inherited: Inherited,
+) -> Result<Vec<Task>, BuildError> {
     if !value.is_object() {
         return Err((None, "a task must be an object".to_owned()));
     }
@@ -353,6 +359,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         faults,
         variant: None,
         tools,
+        agent_tools: read_agent_tools(raw.agent_tools)?,
         source: source.to_owned(),
         check_names: CheckNames::default(),
         expected_answer: ExpectedAnswer::default(),
@@ -370,6 +377,9 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
     task.gate = match raw.gate {
         None => defined,
         Some(mut listed) => {
+            if inherited.gate {
+                listed.retain(|category| defined.contains(category));
+            }
             listed.sort();
             listed.dedup();
             if let Some(missing) = listed.iter().find(|c| !defined.contains(c)) {
@@ -385,6 +395,7 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
         }
     };
     debug_assert!(task.gate.iter().all(|c| GateCategory::ALL.contains(c)));
+    check_tool_names(&task)?;
     task.check_names = super::naming::check_names(&task);
     if let Some(expected) = &task.expected {
         task.expected_answer = ExpectedAnswer::of(expected, &task.expected_form);
@@ -395,6 +406,8 @@ fn build_task(value: Value, task_dir: &Path, source: &Path) -> Result<Vec<Task>,
             .map_err(|m| field_error("variants", format!("variant `{name}`: {m}")))?;
         check_id(&expanded.id)
             .map_err(|m| field_error("variants", format!("id `{}` {m}", expanded.id)))?;
+        check_tool_names(&expanded)
+            .map_err(|(_, m)| field_error("variants", format!("variant `{name}`: {m}")))?;
         tasks.push(expanded);
     }
     tasks.insert(0, task);
@@ -469,6 +482,26 @@ fn read_expected_all(value: Option<Value>) -> Result<Vec<String>, BuildError> {
             Ok(text)
         })
         .collect()
+}
+
+/// Reads `agent_tools`: names, each once, none empty.
+fn read_agent_tools(names: Option<Vec<String>>) -> Result<Vec<String>, BuildError> {
+    let names = names.unwrap_or_default();
+    for (at, name) in names.iter().enumerate() {
+        if name.trim().is_empty() {
+            return Err(field_error(
+                "agent_tools",
+                format!("item {} is empty", at + 1),
+            ));
+        }
+        if names[..at].contains(name) {
+            return Err(field_error(
+                "agent_tools",
+                format!("`{name}` is listed twice"),
+            ));
+        }
+    }
+    Ok(names)
 }
 
 /// The longest task id: ids name folders (`--keep`) and appear in every result line.

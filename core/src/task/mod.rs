@@ -12,6 +12,7 @@ mod model;
 pub(crate) mod naming;
 mod raw;
 mod suite;
+mod tool_names;
 mod user;
 mod variant;
 

@@ -75,6 +75,10 @@ pub struct Task {
     /// Tools proctor serves to the agent over MCP (docs/tools.md); when there are any, the
     /// recorded calls are the graded trajectory.
     pub tools: Vec<crate::tools::ToolSpec>,
+    /// Tools the agent runs itself and reports (`agent_tools`): names its rules may use
+    /// beside the served tools (docs/task-file.md, "Tool names are checked").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agent_tools: Vec<String>,
     /// The file the task was read from.
     pub source: PathBuf,
     /// The names of the checks above, made once at load for every attempt's result.

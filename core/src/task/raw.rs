@@ -41,6 +41,8 @@ pub(super) struct RawTask {
     pub variants: Option<Value>,
     /// Served tools (docs/tools.md), read by [`crate::tools::parse_tools`].
     pub tools: Option<Value>,
+    /// Tools the agent runs itself and reports, beside the served ones.
+    pub agent_tools: Option<Vec<String>>,
     /// The simulated user, read by [`super::user::parse_user`].
     pub user: Option<Value>,
 }

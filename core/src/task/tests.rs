@@ -396,3 +396,111 @@ fn trajectory_from_trace_is_read_and_other_sources_refused() {
         "{error}"
     );
 }
+
+/// A served store: the tool names below are checked against these.
+const SERVED: &str = "  tools:
+    - {name: find_user_by_email, responses: [{result: ok}]}
+    - {name: cancel_pending_order, responses: [{result: ok}]}
+    - {name: modify_pending_order_items, responses: [{result: ok}]}
+";
+
+fn served_task(extra: &str) -> String {
+    format!("- id: cancel\n  input: Cancel W1.\n  expected: done\n{SERVED}{extra}")
+}
+
+#[test]
+fn a_tool_name_that_matches_no_tool_is_refused_with_what_was_meant() {
+    let cases = [
+        (
+            "  rules: [{before: cancel_pending_ordr, requires: find_user_by_email}]\n",
+            "DIR/t.yaml:8: task `cancel`: field `rules`: `cancel_pending_ordr` in rule 1 \
+             (cancel_pending_ordr only after find_user_by_email) is not a tool of this task \
+             (it has `cancel_pending_order`, `find_user_by_email` and \
+             `modify_pending_order_items`; a tool the agent runs itself and reports goes in \
+             `agent_tools`), so the check could never fail; did you mean \
+             `cancel_pending_order`?",
+        ),
+        (
+            "  rules: [{before: cancel_pending_order, requires: chek_eligibility}]\n",
+            "`chek_eligibility` in rule 1",
+        ),
+        (
+            "  forbidden_tools: [delete_order]\n",
+            "`delete_order` in `forbidden_tools`",
+        ),
+        (
+            "  expected_tools: [find_user]\n",
+            "`find_user` in `expected_tools`",
+        ),
+        (
+            "  faults: [{tool: \"{cancel_order,modify_*}\", kind: error, calls: [1]}]\n",
+            "field `faults`: fault 1: `cancel_order`, one of the alternatives of \
+             `tool: \"{cancel_order,modify_*}\"`, matches no tool this task serves (it serves `cancel_pending_order`, `find_user_by_email` and \
+             `modify_pending_order_items`), so it never fires",
+        ),
+        (
+            "  faults: [{tool: \"get_*\", kind: error, calls: [1]}]\n",
+            "fault 1: `tool: \"get_*\"` matches no tool",
+        ),
+        (
+            "  variants:\n    careless: {rules: [{at_most: 1, tool: refund}]}\n",
+            "field `variants`: variant `careless`: field `rules`: `refund` in rule 1 (at most 1 refund)",
+        ),
+        (
+            "  variants:\n    flaky: {faults: [{tool: \"refund*\", kind: error, calls: [1]}]}\n",
+            "field `variants`: variant `flaky`: field `faults`: fault 1",
+        ),
+    ];
+    for (extra, wanted) in cases {
+        let message = load_err("t.yaml", &served_task(extra));
+        assert!(message.contains(wanted), "{extra}\n{message}");
+    }
+    // Each of those names is accepted once it is a tool of the task.
+    let fine = served_task(
+        "  agent_tools: [delete_order, refund, find_user]\n  forbidden_tools: [delete_order]\n  \
+         expected_tools: [find_user, cancel_pending_order]\n  rules: [{at_most: 1, tool: refund}]\n  \
+         faults: [{tool: \"{cancel_pending_order,modify_*}\", kind: error, calls: [1]}]\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let suite = Suite::load(&write(dir.path(), "t.yaml", &fine)).unwrap();
+    assert_eq!(
+        suite.tasks[0].agent_tools,
+        ["delete_order", "refund", "find_user"]
+    );
+}
+
+#[test]
+fn a_task_that_knows_no_tools_is_not_checked_and_agent_tools_alone_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = "- id: a\n  input: x\n  expected: y\n  rules: [{at_most: 1, tool: anything}]\n";
+    assert!(Suite::load(&write(dir.path(), "a.yaml", open)).is_ok());
+    let own = format!("{open}  agent_tools: [search]\n");
+    assert!(load_err("t.yaml", &own).contains("`anything` in rule 1"));
+    let twice = "- id: a\n  input: x\n  expected: y\n  agent_tools: [s, s]\n";
+    assert!(load_err("t.yaml", twice).contains("field `agent_tools`: `s` is listed twice"));
+}
+
+#[test]
+fn a_glob_stands_for_each_of_its_alternatives() {
+    use super::tool_names::alternatives;
+    assert_eq!(alternatives("get_*"), ["get_*"]);
+    assert_eq!(alternatives("{a,b*}"), ["a", "b*"]);
+    assert_eq!(alternatives("{x,y}_{1,2}"), ["x_1", "x_2", "y_1", "y_2"]);
+    assert_eq!(alternatives("\\{a,b}"), ["\\{a,b}"]);
+}
+
+#[test]
+fn faults_by_glob_never_hit_ask_user_unless_they_name_it() {
+    let every: crate::faults::FaultSpec =
+        serde_json::from_value(serde_json::json!({"tool": "*", "kind": "error", "calls": [1]}))
+            .unwrap();
+    assert!(every.matches("get_order"));
+    assert!(!every.matches(ASK_USER));
+    for named in ["ask_user", "{ask_user,get_*}"] {
+        let spec: crate::faults::FaultSpec = serde_json::from_value(
+            serde_json::json!({"tool": named, "kind": "error", "calls": [1]}),
+        )
+        .unwrap();
+        assert!(spec.matches(ASK_USER), "{named}");
+    }
+}
