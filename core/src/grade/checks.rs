@@ -218,6 +218,24 @@ pub(crate) fn each_check(
             }),
         );
     }
+    if let (Some(told), Some(name)) = (&task.told_user, &names.told_user) {
+        let messages = crate::task::messages_to_user(outcome);
+        let missing = told.missing(&messages);
+        sink.check(
+            GateCategory::Outcome,
+            name,
+            (!missing.is_empty()).then_some(|| {
+                Failed::new(
+                    "not told the user",
+                    format!(
+                        "no message to the user holds {} ({} messages)",
+                        quoted_list(&missing),
+                        messages.len()
+                    ),
+                )
+            }),
+        );
+    }
     if let (Some(budget), Some(name)) = (task.max_tool_calls, &names.budget) {
         sink.check(
             GateCategory::Budget,

@@ -606,3 +606,43 @@ fn a_runner_check_that_fails_fails_the_attempt_after_the_tasks_reasons_but_never
             .any(|c| c.check == "served tools within limits")
     );
 }
+
+#[test]
+fn told_user_reads_every_message_to_the_user_with_its_normalisation() {
+    let (_dir, suite) = suite(
+        r#"
+- id: total
+  input: What do I owe?
+  told_user: {all: ["840887978435"], drop: ","}
+- id: strict
+  input: What do I owe?
+  expected: done
+  told_user: ["840887978435"]
+"#,
+    );
+    let said = |message: &str| {
+        json!({"status": "final", "answer": "done", "trajectory": [
+            {"tool": "ask_user", "args": {"message": message}}]})
+    };
+    // τ-bench's rule: any message, case ignored, commas dropped.
+    assert_eq!(reasons(&suite, "total", said("You owe 840,887,978,435.")), (Some(true), vec![]));
+    assert_eq!(
+        reasons(&suite, "total", json!({"status": "final", "answer": "840887978435 in all"})),
+        (Some(true), vec![])
+    );
+    // Without `drop`, the separators stay and the text is not found.
+    let (passed, why) = reasons(&suite, "strict", said("You owe 840,887,978,435."));
+    assert_eq!((passed, why), (Some(false), vec!["not told the user".to_owned()]));
+    let graded = grade(
+        suite.get("strict").unwrap(),
+        &outcome(said("You owe 840,887,978,435.")),
+        Workdir::Missing,
+        None,
+    );
+    let check = graded.checks.iter().find(|c| !c.passed).unwrap();
+    assert_eq!(check.check, "told the user \"840887978435\"");
+    assert_eq!(
+        check.detail.as_deref(),
+        Some("no message to the user holds \"840887978435\" (2 messages)")
+    );
+}

@@ -99,6 +99,7 @@ impl<'de> Deserialize<'de> for CheckName {
 pub struct CheckNames {
     pub(crate) status: CheckName,
     pub(crate) answer: Option<CheckName>,
+    pub(crate) told_user: Option<CheckName>,
     pub(crate) budget: Option<CheckName>,
     /// One per forbidden tool, in the task's (sorted) order.
     pub(crate) forbidden_tools: Vec<CheckName>,
@@ -115,6 +116,7 @@ impl Default for CheckNames {
         CheckNames {
             status: "status is final".into(),
             answer: None,
+            told_user: None,
             budget: None,
             forbidden_tools: Vec::new(),
             rules: Vec::new(),

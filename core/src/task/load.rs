@@ -336,6 +336,11 @@ fn build_task(
         expected,
         expected_form,
         expected_all,
+        told_user: raw
+            .told_user
+            .map(super::ToldUser::read)
+            .transpose()
+            .map_err(|m| field_error("told_user", m))?,
         max_tool_calls: raw.max_tool_calls,
         forbidden_tools,
         expected_tools: raw.expected_tools.unwrap_or_default(),
@@ -367,7 +372,8 @@ fn build_task(
     if !task.has_criteria() {
         return Err((
             None,
-            "defines no expected answer, budget, forbidden tool, rule, end-state check or rubric; \
+            "defines no expected answer, told_user, budget, forbidden tool, rule, end-state check \
+             or rubric; \
              an empty list of criteria would pass anything"
                 .to_owned(),
         ));

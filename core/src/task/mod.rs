@@ -12,6 +12,7 @@ mod model;
 pub(crate) mod naming;
 mod raw;
 mod suite;
+mod told_user;
 mod tool_names;
 mod user;
 mod variant;
@@ -25,6 +26,7 @@ pub use gate::GateCategory;
 pub use load::{load_file, task_files};
 pub use model::{Task, TaskNetwork};
 pub use suite::Suite;
+pub use told_user::{ToldUser, messages_to_user};
 
 #[cfg(test)]
 mod tests;

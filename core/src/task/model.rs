@@ -26,6 +26,10 @@ pub struct Task {
     /// (substring match); checked together with `expected` as one answer check.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expected_all: Vec<String>,
+    /// `told_user`: texts the agent must have said to the user in some message; checked
+    /// with the answer, in the `outcome` category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub told_user: Option<super::ToldUser>,
     /// The tool-call budget; more calls fail the `budget` category.
     pub max_tool_calls: Option<u64>,
     /// Includes the tools of `never` rules; sorted, without duplicates.
@@ -146,6 +150,6 @@ impl Task {
 
     /// True when the task has any criterion at all (an empty list must never auto-pass).
     pub fn has_criteria(&self) -> bool {
-        self.checks_answer() || self.defined_categories().len() > 1
+        self.checks_answer() || self.told_user.is_some() || self.defined_categories().len() > 1
     }
 }

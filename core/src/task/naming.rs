@@ -9,6 +9,10 @@ pub fn check_names(task: &Task) -> CheckNames {
     CheckNames {
         status: "status is final".into(),
         answer: answer_name(task).map(Into::into),
+        told_user: task
+            .told_user
+            .as_ref()
+            .map(|told| format!("told the user {}", quoted_list(&told.all)).into()),
         budget: task
             .max_tool_calls
             .map(|budget| format!("at most {budget} tool calls").into()),
@@ -62,6 +66,7 @@ pub(crate) fn quoted_list(texts: &[impl AsRef<str>]) -> String {
 /// without them (or changed after loading) gets fresh names rather than wrong ones.
 pub(crate) fn names_fit(names: &CheckNames, task: &Task) -> bool {
     names.answer.is_some() == task.checks_answer()
+        && names.told_user.is_some() == task.told_user.is_some()
         && names.budget.is_some() == task.max_tool_calls.is_some()
         && names.forbidden_tools.len() == task.forbidden_tools.len()
         && names.rules.len() == task.rules.len()

@@ -17,6 +17,8 @@ pub(super) struct RawTask {
     pub expected: Option<Value>,
     /// Patterns that must all appear in the answer, read by `load::read_expected_all`.
     pub expected_all: Option<Value>,
+    /// Texts the agent must have told the user, read by [`super::ToldUser::read`].
+    pub told_user: Option<Value>,
     pub max_tool_calls: Option<u64>,
     pub forbidden_tools: Option<Vec<String>>,
     pub expected_tools: Option<Vec<String>>,
