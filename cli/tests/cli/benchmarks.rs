@@ -122,6 +122,7 @@ fn the_retail_suite_gives_the_reference_graders_pass_hat_k() {
     let agent = |script: &str, flag: &str| format!("{python} fixtures/agents/{script} {flag}");
     let agents = [
         ("gold", agent("mcp/retail_agent.py", "")),
+        ("separators", agent("mcp/retail_agent.py", "--separators")),
         ("sloppy", agent("mcp/retail_agent.py", "--sloppy")),
         ("state_editor", agent("adversarial/state_editor.py", "")),
     ];
@@ -142,16 +143,18 @@ fn the_retail_suite_gives_the_reference_graders_pass_hat_k() {
     }
     // The numbers say what the agents are: gold always passes, sloppy sometimes, and the
     // agent that goes for the database never, as it cannot see it.
-    close(
-        &proctor["agents"]["gold"]["pass_hat_k"],
-        &Value::from(1.0),
-        "gold",
-    );
+    for honest in ["gold", "separators"] {
+        close(
+            &proctor["agents"][honest]["pass_hat_k"],
+            &Value::from(1.0),
+            honest,
+        );
+    }
     let sloppy = proctor["agents"]["sloppy"]["pass_hat_k"].as_f64().unwrap();
     assert!(0.0 < sloppy && sloppy < 1.0, "sloppy pass^k {sloppy}");
     assert_eq!(proctor["agents"]["state_editor"]["passed"], 0);
     let databases = kept_databases(&graded.keep);
-    assert_eq!(databases.len(), 3 * 8 * 3, "one kept db.json per attempt");
+    assert_eq!(databases.len(), 4 * 9 * 3, "one kept db.json per attempt");
     assert!(databases.iter().all(|db| !db.contains("tampered")));
     // Skipping the login before a write is caught by the rule, not by the database.
     let lines = results(&graded.out);
@@ -164,6 +167,17 @@ fn the_retail_suite_gives_the_reference_graders_pass_hat_k() {
         reasons.contains("rule: ") && !reasons.contains("end state"),
         "{reasons}"
     );
+    // "1,174.49" said to the user is τ-bench's "1174.49": the total was told, with its
+    // thousands separator, in a message to the user as well as in the answer.
+    let total = lines
+        .iter()
+        .find(|r| r["label"] == "separators" && r["task"] == "total_paid")
+        .unwrap();
+    assert!(
+        total["answer"].as_str().unwrap().contains("$1,174.49"),
+        "{total}"
+    );
+    assert_eq!(total["passed"], true, "{total}");
 }
 
 #[test]

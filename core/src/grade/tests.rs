@@ -625,14 +625,24 @@ fn told_user_reads_every_message_to_the_user_with_its_normalisation() {
             {"tool": "ask_user", "args": {"message": message}}]})
     };
     // τ-bench's rule: any message, case ignored, commas dropped.
-    assert_eq!(reasons(&suite, "total", said("You owe 840,887,978,435.")), (Some(true), vec![]));
     assert_eq!(
-        reasons(&suite, "total", json!({"status": "final", "answer": "840887978435 in all"})),
+        reasons(&suite, "total", said("You owe 840,887,978,435.")),
+        (Some(true), vec![])
+    );
+    assert_eq!(
+        reasons(
+            &suite,
+            "total",
+            json!({"status": "final", "answer": "840887978435 in all"})
+        ),
         (Some(true), vec![])
     );
     // Without `drop`, the separators stay and the text is not found.
     let (passed, why) = reasons(&suite, "strict", said("You owe 840,887,978,435."));
-    assert_eq!((passed, why), (Some(false), vec!["not told the user".to_owned()]));
+    assert_eq!(
+        (passed, why),
+        (Some(false), vec!["not told the user".to_owned()])
+    );
     let graded = grade(
         suite.get("strict").unwrap(),
         &outcome(said("You owe 840,887,978,435.")),

@@ -34,8 +34,13 @@ impl ToldUser {
         let (texts, drop, exact_case) = match value {
             Value::Array(texts) => (texts, String::new(), false),
             Value::Object(mut fields) => {
-                if let Some(key) = fields.keys().find(|k| !["all", "drop", "case"].contains(&k.as_str())) {
-                    return Err(format!("unknown key `{key}`; `told_user` holds `all`, `drop` and `case`"));
+                if let Some(key) = fields
+                    .keys()
+                    .find(|k| !["all", "drop", "case"].contains(&k.as_str()))
+                {
+                    return Err(format!(
+                        "unknown key `{key}`; `told_user` holds `all`, `drop` and `case`"
+                    ));
                 }
                 let texts = match fields.remove("all") {
                     Some(Value::Array(texts)) => texts,
@@ -44,13 +49,21 @@ impl ToldUser {
                 let drop = match fields.remove("drop") {
                     None => String::new(),
                     Some(Value::String(drop)) => drop,
-                    Some(other) => return Err(format!("`drop` must be text (the characters to drop), found {other}")),
+                    Some(other) => {
+                        return Err(format!(
+                            "`drop` must be text (the characters to drop), found {other}"
+                        ));
+                    }
                 };
                 let exact_case = match fields.remove("case") {
                     None => false,
                     Some(Value::String(case)) if case == "ignore" => false,
                     Some(Value::String(case)) if case == "exact" => true,
-                    Some(other) => return Err(format!("`case` is `ignore` (the default) or `exact`, found {other}")),
+                    Some(other) => {
+                        return Err(format!(
+                            "`case` is `ignore` (the default) or `exact`, found {other}"
+                        ));
+                    }
                 };
                 (texts, drop, exact_case)
             }
@@ -61,7 +74,9 @@ impl ToldUser {
             }
         };
         if texts.is_empty() {
-            return Err("an empty list checks nothing; name the texts the agent must say".to_owned());
+            return Err(
+                "an empty list checks nothing; name the texts the agent must say".to_owned(),
+            );
         }
         let mut told = ToldUser {
             all: Vec::with_capacity(texts.len()),
@@ -114,7 +129,10 @@ impl ToldUser {
 
     /// The texts no message holds, as written; empty when every one was said.
     pub fn missing<'t>(&'t self, messages: &[impl AsRef<str>]) -> Vec<&'t str> {
-        let messages: Vec<String> = messages.iter().map(|m| self.normalise(m.as_ref())).collect();
+        let messages: Vec<String> = messages
+            .iter()
+            .map(|m| self.normalise(m.as_ref()))
+            .collect();
         self.all
             .iter()
             .zip(&self.normalised)
@@ -144,8 +162,14 @@ mod tests {
     #[test]
     fn texts_are_found_in_any_message_with_case_and_dropped_characters_ignored() {
         let told = ToldUser::read(json!({"all": ["840887978435", "Refund"], "drop": ","})).unwrap();
-        assert!(told.missing(&["Your refund is on its way.", "Total: 840,887,978,435"]).is_empty());
-        assert_eq!(told.missing(&["Total: 840 887 978 435"]), ["840887978435", "Refund"]);
+        assert!(
+            told.missing(&["Your refund is on its way.", "Total: 840,887,978,435"])
+                .is_empty()
+        );
+        assert_eq!(
+            told.missing(&["Total: 840 887 978 435"]),
+            ["840887978435", "Refund"]
+        );
         // Dropped on both sides: a comma in the wanted text is not wanted either.
         let told = ToldUser::read(json!({"all": ["1,093.34"], "drop": ","})).unwrap();
         assert!(told.missing(&["It comes to 1093.34 in all"]).is_empty());
@@ -160,7 +184,10 @@ mod tests {
     fn bad_forms_are_refused() {
         let cases = [
             (json!([]), "an empty list checks nothing"),
-            (json!({"all": [","], "drop": ","}), "is empty once normalised"),
+            (
+                json!({"all": [","], "drop": ","}),
+                "is empty once normalised",
+            ),
             (json!({"all": ["a"], "dropp": ","}), "unknown key `dropp`"),
             (json!({"all": ["a"], "case": "upper"}), "`case` is `ignore`"),
             (json!("a"), "must be a list of texts"),
@@ -183,6 +210,9 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        assert_eq!(messages_to_user(&outcome), ["Which order?", "Confirm?", "Done."]);
+        assert_eq!(
+            messages_to_user(&outcome),
+            ["Which order?", "Confirm?", "Done."]
+        );
     }
 }
