@@ -18,19 +18,27 @@ pub async fn answer(
     let Some(cassette) = cassette else {
         return call(client, chat).await.map(|r| r.map(|a| (a, false)));
     };
-    if mode != CassetteMode::Record
+    if mode == CassetteMode::Replay {
+        return match cassette.load(canonical)? {
+            Some(recording) => Ok(Ok((recording.into_response(), true))),
+            None => Err(cassette.miss(canonical).into()),
+        };
+    }
+    // One request is asked once per process: a second asker waits for the first and takes
+    // its recording. Record mode reuses only what this process recorded.
+    let asked = cassette.asked(canonical.key());
+    let mut recorded_here = asked.lock().await;
+    if (mode == CassetteMode::Auto || *recorded_here)
         && let Some(recording) = cassette.load(canonical)?
     {
         return Ok(Ok((recording.into_response(), true)));
-    }
-    if mode == CassetteMode::Replay {
-        return Err(cassette.miss(canonical).into());
     }
     let response = match call(client, chat).await? {
         Ok(response) => response,
         Err(malformed) => return Ok(Err(malformed)),
     };
     cassette.save(canonical, &response)?;
+    *recorded_here = true;
     Ok(Ok((response, false)))
 }
 

@@ -6,13 +6,19 @@ use super::recording::{CASSETTE_FORMAT, RecordedResponse, Recording};
 use super::{CanonicalRequest, CassetteError};
 use crate::client::ChatResponse;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// A cassette directory.
 #[derive(Debug, Clone)]
 pub struct Cassette {
     dir: PathBuf,
+    /// One lock per key asked in this process, holding whether this process recorded it:
+    /// the same request asked again (by another attempt, or at once by two) is asked of the
+    /// model once, in record mode too (docs/judge.md, "Cassettes").
+    asked: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<bool>>>>>,
 }
 
 /// Distinguishes temporary files of concurrent writes within one process.
@@ -21,7 +27,16 @@ static WRITES: AtomicU64 = AtomicU64::new(0);
 impl Cassette {
     /// A cassette in `dir`; it is created at the first recording.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Cassette { dir: dir.into() }
+        Cassette {
+            dir: dir.into(),
+            asked: Arc::default(),
+        }
+    }
+
+    /// The lock of `key` in this process, holding whether this process recorded it.
+    pub(super) fn asked(&self, key: String) -> Arc<tokio::sync::Mutex<bool>> {
+        let mut asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
+        asked.entry(key).or_default().clone()
     }
 
     /// The cassette directory.

@@ -485,3 +485,29 @@ async fn fixture_cassettes_replay_offline() {
         );
     }
 }
+
+#[tokio::test]
+async fn record_mode_asks_the_model_once_per_distinct_request() {
+    let dir = tempfile::tempdir().unwrap();
+    record_one(dir.path(), "m").await;
+    let client = Arc::new(Scripted::always(&verdict("FAIL", "recorded again")));
+    let judge = Judge::with_client(
+        with_cassette(dir.path(), CassetteMode::Record, "m"),
+        client.clone(),
+    )
+    .unwrap();
+    // The same request from three attempts, two of them at once: one call, and the older
+    // recording is overwritten by this run's.
+    let (a, b) = tokio::join!(
+        judge.judge(request(None, Seed::default())),
+        judge.judge(request(None, Seed::default()))
+    );
+    let c = judge.judge(request(None, Seed::default())).await.unwrap();
+    assert_eq!(client.calls(), 1);
+    for outcome in [a.unwrap(), b.unwrap(), c] {
+        assert_eq!(outcome.verdict, Some(Decision::Fail));
+    }
+    let names = files_in(dir.path());
+    let text = std::fs::read_to_string(dir.path().join(&names[0])).unwrap();
+    assert!(text.contains("recorded again"), "{text}");
+}
