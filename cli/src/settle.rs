@@ -100,7 +100,11 @@ pub fn settle(
     } = attempt;
     let verdict = judged.as_ref().map(|j| &j.verdict);
     let mut grade = grade_keeping(task, outcome, evidence, workdir, verdict, kept, given);
+    let user_failed = crate::run::runner_checks::user_failure(&runner_checks).map(str::to_owned);
     grade.add_runner_checks(runner_checks, outcome, task.step_cap);
+    if let Some(reason) = user_failed {
+        grade.not_evaluated(&reason);
+    }
     let judge_usage = judged.as_ref().map_or(&[][..], |j| &j.usage[..]);
     let mut problems = Vec::new();
     let nothing_used = outcome.usage.is_empty() && judge_usage.is_empty();

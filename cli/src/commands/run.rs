@@ -423,7 +423,8 @@ struct Ran {
     /// Attempts that could not be settled fully (usage not priced): exit 2 at the end.
     problems: Problems,
     interrupted: bool,
-    judge_failure: Option<String>,
+    /// The model whose failure stopped the run (`judge`, `simulated user`), and why.
+    model_failure: Option<(&'static str, String)>,
 }
 
 impl Ran {
@@ -443,8 +444,8 @@ impl Ran {
         } else {
             Ok(())
         };
-        let failed = match self.judge_failure {
-            Some(message) => {
+        let failed = match self.model_failure {
+            Some((what, message)) => {
                 let kept = match &args.out {
                     Some(out) => format!(
                         "finished results are in {}; --resume completes the run",
@@ -452,7 +453,7 @@ impl Ran {
                     ),
                     None => "no --out was given".to_owned(),
                 };
-                Err(Failure::infrastructure(format!("judge: {message}; {kept}")).into())
+                Err(Failure::infrastructure(format!("{what}: {message}; {kept}")).into())
             }
             None if self.infrastructure_errors > 0 => Err(Failure::infrastructure(format!(
                 "{} attempts could not run (see above); every other result was written",
@@ -492,7 +493,7 @@ impl Schedule<'_> {
             while agents_running.len() < self.jobs
                 && agents_running.len() + finishing.len() < self.jobs + self.waiting_at_most
                 && !*self.cancel.borrow()
-                && ran.judge_failure.is_none()
+                && ran.model_failure.is_none()
             {
                 let Some(next) = queue.next() else { break };
                 agents_running.spawn(run_agent(self.context.clone(), next, self.cancel.clone()));
@@ -520,11 +521,11 @@ impl Schedule<'_> {
                             outputs.attempt(&Attempt::of_line(&line, tags))?;
                         }
                         Some(Finished::Cancelled) => ran.interrupted = true,
-                        Some(Finished::JudgeFailed(message)) if ran.judge_failure.is_none() => {
-                            self.notes.note(&format!("proctor: judge failed, stopping: {message}"));
-                            ran.judge_failure = Some(message);
+                        Some(Finished::ModelFailed { what, message }) if ran.model_failure.is_none() => {
+                            self.notes.note(&format!("proctor: {what} failed, stopping: {message}"));
+                            ran.model_failure = Some((what, message));
                         }
-                        Some(Finished::JudgeFailed(_)) | None => {}
+                        Some(Finished::ModelFailed { .. }) | None => {}
                     }
                 }
                 () = &mut give_up => {

@@ -62,6 +62,11 @@ pub struct ServedCalls {
     pub missed: Vec<proctor_core::faults::FaultMissed>,
     /// Why the attempt went over a limit of the tool server, if it did.
     pub over_limits: Vec<String>,
+    /// What failed on the simulated user's side in this attempt (`user: ...`): the attempt
+    /// is not evaluated.
+    pub user_failures: Vec<String>,
+    /// A failure of the user's model that stops the run (unreachable, a cassette miss).
+    pub user_stopped: Option<String>,
 }
 
 impl ToolServer {
@@ -152,15 +157,18 @@ impl ToolServer {
                 super::record::MAX_RECORDED_BYTES >> 20
             ));
         }
-        if let Some(user) = &served.tools.user {
-            over_limits.extend(user.failures());
-        }
+        let (user_failures, user_stopped) = match &served.tools.user {
+            Some(user) => user.failures(),
+            None => (Vec::new(), None),
+        };
         ServedCalls {
             calls,
             dropped,
             fired,
             missed,
             over_limits,
+            user_failures,
+            user_stopped,
         }
     }
 

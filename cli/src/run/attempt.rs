@@ -96,9 +96,14 @@ pub enum Finished {
     },
     /// proctor was interrupted; nothing is recorded, so `--resume` runs it again.
     Cancelled,
-    /// The judge could not be reached (after retries) or its cassette missed: an
-    /// infrastructure failure that stops the run; nothing is recorded.
-    JudgeFailed(String),
+    /// A model the run needs (the judge, or the model playing a simulated user) could not
+    /// be reached after retries, or its cassette missed: an infrastructure failure that
+    /// stops the run; nothing is recorded.
+    ModelFailed {
+        /// `judge` or `simulated user`.
+        what: &'static str,
+        message: String,
+    },
 }
 
 /// An attempt whose agent has ended, waiting to be judged and graded.
@@ -355,6 +360,12 @@ pub async fn finish_attempt(
         both = async { tokio::join!(traced_spans, served_calls) } => both,
         _ = process::cancelled(&mut cancel) => return Ok(Finished::Cancelled),
     };
+    if let Some(stopped) = served.as_ref().and_then(|s| s.user_stopped.clone()) {
+        return Ok(Finished::ModelFailed {
+            what: "simulated user",
+            message: format!("task `{}` attempt {}: {stopped}", task.id, planned.attempt),
+        });
+    }
     let folders = keep_sandbox(ended.folders, task, planned.attempt).await?;
     let accounts = Accounts::of(
         ended.outcome,
@@ -383,10 +394,10 @@ pub async fn finish_attempt(
     let judged = match judged {
         Ok(judged) => judged,
         Err(error) => {
-            return Ok(Finished::JudgeFailed(format!(
-                "task `{}` attempt {}: {error}",
-                task.id, planned.attempt
-            )));
+            return Ok(Finished::ModelFailed {
+                what: "judge",
+                message: format!("task `{}` attempt {}: {error}", task.id, planned.attempt),
+            });
         }
     };
     let ran = Ran {

@@ -6,7 +6,7 @@
 //! calls" lists the differences. Usage, answer and status stay the report's (or the
 //! trace's).
 
-use super::runner_checks::{MATCHES_CALLS, WITHIN_LIMITS};
+use super::runner_checks::{MATCHES_CALLS, USER_PLAYED, WITHIN_LIMITS};
 use crate::mcp::server::ServedCalls;
 use proctor_core::grade::{CheckName, CheckResult};
 use proctor_core::outcome::{Outcome, TrajectorySource};
@@ -54,6 +54,18 @@ pub fn combine(reported: Outcome, served: &ServedCalls) -> (Outcome, Vec<CheckRe
             not_checked: false,
         });
     }
+    if !served.user_failures.is_empty() {
+        let reasons = served.user_failures.join("; ");
+        checks.push(CheckResult {
+            category: GateCategory::Outcome,
+            check: CheckName::from(USER_PLAYED),
+            passed: false,
+            gating: true,
+            failure: Some(reasons.clone()),
+            detail: Some(reasons),
+            not_checked: false,
+        });
+    }
     outcome.trajectory = recorded.trajectory;
     outcome.tool_calls = recorded.tool_calls + served.dropped;
     outcome.tools_used = recorded.tools_used;
@@ -93,6 +105,8 @@ mod tests {
             fired: Vec::new(),
             missed: Vec::new(),
             over_limits: Vec::new(),
+            user_failures: Vec::new(),
+            user_stopped: None,
         };
         let claim = Outcome::from_json(
             json!({"status": "final", "answer": "done",

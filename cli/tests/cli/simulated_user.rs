@@ -201,6 +201,51 @@ os.execvp("sleep", ["sleep", sys.argv[2]])
     assert_no_daemon(&itself);
 }
 
+#[test]
+fn a_broken_user_leaves_the_attempt_not_evaluated_with_its_reason_first() {
+    let Some(python) = sdk_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "user.py", "import sys\nsys.exit(3)\n");
+    let tasks = write(
+        dir.path(),
+        "tasks.yaml",
+        &format!(
+            "{}  verify: [{{file_exists: never_written.txt}}]\n",
+            task("broken", &["Hello?"], "{command: python3 user.py}")
+        ),
+    );
+    let out = dir.path().join("r.jsonl");
+    let ran = run_agent(&python, &tasks, &out, &["--attempts", "2"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    for line in results(&out) {
+        // Not the agent's failure: ungraded, the user's failure its only reason, though
+        // the end-state check failed too (it stays on record among the checks).
+        assert_eq!(line["passed"], Value::Null, "{line}");
+        let reasons = line["reasons"].as_array().unwrap();
+        assert_eq!(reasons.len(), 1, "{line}");
+        assert!(reasons[0].as_str().unwrap().starts_with("user: "), "{line}");
+        assert!(
+            line["checks"].to_string().contains("never_written.txt"),
+            "{line}"
+        );
+        assert_eq!(line["diagnosis"], Value::Null, "{line}");
+    }
+    let report = run(proctor().arg("report").arg(&out).args(["--format", "json"]));
+    let report: Value = serde_json::from_str(&report.stdout).unwrap();
+    assert_eq!(
+        (report["ungraded"].as_u64(), report["failed"].as_u64()),
+        (Some(2), Some(0)),
+        "{report}"
+    );
+    let text = run(proctor().arg("report").arg(&out));
+    let top = text
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("broken"))
+        .unwrap_or_default();
+    assert!(top.contains("user: user simulator"), "{}", text.stdout);
+}
+
 /// An OpenAI-compatible model playing the user: it gives the order id when asked for it,
 /// and stops otherwise.
 struct MockUser;
@@ -280,15 +325,15 @@ fn an_llm_user_is_recorded_from_a_model_and_replayed_from_its_cassette() {
         .env("OPENAI_API_KEY", "sk-zq-not-a-real-key")
         .args(["run", "--tasks"])
         .arg(&tasks)
-        .args(["--agent", &agent, "--out"])
+        .args(["--agent", &agent, "--attempts", "3", "--out"])
         .arg(&recorded)
         .args(&flags));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let said: Vec<String> = turns(&results(&recorded)[0])
-        .into_iter()
-        .map(|(_, _, said)| said)
-        .collect();
-    assert_eq!(said, expected);
+    for line in results(&recorded) {
+        let said: Vec<String> = turns(&line).into_iter().map(|(_, _, said)| said).collect();
+        assert_eq!(said, expected);
+    }
+    // Three attempts hold the same two turns: the model is asked once per distinct request.
     let requests = runtime.block_on(server.received_requests()).unwrap();
     assert_eq!(requests.len(), 2);
     let first: Value = serde_json::from_slice(&requests[0].body).unwrap();
@@ -316,7 +361,8 @@ fn an_llm_user_is_recorded_from_a_model_and_replayed_from_its_cassette() {
         .map(|(_, _, said)| said)
         .collect();
     assert_eq!(said, expected);
-    // A replay miss fails the attempt, naming the cassette; it never passes silently.
+    // A replay miss stops the run as a judge's does (exit 3), naming the cassette: the
+    // conversation was not the task's, so the attempt is neither a pass nor a fail.
     let other = write(
         dir.path(),
         "other.yaml",
@@ -328,13 +374,13 @@ fn an_llm_user_is_recorded_from_a_model_and_replayed_from_its_cassette() {
     );
     let missed = dir.path().join("missed.jsonl");
     let ran = run_agent(&python, &other, &missed, &flags);
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let line = &results(&missed)[0];
-    assert_eq!(line["passed"], false);
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
     assert!(
-        line["reasons"].to_string().contains("cassette miss"),
-        "{line}"
+        ran.stderr.contains("simulated user failed, stopping: task `llm` attempt 0: user: the simulated user's model: cassette miss"),
+        "{}",
+        ran.stderr
     );
+    assert!(results(&missed).is_empty(), "nothing is recorded");
     // Without a model, a task with an LLM user is refused before any agent runs.
     let ran = run_agent(&python, &tasks, &dir.path().join("none.jsonl"), &[]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);

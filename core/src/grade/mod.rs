@@ -73,6 +73,17 @@ impl Grade {
     }
 }
 
+impl Grade {
+    /// Makes the attempt not evaluated (ungraded) for `reason`, its only reason: something
+    /// outside the agent (its simulated user) failed, so the attempt is neither a pass nor
+    /// a fail. Its checks stay on record as they were evaluated.
+    pub fn not_evaluated(&mut self, reason: &str) {
+        self.passed = None;
+        self.reasons = vec![reason.to_owned()];
+        self.diagnosis = None;
+    }
+}
+
 /// Which checks a [`Grade`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kept {

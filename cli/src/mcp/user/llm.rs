@@ -19,6 +19,25 @@ const MAX_TOKENS: u32 = 1024;
 /// Calls in flight at most, over the run.
 const CALLS_IN_FLIGHT: usize = 8;
 
+/// Why the simulated user could not reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserFailure {
+    pub message: String,
+    /// The model cannot be reached (after retries) or its cassette missed: a failure of the
+    /// evaluation, which stops the run as the judge's does, rather than of one attempt.
+    pub infrastructure: bool,
+}
+
+impl UserFailure {
+    /// A failure of this attempt's conversation alone.
+    pub fn of_attempt(message: String) -> UserFailure {
+        UserFailure {
+            message,
+            infrastructure: false,
+        }
+    }
+}
+
 /// How the model playing users is reached.
 #[derive(Debug, Clone)]
 pub struct UserModelConfig {
@@ -86,7 +105,7 @@ impl UserModel {
         instructions: &str,
         history: &[Said],
         message: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, UserFailure> {
         let chat = ChatRequest {
             model: self.model.clone(),
             messages: messages(instructions, history, message),
@@ -102,10 +121,15 @@ impl UserModel {
             &canonical,
         )
         .await
-        .map_err(|e| format!("the simulated user's model: {e}"))?;
+        .map_err(|e| UserFailure {
+            infrastructure: e.is_infrastructure(),
+            message: format!("the simulated user's model: {e}"),
+        })?;
         match answer {
             Ok((response, _replayed)) => Ok(response.text.trim().to_owned()),
-            Err(malformed) => Err(format!("the simulated user's model: {malformed}")),
+            Err(malformed) => Err(UserFailure::of_attempt(format!(
+                "the simulated user's model: {malformed}"
+            ))),
         }
     }
 }

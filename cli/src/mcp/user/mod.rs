@@ -14,7 +14,7 @@ pub mod simulator;
 
 use super::script::Caller;
 use super::service::{ToolReply, tool_error};
-use llm::UserModel;
+use llm::{UserFailure, UserModel};
 use proctor_core::task::{STOP, UserBackend, UserSpec};
 use scripted::Script;
 use serde::Serialize;
@@ -74,8 +74,9 @@ pub struct Conversation {
     /// history is in order.
     state: tokio::sync::Mutex<State>,
     /// What failed on the user's side (a simulator that broke, a model that could not
-    /// answer): such an attempt fails, since its conversation was not the task's.
-    failures: Mutex<Vec<String>>,
+    /// answer): such an attempt is not evaluated, since its conversation was not the
+    /// task's; an infrastructure failure stops the run (docs/tools.md, "A simulated user").
+    failures: Mutex<Vec<UserFailure>>,
 }
 
 #[derive(Debug)]
@@ -161,20 +162,22 @@ impl Conversation {
                 });
                 self.simulated(&mut state, command, &request, caller)
                     .await
-                    .map_err(|e| self.failed(e))?
+                    .map_err(|e| self.failed(UserFailure::of_attempt(e)))?
             }
             UserBackend::Instructions(instructions) => {
                 let Some(model) = &self.model else {
-                    return Err(self.failed("no model plays the user (--user-model)".to_owned()));
+                    return Err(self.failed(UserFailure::of_attempt(
+                        "no model plays the user (--user-model)".to_owned(),
+                    )));
                 };
                 let timeout = std::time::Duration::from_secs_f64(self.spec.timeout_s.min(1e7));
                 let reply = model.reply(instructions, &state.history, message);
                 match tokio::time::timeout(timeout, reply).await {
                     Ok(reply) => reply,
-                    Err(_) => Err(format!(
+                    Err(_) => Err(UserFailure::of_attempt(format!(
                         "the simulated user's model gave no reply within {}s",
                         self.spec.timeout_s
-                    )),
+                    ))),
                 }
                 .map_err(|e| self.failed(e))?
             }
@@ -214,22 +217,27 @@ impl Conversation {
     }
 
     /// Notes a failure on the user's side, and gives it back as the tool error.
-    fn failed(&self, error: String) -> String {
+    fn failed(&self, failure: UserFailure) -> String {
         let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        if !failures.contains(&error) {
-            failures.push(error.clone());
+        let message = failure.message.clone();
+        if !failures.contains(&failure) {
+            failures.push(failure);
         }
-        error
+        message
     }
 
-    /// The failures on the user's side, each once, for the attempt's result.
-    pub fn failures(&self) -> Vec<String> {
-        self.failures
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+    /// The failures on the user's side, each once, as `user: ...`: those of this
+    /// attempt, and the first that stops the run, if any.
+    pub fn failures(&self) -> (Vec<String>, Option<String>) {
+        let failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let said = |f: &UserFailure| format!("user: {}", f.message);
+        let stopping = failures.iter().find(|f| f.infrastructure).map(said);
+        let own = failures
             .iter()
-            .map(|e| format!("user: {e}"))
-            .collect()
+            .filter(|f| !f.infrastructure)
+            .map(said)
+            .collect();
+        (own, stopping)
     }
 
     /// Stops the simulator and everything it started, once no turn holds it: call after
@@ -310,7 +318,7 @@ mod tests {
             say(&conversation, &at, "More?").await.unwrap_err(),
             CONVERSATION_OVER
         );
-        assert!(conversation.failures().is_empty());
+        assert_eq!(conversation.failures(), (Vec::new(), None));
     }
 
     #[tokio::test]
@@ -364,7 +372,7 @@ mod tests {
             state.history_bytes
         );
         assert_eq!(state.history.len(), 5);
-        assert!(conversation.failures().is_empty());
+        assert_eq!(conversation.failures(), (Vec::new(), None));
     }
 
     fn simulator(dir: &std::path::Path, body: &str, timeout_s: f64) -> UserSpec {
@@ -414,7 +422,10 @@ for line in sys.stdin:
         let error = say(&conversation, &at, "Hello").await.unwrap_err();
         assert!(error.contains("gave no reply within 0.3s"), "{error}");
         assert_eq!(say(&conversation, &at, "Again").await.unwrap_err(), error);
-        assert_eq!(conversation.failures(), [format!("user: {error}")]);
+        assert_eq!(
+            conversation.failures(),
+            (vec![format!("user: {error}")], None)
+        );
         let spec = simulator(dir.path(), "print('not json', flush=True)\n", 5.0);
         let conversation = Conversation::new(&spec, None, "t", 0, "Hi");
         let error = say(&conversation, &at, "Hello").await.unwrap_err();
