@@ -181,7 +181,9 @@ impl Settled {
         outcome: Outcome,
         digest: &str,
     ) -> ResultLine {
+        let not_applied = proctor_core::grade::rules_not_applied(task, &outcome);
         let mut line = ResultLine::new(&task.id, attempt, label, outcome, self.grade);
+        line.rules_not_applied = not_applied;
         line.variant.clone_from(&task.variant);
         line.task_digest = digest.to_owned();
         line.judge = self.judge;

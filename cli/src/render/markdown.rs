@@ -56,7 +56,21 @@ pub fn render_cards(title: &str, cards: &Scorecards) -> String {
     }
     let _ = writeln!(out);
     out.push_str(&table(&reason_rows(cards)));
+    never_applied(&mut out, super::never_applied::card_lines(cards));
     out
+}
+
+/// The rules that never applied, as a list under its heading, when there are any.
+fn never_applied(out: &mut String, lines: Vec<String>) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "**{}**", cell(super::never_applied::HEADING));
+    let _ = writeln!(out);
+    for line in lines {
+        let _ = writeln!(out, "- {}", cell(&line));
+    }
 }
 
 pub fn render(title: &str, s: &Summary) -> String {
@@ -109,6 +123,7 @@ pub fn render(title: &str, s: &Summary) -> String {
         ]);
     }
     out.push_str(&table(&rows));
+    never_applied(&mut out, super::never_applied::lines(s));
     if !s.grid.is_empty() {
         let _ = writeln!(out);
         out.push_str(&table(&grid_rows(s)));

@@ -8,6 +8,7 @@ mod grid;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+mod never_applied;
 mod numbers;
 mod reasons;
 mod rows;

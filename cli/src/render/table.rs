@@ -60,6 +60,7 @@ pub fn render(title: &str, s: &Summary) -> String {
         ]);
     }
     out.push_str(&columns(&rows));
+    never_applied(&mut out, super::never_applied::lines(s));
     if !s.grid.is_empty() {
         let _ = writeln!(out);
         out.push_str(&columns(&super::grid::grid_rows(s)));
@@ -129,5 +130,18 @@ pub fn render_cards(title: &str, cards: &Scorecards) -> String {
     }
     let _ = writeln!(out);
     out.push_str(&columns(&reason_rows(cards)));
+    never_applied(&mut out, super::never_applied::card_lines(cards));
     out
+}
+
+/// The rules that never applied, as a block of their own, when there are any.
+fn never_applied(out: &mut String, lines: Vec<String>) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", super::never_applied::HEADING);
+    for line in lines {
+        let _ = writeln!(out, "  {line}");
+    }
 }

@@ -24,6 +24,7 @@ mod html_report;
 mod init;
 mod judge_concurrency;
 mod ledger;
+mod never_applied;
 mod numbers;
 mod review;
 mod richer_checks;

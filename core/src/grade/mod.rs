@@ -4,6 +4,7 @@
 mod checks;
 mod diagnosis;
 mod evidence;
+mod not_applied;
 mod reasons_given;
 mod verdict;
 
@@ -13,6 +14,7 @@ use checks::{CheckSink, each_check, on_record};
 pub(crate) use diagnosis::diagnose;
 pub use diagnosis::{Diagnosis, REPORT_STUCK_TOOL};
 pub use evidence::{Account, Evidence};
+pub use not_applied::{RuleNotApplied, rules_not_applied};
 pub use reasons_given::{ReasonsGiven, TaskReasons};
 pub use verdict::RubricVerdict;
 

@@ -27,6 +27,9 @@ pub const REASONS: &str = "reasons";
 pub const DIAGNOSIS: &str = "diagnosis";
 /// `checks`: the checks the reasons do not account for.
 pub const CHECKS: &str = "checks";
+/// `rules_not_applied`: the rules whose tool the attempt never called, in a task that
+/// knows no tools.
+pub const RULES_NOT_APPLIED: &str = "rules_not_applied";
 /// `faults_fired`: the seeded tool faults that fired.
 pub const FAULTS_FIRED: &str = "faults_fired";
 /// `faults_missed`: the `calls:` faults whose call never came.
@@ -56,7 +59,7 @@ pub const OLDER_TASK: &str = "task_id";
 pub const OLDER_ATTEMPT: &str = "run";
 
 /// Every field of a result line, in the order it is written.
-pub const ALL: [&str; 30] = [
+pub const ALL: [&str; 31] = [
     FORMAT,
     TASK,
     VARIANT,
@@ -66,6 +69,7 @@ pub const ALL: [&str; 30] = [
     REASONS,
     DIAGNOSIS,
     CHECKS,
+    RULES_NOT_APPLIED,
     STATUS,
     ANSWER,
     TOOL_CALLS,

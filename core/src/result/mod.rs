@@ -253,6 +253,10 @@ pub struct ResultLine {
     /// every gating check that failed (see [`recorded_checks`]).
     #[serde(default)]
     pub checks: Vec<CheckResult>,
+    /// The `before` and `at_most` rules whose tool the attempt never called, in a task that
+    /// knows no tools (docs/metrics.md); not written when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_not_applied: Vec<crate::grade::RuleNotApplied>,
     // The outcome fields.
     /// How the agent's attempt ended, as its outcome said.
     #[serde(default)]
@@ -390,6 +394,7 @@ impl ResultLine {
             reasons: grade.reasons,
             diagnosis: grade.diagnosis,
             checks: recorded_checks(grade.checks),
+            rules_not_applied: Vec::new(),
             status: outcome.status,
             answer: outcome.answer,
             tool_calls: outcome.tool_calls,

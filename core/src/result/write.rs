@@ -71,6 +71,7 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         reasons,
         diagnosis,
         checks,
+        rules_not_applied,
         status,
         answer,
         tool_calls,
@@ -121,6 +122,10 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         write_check(out, check);
     }
     out.push(b']');
+    if !rules_not_applied.is_empty() {
+        field!(out, fields::RULES_NOT_APPLIED);
+        serde(out, rules_not_applied);
+    }
     field!(out, fields::STATUS);
     opt_name(out, status.map(|s| s.as_str()));
     field!(out, fields::ANSWER);

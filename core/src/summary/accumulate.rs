@@ -45,6 +45,8 @@ pub struct Counted<'a> {
     pub variant: Option<&'a str>,
     /// The seeded tool faults that fired.
     pub faults_fired: &'a [crate::faults::FaultFired],
+    /// The rules whose tool the attempt never called (docs/metrics.md).
+    pub rules_not_applied: &'a [crate::grade::RuleNotApplied],
 }
 
 impl<'a> From<&'a ResultLine> for Counted<'a> {
@@ -64,6 +66,7 @@ impl<'a> From<&'a ResultLine> for Counted<'a> {
             tool_correctness: line.tool_correctness,
             variant: line.variant.as_deref(),
             faults_fired: &line.faults_fired,
+            rules_not_applied: &line.rules_not_applied,
         }
     }
 }
@@ -175,12 +178,22 @@ pub(super) struct TaskTally {
     /// the order first seen. Kept per task, as a task has a label or a few, so a line's
     /// cell is found in the task's tally by a short scan.
     pub labels: Vec<(String, (u64, u64))>,
+    /// The rules no attempt so far applied: those of the first attempt, kept while every
+    /// later attempt did not apply them either; `None` before the first attempt.
+    pub never_applied: Option<Vec<crate::grade::RuleNotApplied>>,
 }
 
 impl TaskTally {
     /// Counts one attempt of this task.
     fn add(&mut self, line: &Counted<'_>) {
         self.attempts += 1;
+        match &mut self.never_applied {
+            None => self.never_applied = Some(line.rules_not_applied.to_vec()),
+            Some(kept) if !kept.is_empty() => {
+                kept.retain(|rule| line.rules_not_applied.contains(rule));
+            }
+            Some(_) => {}
+        }
         match line.passed {
             Some(true) => self.passed += 1,
             Some(false) => self.failed += 1,
@@ -246,6 +259,13 @@ impl TaskTally {
                 None => self.labels.push((label, (passed, graded))),
             }
         }
+        self.never_applied = match (self.never_applied.take(), other.never_applied) {
+            (Some(mut ours), Some(theirs)) => {
+                ours.retain(|rule| theirs.contains(rule));
+                Some(ours)
+            }
+            (ours, theirs) => ours.or(theirs),
+        };
     }
 }
 

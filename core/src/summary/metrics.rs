@@ -91,6 +91,10 @@ pub struct TaskSummary {
     pub pass_hat_k: Option<f64>,
     /// Most frequent first.
     pub reasons: Vec<ReasonCount>,
+    /// The rules of a task that knows no tools that no attempt applied: the tool each
+    /// guards was never called, perhaps because its name is misspelt (docs/metrics.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub never_applied: Vec<crate::grade::RuleNotApplied>,
 }
 
 /// One cell of the task × agent grid.
@@ -307,6 +311,7 @@ impl SummaryBuilder {
                     _ => None,
                 },
                 reasons,
+                never_applied: tally.never_applied.clone().unwrap_or_default(),
             });
         }
         let mut labels: Vec<String> = tasks

@@ -103,6 +103,8 @@ pub struct SummaryCounts {
     /// `None` for nothing priced (most logged lines carry no usage): a cost is several
     /// times the size of the rest, and a graded line is moved a few times on its way.
     pub cost: Option<Box<Cost>>,
+    /// The rules whose tool the attempt never called (docs/metrics.md); mostly empty.
+    pub rules_not_applied: Vec<proctor_core::grade::RuleNotApplied>,
 }
 
 /// The cost of a line with nothing priced.
@@ -144,6 +146,7 @@ impl LineCounts {
                     .then(|| counts.task.split_once('@').map(|(_, variant)| variant))
                     .flatten(),
                 faults_fired: &[],
+                rules_not_applied: &counts.rules_not_applied,
             },
         }
     }
@@ -439,6 +442,7 @@ fn summary_line(
             steps: outcome.steps,
             grade,
             cost: cost.filter(|cost| *cost != Cost::default()).map(Box::new),
+            rules_not_applied: proctor_core::grade::rules_not_applied(task, outcome),
         }),
         text: at..at,
         problems,
