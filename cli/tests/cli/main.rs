@@ -38,6 +38,7 @@ mod standard_output;
 mod tool_faults;
 mod tool_state;
 mod tools;
+mod tools_big_numbers;
 mod traces;
 mod unprivileged;
 mod variants;
