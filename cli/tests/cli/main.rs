@@ -3,6 +3,7 @@
 mod agent_output;
 mod attacks;
 mod bad_inputs;
+mod bad_inputs_places;
 mod benchmarks;
 mod calibrate;
 mod chromium;

@@ -29,10 +29,13 @@ pub fn read_labels(path: &Path, problems: &mut InputProblems) -> anyhow::Result<
         .trim(csv::Trim::All)
         .from_path(path)
         .with_input_context(|| format!("{name}: cannot read labels"))?;
-    let headers = reader
-        .headers()
-        .with_input_context(|| format!("{name}: cannot read the header line"))?
-        .clone();
+    let headers = match reader.headers() {
+        Ok(headers) => headers.clone(),
+        Err(e) => crate::exit::bail_input!(
+            "{name}:{}: cannot read the header line: {e}",
+            e.position().map_or(1, csv::Position::line)
+        ),
+    };
     let column = |wanted: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(wanted));
     let (Some(task), Some(attempt), Some(human)) =
         (column("task"), column("attempt"), column("human"))
