@@ -4,6 +4,7 @@ mod agent_output;
 mod attacks;
 mod bad_inputs;
 mod bad_inputs_places;
+mod bad_inputs_results;
 mod benchmarks;
 mod calibrate;
 mod chromium;

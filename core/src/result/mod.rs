@@ -227,8 +227,9 @@ pub struct ResultLine {
     /// no allocation for it.
     #[serde(default = "older_format")]
     pub format: Cow<'static, str>,
-    /// Inline when short (up to 24 bytes): a task id is copied onto every line.
-    #[serde(alias = "task_id")]
+    /// Inline when short (up to 24 bytes): a task id is copied onto every line. Read as
+    /// empty when missing, so that [`ResultLine::parse`] refuses both alike.
+    #[serde(default, alias = "task_id")]
     pub task: CompactString,
     /// The variant's name for an `id@NAME` task (docs/tools.md); a task as written has none
     /// (`null`, left out of the line).
@@ -360,6 +361,9 @@ pub enum ResultError {
         /// The line's `format`.
         found: String,
     },
+    /// No task id, or an empty one: the line could be counted under no task.
+    #[error("`task` is missing or empty; every result line names its task")]
+    NoTask,
     /// A cost below zero: no call earns money, and summing it would hide real spend.
     #[error("`{field}` is negative ({value})")]
     NegativeCost {
@@ -428,6 +432,9 @@ impl ResultLine {
             return Err(ResultError::Newer {
                 found: parsed.format.into_owned(),
             });
+        }
+        if parsed.task.is_empty() {
+            return Err(ResultError::NoTask);
         }
         parsed.cost.check()?;
         Ok(parsed)
@@ -623,6 +630,17 @@ mod tests {
             Err("`cost.models[1].usd` is negative (-1)".to_owned())
         );
         assert_eq!(line(r#"{"usd": "-0", "tokens": 1}"#), Ok(()));
+    }
+
+    #[test]
+    fn a_line_without_a_task_is_refused() {
+        for line in [
+            r#"{"format": "proctor.result/1", "passed": true}"#,
+            r#"{"format": "proctor.result/1", "task": "", "passed": true}"#,
+        ] {
+            let err = ResultLine::parse(line).unwrap_err();
+            assert!(matches!(err, ResultError::NoTask), "{line}: {err}");
+        }
     }
 
     #[test]
