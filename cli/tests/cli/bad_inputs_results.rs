@@ -51,8 +51,8 @@ fn assert_bad_lines_named(out: &Output, path: &Path) {
     for (number, says) in [
         (2, "`task` is missing or empty"),
         (3, "`task` is missing or empty"),
-        (4, "-5"),
-        (5, "-6"),
+        (4, "`tokens` is negative (-5)"),
+        (5, "`input_tokens` is negative (-6)"),
         (6, "`cost.usd` is negative (-0.25)"),
     ] {
         let named = format!("{file}:{number}: ");

@@ -12,6 +12,7 @@
 
 pub mod fields;
 pub(crate) mod json_text;
+mod negative_count;
 mod write;
 
 use crate::compact_json::CompactJson;
@@ -364,6 +365,14 @@ pub enum ResultError {
     /// No task id, or an empty one: the line could be counted under no task.
     #[error("`task` is missing or empty; every result line names its task")]
     NoTask,
+    /// A count below zero (tokens, calls, the attempt), named by its key.
+    #[error("`{field}` is negative ({value}); counts are whole numbers from 0")]
+    NegativeCount {
+        /// The key of the count (`input_tokens`).
+        field: String,
+        /// The number as written.
+        value: String,
+    },
     /// A cost below zero: no call earns money, and summing it would hide real spend.
     #[error("`{field}` is negative ({value})")]
     NegativeCost {
@@ -420,7 +429,12 @@ impl ResultLine {
 
     /// Reads one line, checking its format version.
     pub fn parse(line: &str) -> Result<ResultLine, ResultError> {
-        let parsed: ResultLine = serde_json::from_str(line)?;
+        let parsed: ResultLine = serde_json::from_str(line).map_err(|error| {
+            match negative_count::negative_count(&error, line) {
+                Some((field, value)) => ResultError::NegativeCount { field, value },
+                None => ResultError::Json(error),
+            }
+        })?;
         let version = parsed
             .format
             .strip_prefix(FORMAT_PREFIX)
