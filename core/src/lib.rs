@@ -27,3 +27,4 @@ pub mod summary;
 pub mod task;
 pub mod tools;
 pub mod trace;
+pub mod utf8_text;

@@ -7,6 +7,7 @@
 //! running are stopped and recorded as cut off ([`super::record::CUT_OFF`]), and later
 //! ones are refused before anything runs, so every call that ran is in the record.
 
+use super::call_args::CallArgs;
 use super::faults;
 use super::record::{CUT_OFF, MAX_RECORDED_CALLS, RecordedCall, Recorder};
 use super::script::{self, Caller};
@@ -18,7 +19,7 @@ use crate::run::isolation::contained_command::ContainedCommands;
 use proctor_core::faults::{FaultFired, FaultKind, FaultMissed, FaultPlan};
 use proctor_core::task::Task;
 use proctor_core::tools::{ArgumentSchema, ToolBackend, ToolSpec, canned_result};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -250,10 +251,10 @@ impl AttemptTools {
         }
     }
 
-    async fn answer(&self, name: &str, args: Option<Value>) -> ToolReply {
+    async fn answer(&self, name: &str, args: Option<CallArgs>) -> ToolReply {
         let started_at = jiff::Timestamp::now();
         let clock = Instant::now();
-        let args = args.unwrap_or_else(|| json!({}));
+        let args = args.unwrap_or_else(CallArgs::empty);
         let Some(me) = self.me.upgrade() else {
             return tool_error(ENDED.to_owned());
         };
@@ -267,7 +268,7 @@ impl AttemptTools {
                     "over {MAX_RECORDED_CALLS} calls in this attempt; no more calls are served"
                 ));
             };
-            let (tool, kept) = (name.to_owned(), args.clone());
+            let (tool, kept) = (name.to_owned(), args.value().clone());
             // Started under the lock, so that it cannot end before it is listed.
             let task =
                 tokio::spawn(async move { me.run(step, &tool, args, started_at, clock).await });
@@ -292,7 +293,7 @@ impl AttemptTools {
         &self,
         step: usize,
         name: &str,
-        args: Value,
+        args: CallArgs,
         started_at: jiff::Timestamp,
         clock: Instant,
     ) -> ToolReply {
@@ -326,7 +327,7 @@ impl AttemptTools {
             step,
             RecordedCall {
                 tool: name.to_owned(),
-                args,
+                args: args.into_value(),
                 result,
                 error,
                 faults: applied.iter().map(|f| f.name().to_owned()).collect(),
@@ -338,7 +339,13 @@ impl AttemptTools {
     }
 
     /// The reply to call number `step`, and the faults applied to it, in order.
-    async fn decide(&self, step: usize, name: &str, args: &Value) -> (ToolReply, Vec<FaultKind>) {
+    async fn decide(
+        &self,
+        step: usize,
+        name: &str,
+        call_args: &CallArgs,
+    ) -> (ToolReply, Vec<FaultKind>) {
+        let args = call_args.value();
         let Some(index) = self.tools.specs.iter().position(|t| t.name == name) else {
             let served: Vec<&str> = self.tools.specs.iter().map(|t| t.name.as_str()).collect();
             return (
@@ -404,9 +411,14 @@ impl AttemptTools {
                     "no response of `{name}` matches these arguments, and it has no default"
                 )),
             },
-            ToolBackend::Script(backend) => script::call(backend, name, args, &self.caller()).await,
+            ToolBackend::Script(backend) => {
+                script::call(backend, name, call_args.text(), &self.caller()).await
+            }
             ToolBackend::Server(backend) => {
-                self.servers.call(backend, name, args, &self.caller()).await
+                let caller = self.caller();
+                self.servers
+                    .call(backend, name, call_args.text(), &caller)
+                    .await
             }
             ToolBackend::User(_) => match &self.user {
                 Some(user) => user.answer(args, &self.caller()).await,
@@ -431,7 +443,7 @@ impl ToolService for AttemptTools {
         &self.tools.specs
     }
 
-    fn call<'a>(&'a self, name: &'a str, args: Option<Value>) -> Reply<'a> {
+    fn call<'a>(&'a self, name: &'a str, args: Option<CallArgs>) -> Reply<'a> {
         Box::pin(self.answer(name, args))
     }
 }
@@ -444,6 +456,7 @@ mod tests {
     use super::*;
     use proctor_core::faults::FaultSpec;
     use proctor_core::task::Suite;
+    use serde_json::json;
 
     fn task(dir: &std::path::Path) -> Task {
         let path = dir.join("tasks.yaml");
@@ -472,7 +485,7 @@ mod tests {
             FaultPlan::new(&faults, 7),
             ContainedCommands::plain(dir.path().to_owned()),
         );
-        let args = || Some(json!({"order_id": "A1"}));
+        let args = || Some(CallArgs::new(json!({"order_id": "A1"}), None));
         let ok = ToolReply::Result {
             value: json!({"days": 12}),
             is_error: false,
@@ -494,7 +507,9 @@ mod tests {
             }
         );
         assert_eq!(
-            tools.call("get_order", Some(json!({"order_id": 7}))).await,
+            tools
+                .call("get_order", Some(CallArgs::new(json!({"order_id": 7}), None)))
+                .await,
             tool_error(
                 "arguments do not match the input schema of `get_order`: 7 is not of type \"string\" at /order_id".into()
             )

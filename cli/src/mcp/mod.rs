@@ -5,6 +5,7 @@
 //!
 //! - [`service`]: proctor's own seam between an MCP SDK and the tools: [`ToolService`](service::ToolService).
 //! - [`attempt`]: one attempt's tools: argument checks, the step cap, backends, recording.
+//! - [`call_args`]: a call's arguments, parsed and as the agent wrote them.
 //! - [`script`]: the `script` backend, run outside the agent's isolation.
 //! - [`server_backend`]: the `server` backend, one process per command line per attempt.
 //! - [`record`]: the recorded calls, and the trajectory made of them.
@@ -14,6 +15,7 @@
 //! - [`client_config`]: the agent's `PROCTOR_MCP_*` variables and `.mcp.json`.
 
 pub mod attempt;
+pub mod call_args;
 pub mod client_config;
 pub mod faults;
 pub mod record;

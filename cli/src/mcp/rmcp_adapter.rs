@@ -12,7 +12,12 @@
 //! `Host`, both media types accepted without parameters, JSON body, a protocol version
 //! before per-request metadata, no other `Mcp-*` headers, no `_meta`); everything else,
 //! and every other method, goes to rmcp with the body already read.
+//!
+//! Both paths hand the tools a call's arguments parsed and as the agent wrote them
+//! ([`CallArgs`]): for rmcp's path the text is read from the body here and carried in the
+//! request's extensions, which rmcp passes to the handler.
 
+use super::call_args::CallArgs;
 use super::service::{ToolReply, ToolService};
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -26,6 +31,7 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::value::RawValue;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -75,21 +81,36 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        Ok(call_tool(self.0.as_ref(), &request.name, request.arguments)
-            .await?
-            .into())
+        // The arguments' text, which `McpHttp::serve` put beside the request.
+        let raw = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RawArguments>());
+        let raw = raw.map(|raw| raw.0.as_ref());
+        Ok(
+            call_tool(self.0.as_ref(), &request.name, request.arguments, raw)
+                .await?
+                .into(),
+        )
     }
 }
 
-/// Answers one `tools/call`, on rmcp's path and on the fast path alike.
+/// The text of a `tools/call`'s arguments, as the agent sent them, carried with a request
+/// rmcp answers: rmcp hands the handler parsed arguments only.
+#[derive(Debug, Clone)]
+struct RawArguments(Box<RawValue>);
+
+/// Answers one `tools/call`, on rmcp's path and on the fast path alike; `raw` is the
+/// arguments' text when it is at hand.
 async fn call_tool(
     tools: &dyn ToolService,
     name: &str,
     arguments: Option<JsonObject>,
+    raw: Option<&RawValue>,
 ) -> Result<CallToolResult, ErrorData> {
-    let args = arguments.map(serde_json::Value::Object);
+    let args = arguments.map(|arguments| CallArgs::new(serde_json::Value::Object(arguments), raw));
     let result = match tools.call(name, args).await {
         ToolReply::Result { value, is_error } => {
             let content = vec![ContentBlock::text(value.to_string())];
@@ -153,10 +174,8 @@ impl McpHttp {
         B: hyper::body::Body<Data = Bytes> + Send + 'static,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        if !takes_fast_path(&request) {
-            return self.rmcp.handle(request).await;
-        }
-        let (parts, body) = request.into_parts();
+        let fast = takes_fast_path(&request);
+        let (mut parts, body) = request.into_parts();
         let Ok(body) = Limited::new(body, MAX_REQUEST_BYTES).collect().await else {
             return plain(
                 http::StatusCode::BAD_REQUEST,
@@ -164,23 +183,34 @@ impl McpHttp {
             );
         };
         let body = body.to_bytes();
-        match serde_json::from_slice::<PlainToolCall>(&body) {
-            Ok(call) => self.answer(call).await,
-            Err(_) => {
-                self.rmcp
-                    .handle(http::Request::from_parts(parts, Full::new(body)))
-                    .await
+        if fast && let Ok(call) = serde_json::from_slice::<PlainToolCall>(&body) {
+            let arguments = call
+                .params
+                .arguments
+                .map(|raw| serde_json::from_str::<JsonObject>(raw.get()).map(|a| (a, raw)))
+                .transpose();
+            // Arguments that are no object are rmcp's to refuse.
+            if let Ok(arguments) = arguments {
+                return self.answer(call.id, &call.params.name, arguments).await;
             }
         }
+        if let Some(raw) = raw_arguments(&body) {
+            parts.extensions.insert(RawArguments(raw));
+        }
+        self.rmcp
+            .handle(http::Request::from_parts(parts, Full::new(body)))
+            .await
     }
 
     /// The fast path's reply: the JSON-RPC message rmcp's service would send.
-    async fn answer(&self, call: PlainToolCall) -> McpResponse {
-        let PlainToolCall {
-            id, method, params, ..
-        } = call;
-        debug_assert_eq!(method, "tools/call");
-        let message = match call_tool(self.tools.as_ref(), &params.name, params.arguments).await {
+    async fn answer(
+        &self,
+        id: RequestId,
+        name: &str,
+        arguments: Option<(JsonObject, &RawValue)>,
+    ) -> McpResponse {
+        let (arguments, raw) = arguments.unzip();
+        let message = match call_tool(self.tools.as_ref(), name, arguments, raw).await {
             Ok(result) => {
                 // Every version the fast path takes predates `resultType`.
                 let mut result = ServerResult::CallToolResult(result);
@@ -211,21 +241,42 @@ const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// (`_meta`, `task`, input responses) makes the body fail to parse, and rmcp answers it.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlainToolCall {
+struct PlainToolCall<'a> {
     #[serde(rename = "jsonrpc")]
     _version: JsonRpcVersion2_0,
     id: RequestId,
-    #[serde(deserialize_with = "tools_call_method")]
-    method: String,
-    params: PlainToolCallParams,
+    #[serde(rename = "method", deserialize_with = "tools_call_method")]
+    _method: String,
+    #[serde(borrow)]
+    params: PlainToolCallParams<'a>,
 }
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlainToolCallParams {
+struct PlainToolCallParams<'a> {
     name: String,
-    #[serde(default)]
-    arguments: Option<JsonObject>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// The arguments' text of a body holding one `tools/call`, for a request rmcp answers.
+fn raw_arguments(body: &[u8]) -> Option<Box<RawValue>> {
+    #[derive(serde::Deserialize)]
+    struct Call<'a> {
+        method: Option<String>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
+    }
+    let call: Call = serde_json::from_slice(body).ok()?;
+    if call.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    call.params?.arguments.map(RawValue::to_owned)
 }
 
 fn tools_call_method<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -318,10 +369,12 @@ mod tests {
             &[]
         }
 
-        fn call<'a>(&'a self, name: &'a str, args: Option<Value>) -> Reply<'a> {
+        fn call<'a>(&'a self, name: &'a str, args: Option<CallArgs>) -> Reply<'a> {
+            let text = args.as_ref().map(|args| args.text().get().to_owned());
+            let args = args.map(CallArgs::into_value);
             let reply = match name {
                 "object" => ToolReply::Result {
-                    value: json!({"order_id": "A1", "args": args}),
+                    value: json!({"order_id": "A1", "args": args, "text": text}),
                     is_error: false,
                 },
                 "number" => ToolReply::Result {
@@ -396,13 +449,40 @@ mod tests {
                     .into_iter()
                     .collect();
                 assert!(takes_fast_path(&post(&body, both, &extra)));
-                assert!(serde_json::from_value::<PlainToolCall>(body.clone()).is_ok());
+                assert!(serde_json::from_str::<PlainToolCall>(&body.to_string()).is_ok());
                 assert!(!takes_fast_path(&post(&body, rmcp_only, &extra)));
                 let fast = send(&http, post(&body, both, &extra)).await;
                 let rmcp = send(&http, post(&body, rmcp_only, &extra)).await;
                 assert_eq!(fast, rmcp, "{name} {version:?}");
                 assert_eq!(fast.0, 200);
             }
+        }
+    }
+
+    #[tokio::test]
+    async fn both_paths_hand_on_the_arguments_as_the_agent_wrote_them() {
+        let http = McpHttp::new(Arc::new(Replies));
+        let both = "application/json, text/event-stream";
+        for meta in ["", r#", "_meta": {}"#] {
+            let body = format!(
+                r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name": "object", "arguments": {{"n": 123456789012345678901234567890, "x": 1.10}}{meta}}}}}"#
+            );
+            let request = http::Request::post("/mcp")
+                .header("host", "127.0.0.1:4000")
+                .header("accept", both)
+                .header("content-type", "application/json")
+                .header("content-length", body.len().to_string())
+                .body(Full::new(Bytes::from(body)))
+                .unwrap();
+            assert!(takes_fast_path(&request));
+            let (status, _, reply) = send(&http, request).await;
+            assert_eq!(status, 200, "{reply}");
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            assert_eq!(
+                reply["result"]["structuredContent"]["text"],
+                r#"{"n":123456789012345678901234567890,"x":1.10}"#,
+                "{meta}"
+            );
         }
     }
 

@@ -10,6 +10,7 @@ use super::service::ToolReply;
 use crate::run::isolation::contained_command::{Call, ContainedCommands};
 use crate::run::process::{Exit, STDOUT_LIMIT, Stopped};
 use proctor_core::tools::ScriptBackend;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -28,20 +29,30 @@ pub struct Caller<'a> {
     pub commands: &'a ContainedCommands,
 }
 
+/// The line a script reads on stdin.
+#[derive(serde::Serialize)]
+struct ScriptCall<'a> {
+    tool: &'a str,
+    args: &'a RawValue,
+    task_id: &'a str,
+    attempt: u64,
+}
+
 /// Runs the script for one call.
 pub async fn call(
     script: &ScriptBackend,
     tool: &str,
-    args: &Value,
+    args: &RawValue,
     caller: &Caller<'_>,
 ) -> ToolReply {
-    let stdin_line = json!({
-        "tool": tool,
-        "args": args,
-        "task_id": caller.task_id,
-        "attempt": caller.attempt,
+    // Written field by field, so that the arguments go out as the agent wrote them.
+    let stdin_line = serde_json::to_string(&ScriptCall {
+        tool,
+        args,
+        task_id: caller.task_id,
+        attempt: caller.attempt,
     })
-    .to_string();
+    .expect("a call is written");
     let env = [
         ("PROCTOR_TASK_ID".to_owned(), caller.task_id.to_owned()),
         ("PROCTOR_ATTEMPT".to_owned(), caller.attempt.to_string()),

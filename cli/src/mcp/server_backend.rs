@@ -20,7 +20,8 @@ use super::service::ToolReply;
 use crate::run::isolation::contained_command::{Call, Started};
 use crate::run::process::{STDERR_LIMIT, STDOUT_LIMIT, Tail, keep_tail};
 use proctor_core::tools::ScriptBackend;
-use serde_json::{Value, json};
+use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -102,7 +103,16 @@ impl LineServer {
 
     /// Writes `request` as one line and reads the answer line, within `timeout`.
     pub async fn ask(&mut self, request: &Value, timeout: Duration) -> std::io::Result<Answer> {
-        let mut line = request.to_string().into_bytes();
+        self.ask_line(request.to_string(), timeout).await
+    }
+
+    /// As [`LineServer::ask`], with the request's JSON already written (without its newline).
+    pub async fn ask_line(
+        &mut self,
+        request: String,
+        timeout: Duration,
+    ) -> std::io::Result<Answer> {
+        let mut line = request.into_bytes();
         line.push(b'\n');
         let exchange = async {
             self.stdin.write_all(&line).await?;
@@ -128,13 +138,23 @@ impl LineServer {
     }
 }
 
+/// The line a `server` backend reads for one call.
+#[derive(serde::Serialize)]
+struct ServerCall<'a> {
+    id: u64,
+    tool: &'a str,
+    args: &'a RawValue,
+    task_id: &'a str,
+    attempt: u64,
+}
+
 impl ServerBackends {
     /// Answers one call through the server of `backend`, starting it if needed.
     pub async fn call(
         &self,
         backend: &ScriptBackend,
         tool: &str,
-        args: &Value,
+        args: &RawValue,
         caller: &Caller<'_>,
     ) -> ToolReply {
         let slot = self
@@ -155,15 +175,17 @@ impl ServerBackends {
             },
         };
         let id = self.ids.fetch_add(1, Ordering::Relaxed) + 1;
-        let request = json!({
-            "id": id,
-            "tool": tool,
-            "args": args,
-            "task_id": caller.task_id,
-            "attempt": caller.attempt,
-        });
+        // Written field by field, so that the arguments go out as the agent wrote them.
+        let request = serde_json::to_string(&ServerCall {
+            id,
+            tool,
+            args,
+            task_id: caller.task_id,
+            attempt: caller.attempt,
+        })
+        .expect("a call is written");
         let timeout = Duration::from_secs_f64(backend.timeout_s.min(1e7));
-        let (reply, in_step) = match server.ask(&request, timeout).await {
+        let (reply, in_step) = match server.ask_line(request, timeout).await {
             Err(error) => (
                 format!("server {name:?} could not be reached: {error}"),
                 false,
@@ -278,6 +300,7 @@ fn answer(text: &[u8], id: u64) -> Result<ToolReply, (String, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn answers_are_matched_to_their_call() {

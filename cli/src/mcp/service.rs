@@ -2,6 +2,7 @@
 //! speaks the protocol, a [`ToolService`] answers. Swapping the SDK
 //! means writing another adapter; nothing else changes.
 
+use super::call_args::CallArgs;
 use proctor_core::tools::ToolSpec;
 use serde_json::{Value, json};
 use std::future::Future;
@@ -35,5 +36,5 @@ pub trait ToolService: Send + Sync + 'static {
     /// Every tool, in the task file's order (`tools/list`).
     fn tools(&self) -> &[ToolSpec];
     /// Answers and records one `tools/call`; `args` is `None` when the client sent none.
-    fn call<'a>(&'a self, name: &'a str, args: Option<Value>) -> Reply<'a>;
+    fn call<'a>(&'a self, name: &'a str, args: Option<CallArgs>) -> Reply<'a>;
 }

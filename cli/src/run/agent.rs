@@ -90,10 +90,17 @@ pub fn from_flags(flags: &[String], label: Option<&str>) -> anyhow::Result<Vec<A
 
 /// Reads an agents file (YAML or JSON list of `{name, command, env, cwd}`).
 pub fn from_file(path: &Path) -> anyhow::Result<Vec<AgentSpec>> {
-    let text = std::fs::read_to_string(path)
+    let bytes = std::fs::read(path)
         .with_input_context(|| format!("{}: cannot read agents file", path.display()))?;
+    let text = proctor_core::utf8_text::utf8_text(&bytes).map_err(|at| {
+        crate::exit::bad_input!(
+            "{}:{}: {at}; an agents file must be UTF-8",
+            path.display(),
+            at.line
+        )
+    })?;
     let options = serde_saphyr::options! { strict_booleans: true };
-    let entries: Vec<AgentEntry> = serde_saphyr::from_str_with_options(&text, options)
+    let entries: Vec<AgentEntry> = serde_saphyr::from_str_with_options(text, options)
         .map_err(|e| crate::exit::bad_input!("{}: {e}", path.display()))?;
     // Paths in the file are relative to its own folder; a bare file name's folder is `.`.
     let folder = match path.parent() {

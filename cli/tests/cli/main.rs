@@ -3,6 +3,8 @@
 mod agent_output;
 mod attacks;
 mod bad_inputs;
+mod bad_inputs_places;
+mod bad_inputs_results;
 mod benchmarks;
 mod calibrate;
 mod chromium;
@@ -39,6 +41,7 @@ mod standard_output;
 mod tool_faults;
 mod tool_state;
 mod tools;
+mod tools_big_numbers;
 mod traces;
 mod unprivileged;
 mod variants;

@@ -127,3 +127,35 @@ fn an_agent_that_goes_after_the_state_folder_finds_nothing_and_fails() {
     let line = grade(&["--state-dir", given.to_str().unwrap()]);
     assert_eq!(line["passed"], true, "{line}");
 }
+
+#[test]
+fn a_kept_attempt_without_its_state_folder_is_named_in_the_reason() {
+    let _ = namespaces();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = suite(dir.path());
+    let keep = dir.path().join("keep");
+    std::fs::create_dir_all(keep.join("cancel/0")).unwrap();
+    let log = write(
+        dir.path(),
+        "log.jsonl",
+        "{\"task\": \"cancel\", \"status\": \"final\", \"answer\": \"done\"}\n",
+    );
+    let out = dir.path().join("g.jsonl");
+    let graded = run(grade_kept(&tasks, &log, &keep, &out).timeout(Duration::from_secs(120)));
+    assert!(graded.code <= 1, "{}", graded.stderr);
+    let line = results(&out).remove(0);
+    assert_eq!(line["passed"], false, "{line}");
+    let reasons = line["reasons"].to_string();
+    let looked = keep.join("cancel/0.state");
+    assert!(
+        reasons.contains(&format!(
+            "state:db.json: no tool state folder to check: {} does not exist",
+            looked.display()
+        )),
+        "{reasons}"
+    );
+    assert!(
+        !reasons.contains("the task has no state_files"),
+        "{reasons}"
+    );
+}

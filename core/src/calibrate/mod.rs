@@ -20,6 +20,7 @@
 mod agreement;
 mod allocation;
 mod calibration;
+mod cell;
 mod confusion;
 mod correction;
 mod disagreement;
@@ -36,6 +37,7 @@ mod verdict;
 pub use agreement::{cohen_kappa, gwet_ac1, pabak};
 pub use allocation::{LabelSplit, split_labels};
 pub use calibration::{CALIBRATION_FORMAT, Calibration, CalibrationOptions, Undecided};
+pub use cell::{guard_cell, unguard_cell};
 pub use confusion::Confusion;
 pub use correction::{
     Correction, JudgeAccuracy, SMALL_YOUDEN_J, correct, lee_interval, rogan_gladen,

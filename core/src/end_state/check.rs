@@ -16,9 +16,15 @@ impl EndStateCheck {
             return self.check_in(dir, commands);
         };
         let Some(state) = commands.state_dir() else {
-            return Err(format!(
-                "{STATE_PREFIX}{inside}: no tool state folder to check (the task has no state_files, state_dir or tools)"
-            ));
+            return Err(match commands.missing_state() {
+                Some(looked) => format!(
+                    "{STATE_PREFIX}{inside}: no tool state folder to check: {} does not exist",
+                    looked.display()
+                ),
+                None => format!(
+                    "{STATE_PREFIX}{inside}: no tool state folder to check (the task has no state_files, state_dir or tools)"
+                ),
+            });
         };
         let mut in_state = self.clone();
         if let Some(path) = in_state.path_mut() {
@@ -431,6 +437,38 @@ mod state_tests {
         assert_eq!(
             check(equals, &super::super::PlainCommands),
             Err("state:db.json: no tool state folder to check (the task has no state_files, state_dir or tools)".to_owned())
+        );
+    }
+
+    /// Plain commands whose state folder was looked for at a place that is not there.
+    #[derive(Debug)]
+    struct StateMissingAt(std::path::PathBuf);
+
+    impl CommandRunner for StateMissingAt {
+        fn run(
+            &self,
+            command: &super::super::CheckCommand<'_>,
+        ) -> std::io::Result<super::super::CommandEnd> {
+            super::super::PlainCommands.run(command)
+        }
+        fn missing_state(&self) -> Option<&Path> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_state_folder_looked_for_and_not_found_is_named() {
+        let sandbox = tempfile::tempdir().unwrap();
+        let check =
+            EndStateCheck::from_json(&json!({"file_exists": "state:db.json"}), Path::new("."))
+                .unwrap();
+        let runner = StateMissingAt("/kept/t/0.state".into());
+        assert_eq!(
+            check.check(sandbox.path(), &runner),
+            Err(
+                "state:db.json: no tool state folder to check: /kept/t/0.state does not exist"
+                    .to_owned()
+            )
         );
     }
 }

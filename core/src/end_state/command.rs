@@ -103,6 +103,12 @@ pub trait CommandRunner: std::fmt::Debug + Send + Sync {
     fn state_dir(&self) -> Option<&Path> {
         None
     }
+
+    /// Where the tool state folder was looked for and not found, when it was: a `state:`
+    /// check then names that place rather than blaming the task.
+    fn missing_state(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// A parsed `command` check, as [`check`] runs it.

@@ -12,6 +12,7 @@
 
 pub mod fields;
 pub(crate) mod json_text;
+mod negative_count;
 mod write;
 
 use crate::compact_json::CompactJson;
@@ -227,8 +228,9 @@ pub struct ResultLine {
     /// no allocation for it.
     #[serde(default = "older_format")]
     pub format: Cow<'static, str>,
-    /// Inline when short (up to 24 bytes): a task id is copied onto every line.
-    #[serde(alias = "task_id")]
+    /// Inline when short (up to 24 bytes): a task id is copied onto every line. Read as
+    /// empty when missing, so that [`ResultLine::parse`] refuses both alike.
+    #[serde(default, alias = "task_id")]
     pub task: CompactString,
     /// The variant's name for an `id@NAME` task (docs/tools.md); a task as written has none
     /// (`null`, left out of the line).
@@ -364,6 +366,17 @@ pub enum ResultError {
         /// The line's `format`.
         found: String,
     },
+    /// No task id, or an empty one: the line could be counted under no task.
+    #[error("`task` is missing or empty; every result line names its task")]
+    NoTask,
+    /// A count below zero (tokens, calls, the attempt), named by its key.
+    #[error("`{field}` is negative ({value}); counts are whole numbers from 0")]
+    NegativeCount {
+        /// The key of the count (`input_tokens`).
+        field: String,
+        /// The number as written.
+        value: String,
+    },
     /// A cost below zero: no call earns money, and summing it would hide real spend.
     #[error("`{field}` is negative ({value})")]
     NegativeCost {
@@ -421,7 +434,12 @@ impl ResultLine {
 
     /// Reads one line, checking its format version.
     pub fn parse(line: &str) -> Result<ResultLine, ResultError> {
-        let parsed: ResultLine = serde_json::from_str(line)?;
+        let parsed: ResultLine = serde_json::from_str(line).map_err(|error| {
+            match negative_count::negative_count(&error, line) {
+                Some((field, value)) => ResultError::NegativeCount { field, value },
+                None => ResultError::Json(error),
+            }
+        })?;
         let version = parsed
             .format
             .strip_prefix(FORMAT_PREFIX)
@@ -433,6 +451,9 @@ impl ResultLine {
             return Err(ResultError::Newer {
                 found: parsed.format.into_owned(),
             });
+        }
+        if parsed.task.is_empty() {
+            return Err(ResultError::NoTask);
         }
         parsed.cost.check()?;
         Ok(parsed)
@@ -628,6 +649,17 @@ mod tests {
             Err("`cost.models[1].usd` is negative (-1)".to_owned())
         );
         assert_eq!(line(r#"{"usd": "-0", "tokens": 1}"#), Ok(()));
+    }
+
+    #[test]
+    fn a_line_without_a_task_is_refused() {
+        for line in [
+            r#"{"format": "proctor.result/1", "passed": true}"#,
+            r#"{"format": "proctor.result/1", "task": "", "passed": true}"#,
+        ] {
+            let err = ResultLine::parse(line).unwrap_err();
+            assert!(matches!(err, ResultError::NoTask), "{line}: {err}");
+        }
     }
 
     #[test]

@@ -16,6 +16,14 @@ pub enum PriceError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file is not UTF-8 text.
+    #[error("{}:{}: {at}; price files must be UTF-8", path.display(), at.line)]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Where its first bytes that are not UTF-8 are.
+        at: proctor_core::utf8_text::NotUtf8,
+    },
     /// Bad syntax, a bad value or a row that contradicts another.
     #[error("{}:{line}:{column}: {message}", path.display())]
     At {

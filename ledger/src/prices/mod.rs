@@ -22,6 +22,7 @@ pub use row::{LongContext, PriceRow};
 pub use table::{PriceTable, RowInForce, Unpriced};
 pub use toml_file::PRICES_FORMAT;
 
+use proctor_core::utf8_text::utf8_text;
 use std::path::Path;
 
 /// Reads a price file: LiteLLM's JSON when it ends in `.json` or starts with `{`, else
@@ -29,13 +30,18 @@ use std::path::Path;
 ///
 /// # Errors
 ///
-/// [`PriceError`] naming the file, and the line and column of bad syntax or a bad row.
+/// [`PriceError`] naming the file, and the line and column of bad syntax or a bad row (the
+/// line and byte offset of text that is not UTF-8).
 pub fn load_price_file(path: &Path) -> Result<PriceTable, PriceError> {
-    let text = std::fs::read_to_string(path).map_err(|source| PriceError::Io {
+    let bytes = std::fs::read(path).map_err(|source| PriceError::Io {
         path: path.to_owned(),
         source,
     })?;
-    parse_price_text(&text, path).map(PriceTable::from_rows)
+    let text = utf8_text(&bytes).map_err(|at| PriceError::NotUtf8 {
+        path: path.to_owned(),
+        at,
+    })?;
+    parse_price_text(text, path).map(PriceTable::from_rows)
 }
 
 /// Reads price rows from text; `path` names it in messages and tells JSON from TOML.

@@ -1,10 +1,11 @@
 //! Reading human labels: a CSV file with the columns `task`, `attempt`, `human` and optionally
 //! `rater`, in any order; other columns (notes, dates) are ignored. Labels are PASS/FAIL in
-//! any case, or 1/0.
+//! any case, or 1/0. The `'` that `review` puts before a cell that starts like a spreadsheet
+//! formula is taken off again (docs/calibrating.md).
 
 use super::problems::InputProblems;
 use crate::exit::InputContext;
-use proctor_core::calibrate::Label;
+use proctor_core::calibrate::{Label, unguard_cell};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -28,10 +29,13 @@ pub fn read_labels(path: &Path, problems: &mut InputProblems) -> anyhow::Result<
         .trim(csv::Trim::All)
         .from_path(path)
         .with_input_context(|| format!("{name}: cannot read labels"))?;
-    let headers = reader
-        .headers()
-        .with_input_context(|| format!("{name}: cannot read the header line"))?
-        .clone();
+    let headers = match reader.headers() {
+        Ok(headers) => headers.clone(),
+        Err(e) => crate::exit::bail_input!(
+            "{name}:{}: cannot read the header line: {e}",
+            e.position().map_or(1, csv::Position::line)
+        ),
+    };
     let column = |wanted: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(wanted));
     let (Some(task), Some(attempt), Some(human)) =
         (column("task"), column("attempt"), column("human"))
@@ -56,7 +60,7 @@ pub fn read_labels(path: &Path, problems: &mut InputProblems) -> anyhow::Result<
             }
         };
         let line = record.position().map_or(0, csv::Position::line);
-        let cell = |i: usize| record.get(i).unwrap_or_default();
+        let cell = |i: usize| unguard_cell(record.get(i).unwrap_or_default());
         if record.iter().all(str::is_empty) {
             lines -= 1;
             continue;
@@ -139,6 +143,18 @@ mod tests {
         assert_eq!(rows[0].rater.as_deref(), Some("ann"));
         assert_eq!((rows[0].line, rows[0].label), (2, Label::Pass));
         assert_eq!((rows[1].rater.clone(), rows[1].label), (None, Label::Fail));
+    }
+
+    #[test]
+    fn guarded_task_ids_and_raters_read_as_review_wrote_them() {
+        let (rows, problems) = read("task,attempt,human,rater\n'-t,0,PASS,'@ann\n'tis,1,FAIL,bo\n");
+        let rows = rows.unwrap();
+        assert_eq!(problems, 0);
+        assert_eq!(
+            (rows[0].task.as_str(), rows[0].rater.as_deref()),
+            ("-t", Some("@ann"))
+        );
+        assert_eq!(rows[1].task, "'tis");
     }
 
     #[test]

@@ -323,7 +323,9 @@ impl LineGrader<'_> {
             let state = w
                 .state_dir
                 .or(kept_state.as_deref().filter(|state| state.is_dir()));
-            w.commands.with_state(state)
+            // Without it, a `state:` check names the kept folder it looked for.
+            let looked = state.is_none().then_some(kept_state.as_deref()).flatten();
+            w.commands.with_state(state).state_missing_at(looked)
         });
         let workdir = match (&sandbox, &attempt_commands) {
             (Some(dir), Some(commands)) => Workdir::Dir(dir, commands),

@@ -6,9 +6,12 @@
 //! A new file gets the header `task,attempt,human,rater,note,timestamp`. An existing file
 //! keeps its own columns: rows are written in its header's order, with empty cells for
 //! columns review does not know, and `note`/`timestamp` left out where it has no such column.
+//! Text cells that start like a spreadsheet formula are written with a leading `'` and read
+//! back without it (docs/calibrating.md).
 
 use crate::exit::InputContext;
-use proctor_core::calibrate::Label;
+use proctor_core::calibrate::{Label, guard_cell, unguard_cell};
+use std::borrow::Cow;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -161,12 +164,13 @@ impl LabelsFile {
             else {
                 continue;
             };
+            let text = |wanted: Column| unguard_cell(cell(wanted)).to_owned();
             labels.push(StoredLabel {
-                task: cell(Column::Task).to_owned(),
+                task: text(Column::Task),
                 attempt,
                 human,
-                rater: cell(Column::Rater).to_owned(),
-                note: cell(Column::Note).to_owned(),
+                rater: text(Column::Rater),
+                note: text(Column::Note),
                 timestamp: cell(Column::Timestamp).to_owned(),
             });
         }
@@ -200,17 +204,22 @@ impl LabelsFile {
             timestamp,
         };
         let attempt = stored.attempt.to_string();
-        let cells = self.columns.iter().map(|column| match column {
-            Column::Task => stored.task.as_str(),
-            Column::Attempt => attempt.as_str(),
-            Column::Human => stored.human.name(),
-            Column::Rater => stored.rater.as_str(),
-            Column::Note => stored.note.as_str(),
-            Column::Timestamp => stored.timestamp.as_str(),
-            Column::Other => "",
-        });
+        let cells: Vec<Cow<str>> = self
+            .columns
+            .iter()
+            .map(|column| match column {
+                Column::Task => guard_cell(&stored.task),
+                Column::Attempt => attempt.as_str().into(),
+                Column::Human => stored.human.name().into(),
+                Column::Rater => guard_cell(&stored.rater),
+                Column::Note => guard_cell(&stored.note),
+                Column::Timestamp => stored.timestamp.as_str().into(),
+                Column::Other => "".into(),
+            })
+            .collect();
         let mut row = csv::Writer::from_writer(Vec::new());
-        row.write_record(cells).map_err(|e| anyhow::anyhow!(e))?;
+        row.write_record(cells.iter().map(|c| c.as_bytes()))
+            .map_err(|e| anyhow::anyhow!(e))?;
         let row = row
             .into_inner()
             .map_err(|e| anyhow::anyhow!(e.to_string()))?;
@@ -283,6 +292,34 @@ mod tests {
         assert!(read[0].timestamp.ends_with('Z'), "{}", read[0].timestamp);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("task,attempt,human,rater,note,timestamp\n"));
+    }
+
+    #[test]
+    fn notes_that_start_like_formulas_are_written_as_text_and_read_back_as_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labels.csv");
+        let file = LabelsFile::open(&path).unwrap();
+        let hyperlink = "=HYPERLINK(\"http://evil.example\",\"open\")";
+        for (attempt, note) in [(0, hyperlink), (1, "-5"), (2, "'tis fine")] {
+            file.append(&NewLabel {
+                note,
+                ..label("t", attempt, "ann")
+            })
+            .unwrap();
+        }
+        // As a spreadsheet sees the cells: text, never a formula.
+        let cells: Vec<String> = csv::Reader::from_path(&path)
+            .unwrap()
+            .records()
+            .map(|r| r.unwrap()[4].to_owned())
+            .collect();
+        assert_eq!(
+            cells,
+            [format!("'{hyperlink}"), "'-5".into(), "'tis fine".into()]
+        );
+        let read = LabelsFile::open(&path).unwrap().read().unwrap();
+        let notes: Vec<&str> = read.iter().map(|l| l.note.as_str()).collect();
+        assert_eq!(notes, [hyperlink, "-5", "'tis fine"]);
     }
 
     #[test]

@@ -412,6 +412,7 @@ impl ContainedCommands {
         AttemptCommands {
             commands: self,
             state,
+            missing_state: None,
         }
     }
 }
@@ -431,6 +432,18 @@ pub const STATE_VARIABLE: &str = "PROCTOR_STATE_DIR";
 pub struct AttemptCommands<'a> {
     commands: &'a ContainedCommands,
     state: Option<&'a Path>,
+    /// Where the state folder was looked for and not found, for the checks' messages.
+    missing_state: Option<&'a Path>,
+}
+
+impl<'a> AttemptCommands<'a> {
+    /// The same commands, having looked for the state folder at `looked` and not found it.
+    pub fn state_missing_at(self, looked: Option<&'a Path>) -> AttemptCommands<'a> {
+        AttemptCommands {
+            missing_state: looked,
+            ..self
+        }
+    }
 }
 
 impl CommandRunner for AttemptCommands<'_> {
@@ -440,6 +453,10 @@ impl CommandRunner for AttemptCommands<'_> {
 
     fn state_dir(&self) -> Option<&Path> {
         self.state
+    }
+
+    fn missing_state(&self) -> Option<&Path> {
+        self.missing_state
     }
 }
 
