@@ -39,10 +39,12 @@ pub enum TaskError {
         source: std::io::Error,
     },
     /// The file is not UTF-8.
-    #[error("{path}: not UTF-8 at byte {offset}; task files must be UTF-8")]
+    #[error("{path}:{line}: not UTF-8 at byte {offset}; task files must be UTF-8")]
     Encoding {
         /// The file or folder at fault.
         path: PathBuf,
+        /// The 1-based line of the first invalid byte.
+        line: usize,
         /// The byte offset of the first invalid byte.
         offset: usize,
     },

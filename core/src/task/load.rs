@@ -115,9 +115,10 @@ pub fn load_file(path: &Path) -> Result<(Vec<Task>, SourceFile), TaskError> {
         source,
     })?;
     // A forbidden tool spelled in Latin-1 would silently never match: refuse it.
-    let text = std::str::from_utf8(&bytes).map_err(|e| TaskError::Encoding {
+    let text = crate::utf8_text::utf8_text(&bytes).map_err(|e| TaskError::Encoding {
         path: path.to_owned(),
-        offset: e.valid_up_to(),
+        line: e.line,
+        offset: e.byte,
     })?;
     let place = |line: Option<usize>, task: Option<String>| Place {
         file: path.to_owned(),

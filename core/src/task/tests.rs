@@ -323,7 +323,7 @@ fn non_utf8_task_files_are_refused_naming_the_byte() {
     let error = Suite::load(&path).unwrap_err().to_string();
     assert_eq!(
         error.replace(&dir.path().display().to_string(), "DIR"),
-        "DIR/t.yaml: not UTF-8 at byte 42; task files must be UTF-8"
+        "DIR/t.yaml:3: not UTF-8 at byte 42; task files must be UTF-8"
     );
 }
 
