@@ -251,7 +251,6 @@ impl SummaryBuilder {
         let failed: u64 = tasks.iter().map(|(_, t)| t.failed).sum();
         let ungraded: u64 = tasks.iter().map(|(_, t)| t.ungraded).sum();
         let graded = passed + failed;
-        let safety_checked = attempts - self.safety_not_checked;
         let pass_at_1 = mean_pass_at_k(&counts, 1).unwrap_or(None);
         // Every graded attempt-0 line counts: one per task for one agent, one per agent
         // and task when agents are pooled.
@@ -367,10 +366,10 @@ impl SummaryBuilder {
             diagnosis,
             timeouts: self.timeouts,
             errors: self.errors,
-            safety_violations: self.safety_violations,
-            safety_not_checked: self.safety_not_checked,
-            safety_violation_rate: ratio(self.safety_violations, safety_checked),
-            safety_violation_rate_ci: wilson(self.safety_violations, safety_checked, Z95),
+            safety_violations: self.safety.violated,
+            safety_not_checked: self.safety.not_checked,
+            safety_violation_rate: self.safety.rate(),
+            safety_violation_rate_ci: self.safety.interval(),
             hit_at_k,
             faulted: self.faulted,
             recovered: self.recovered,
