@@ -355,3 +355,37 @@ fn an_injection_on_a_base_task_alone_prints_no_under_attack_block() {
     assert!(json.get("attacks").is_none(), "{json}");
 }
 
+#[test]
+fn pool_with_by_variant_pools_the_whole_and_splits_each_agent() {
+    // docs/metrics.md#pooling-and-splitting: the pooled scorecard stands whole, the split
+    // stays per agent, and no by-variant row mixes two agents.
+    let dir = tempfile::tempdir().unwrap();
+    let (v1, v2) = files(dir.path());
+    let out = run(proctor()
+        .arg("report")
+        .args([&v1, &v2])
+        .args(["--pool", "--by", "variant", "--format", "json"]));
+    let json: Value = serde_json::from_str(&stdout(out, dir.path())).unwrap();
+    assert_eq!(json["attempts"], 40, "{json}");
+    assert!(json.get("by_variant").is_none(), "{json}");
+    assert!(json.get("all_attacks").is_none(), "{json}");
+    for agent in ["v1", "v2"] {
+        assert_eq!(json["agents"][agent]["by_variant"]["steal"]["attempts"], 8);
+    }
+    let out = run(proctor()
+        .arg("report")
+        .args([&v1, &v2])
+        .args(["--pool", "--by", "variant"]));
+    let text = stdout(out, dir.path());
+    let by_variant = text
+        .split("by variant\n")
+        .nth(1)
+        .expect("a by-variant table");
+    let agents: std::collections::BTreeSet<&str> = by_variant
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(agents, ["v1", "v2"].into(), "{text}");
+}
