@@ -11,6 +11,7 @@ pub mod markdown;
 mod numbers;
 mod reasons;
 mod rows;
+pub mod shown;
 pub mod table;
 
 use proctor_core::summary::Scorecards;
