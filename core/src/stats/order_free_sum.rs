@@ -122,7 +122,8 @@ fn divided_once(total: i128, count: u64, exponent: i16) -> f64 {
     // At most 55 + 64 = 119 bits, or the magnitude's own 128: the shift never overflows.
     let shift = (55 + bits(count)).saturating_sub(bits(magnitude));
     let numerator = magnitude << shift;
-    let quotient = numerator / count | u128::from(numerator % count != 0);
+    // The sticky bit: set when the division left a remainder.
+    let quotient = (numerator / count) | u128::from(!numerator.is_multiple_of(count));
     let exponent = i32::from(exponent) - shift as i32;
     let value = scaled_wide(quotient as f64, exponent);
     if total < 0 { -value } else { value }
