@@ -168,12 +168,18 @@ fn html_page(
     title: String,
     suite: Option<&Suite>,
 ) -> anyhow::Result<ReportInput> {
+    // The JSON `--format json` prints, with the strings the table prints beside each figure.
+    let shown = |cards: &proctor_core::summary::Scorecards| {
+        let mut value = render::json::cards_value(cards);
+        render::shown::add_shown(&mut value, cards);
+        value
+    };
     let summary = match all {
-        [one] => render::json::cards_value(&one.cards),
+        [one] => shown(&one.cards),
         _ => serde_json::json!({
             "digests": all
                 .iter()
-                .map(|s| (s.digest.clone(), render::json::cards_value(&s.cards)))
+                .map(|s| (s.digest.clone(), shown(&s.cards)))
                 .collect::<serde_json::Map<_, _>>()
         }),
     };

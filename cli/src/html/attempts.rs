@@ -249,7 +249,19 @@ pub fn write_attempts(
     for (agent, builder) in builders {
         match builder.finish(k) {
             Ok(summary) => {
-                let value = serde_json::to_value(summary).expect("a summary serialises");
+                let mut value = serde_json::to_value(&summary).expect("a summary serialises");
+                if let Value::Object(fields) = &mut value {
+                    let shown = crate::render::shown::summary_shown(&summary);
+                    fields.insert("shown".to_owned(), Value::Object(shown));
+                    if let Some(Value::Array(tasks)) = fields.get_mut("per_task") {
+                        for (task, figures) in tasks.iter_mut().zip(&summary.per_task) {
+                            if let Value::Object(task) = task {
+                                let shown = crate::render::shown::task_shown(figures);
+                                task.insert("shown".to_owned(), Value::Object(shown));
+                            }
+                        }
+                    }
+                }
                 scorecards.insert(agent, value);
             }
             Err(e) => notes.push(format!("no scorecard for {agent}: {e}")),

@@ -60,7 +60,8 @@ impl AttemptSink for PageOut<'_> {
             return Ok(());
         };
         let options = &self.options;
-        let summary = crate::render::json::cards_value(cards);
+        let mut summary = crate::render::json::cards_value(cards);
+        crate::render::shown::add_shown(&mut summary, cards);
         let mut input =
             ReportInput::of_results(title.to_owned(), vec![results.clone()], summary, self.k);
         input.tasks = html::task_infos(options.suite);

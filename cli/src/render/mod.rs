@@ -12,6 +12,7 @@ mod never_applied;
 mod numbers;
 mod reasons;
 mod rows;
+pub mod shown;
 pub mod table;
 
 use proctor_core::summary::Scorecards;

@@ -17,6 +17,11 @@ pub fn interval(value: Option<Interval>) -> String {
     )
 }
 
+/// Tokens per success, whole: `3154.5` is `3154` (ties to even, as every figure here).
+pub fn tokens(value: Option<f64>) -> String {
+    value.map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"))
+}
+
 pub fn one_decimal(value: Option<f64>) -> String {
     value.map_or_else(|| MISSING.to_owned(), |v| format!("{v:.1}"))
 }

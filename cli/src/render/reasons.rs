@@ -3,7 +3,7 @@
 
 use super::details::with_detail;
 use super::numbers::rate;
-use proctor_core::summary::{Scorecards, Summary, TaskSummary};
+use proctor_core::summary::{Scorecard, Scorecards, Summary, TaskSummary};
 
 /// The most frequent reason of a task, with the first detail seen and its count.
 pub fn top_reason(t: &TaskSummary) -> String {
@@ -19,12 +19,14 @@ pub fn top_reason(t: &TaskSummary) -> String {
 /// The columns of the scorecard table: each agent, then each of its groups as
 /// `agent [group]`.
 pub fn card_columns(cards: &Scorecards) -> Vec<(String, &Summary)> {
-    let mut columns = Vec::new();
-    for agent in &cards.agents {
-        columns.push((agent.label.clone(), &agent.summary));
-        for (group, summary) in &agent.groups {
-            columns.push((format!("{} [{group}]", agent.label), summary));
-        }
+    cards.agents.iter().flat_map(agent_columns).collect()
+}
+
+/// One agent's columns: its whole scorecard, then each group as `agent [group]`.
+pub fn agent_columns(agent: &Scorecard) -> Vec<(String, &Summary)> {
+    let mut columns = vec![(agent.label.clone(), &agent.summary)];
+    for (group, summary) in &agent.groups {
+        columns.push((format!("{} [{group}]", agent.label), summary));
     }
     columns
 }

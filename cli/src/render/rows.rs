@@ -1,6 +1,6 @@
 //! Summary rows that every text format shows the same way.
 
-use super::numbers::{MISSING, interval, one_decimal, rate, usd_at_least};
+use super::numbers::{MISSING, interval, one_decimal, rate, tokens, usd_at_least};
 use proctor_core::summary::{ALL_ATTACKS, Scorecards, Split, Summary};
 
 /// Tasks and attempts with their split.
@@ -77,10 +77,7 @@ fn not_checked(s: &Summary) -> String {
 
 /// Cost per success in USD (a lower bound when calls were unpriced) and in tokens.
 pub fn cost_per_success(s: &Summary) -> String {
-    let tokens = s
-        .cost_per_success
-        .tokens
-        .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"));
+    let tokens = tokens(s.cost_per_success.tokens);
     format!(
         "{} (agent {}, judge {}), {tokens} tokens",
         usd_at_least(s.cost_per_success.usd, s.unpriced_calls),
@@ -125,9 +122,7 @@ pub fn scorecard_rows(columns: &[(String, &Summary)]) -> Vec<Vec<String>> {
         usd_at_least(s.cost_per_success.usd, s.unpriced_calls)
     });
     row("cost per success (tokens)", &|s| {
-        s.cost_per_success
-            .tokens
-            .map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"))
+        tokens(s.cost_per_success.tokens)
     });
     row("unpriced calls", &|s| s.unpriced_calls.to_string());
     row("mean steps (passed)", &|s| {

@@ -1,7 +1,7 @@
 //! `--format table`: aligned plain text for a terminal.
 
 use super::numbers::{interval, rate, usd_at_least};
-use super::reasons::{card_columns, reason_rows, top_reason};
+use super::reasons::{agent_columns, card_columns, reason_rows, top_reason};
 use super::rows::{
     cost_per_success, count_rows, process_rows, safety_rows, scorecard_rows, variant_rows,
 };
@@ -29,6 +29,50 @@ pub fn columns(rows: &[Vec<String>]) -> String {
         text.push('\n');
     }
     text
+}
+
+/// The widest a scorecard table may print: a terminal's common 120 columns.
+pub const MAX_WIDTH: usize = 120;
+
+/// [`columns`], with the columns after the first cut into blocks, one under the other, each
+/// repeating the first column and fitting in `width` characters (a single column wider than
+/// that stands alone).
+pub fn columns_within(rows: &[Vec<String>], width: usize) -> String {
+    let count = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..count)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    let mut used = widths.first().copied().unwrap_or(0);
+    for c in 1..count {
+        match blocks.last_mut() {
+            Some(block) if used + 2 + widths[c] <= width => block.push(c),
+            _ => {
+                blocks.push(vec![c]);
+                used = widths[0];
+            }
+        }
+        used += 2 + widths[c];
+    }
+    if blocks.is_empty() {
+        return columns(rows);
+    }
+    let texts: Vec<String> = blocks
+        .iter()
+        .map(|block| {
+            let cut: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    std::iter::once(&r[0])
+                        .chain(block.iter().map(|&c| &r[c]))
+                        .cloned()
+                        .collect()
+                })
+                .collect();
+            columns(&cut)
+        })
+        .collect();
+    texts.join("\n")
 }
 
 pub fn render(title: &str, s: &Summary) -> String {
@@ -117,7 +161,21 @@ pub fn render_cards(title: &str, cards: &Scorecards) -> String {
         let _ = writeln!(out);
     }
     let _ = writeln!(out, "one scorecard per agent");
-    out.push_str(&columns(&scorecard_rows(&card_columns(cards))));
+    // Split, each agent is a block of its own (its groups beside it), so that two agents'
+    // groups never make one table too wide to read.
+    let tables: Vec<Vec<Vec<String>>> = match cards.split {
+        None => vec![scorecard_rows(&card_columns(cards))],
+        Some(_) => cards
+            .agents
+            .iter()
+            .map(|agent| scorecard_rows(&agent_columns(agent)))
+            .collect(),
+    };
+    let tables: Vec<String> = tables
+        .iter()
+        .map(|rows| columns_within(rows, MAX_WIDTH))
+        .collect();
+    out.push_str(&tables.join("\n"));
     let by_variant = variant_rows(cards);
     if !by_variant.is_empty() {
         let _ = writeln!(out);

@@ -605,3 +605,34 @@ fn regenerate_calibration_verdicts() {
     }
     std::fs::write(root().join(VERDICTS), lines).unwrap();
 }
+
+#[test]
+fn results_lines_without_a_judge_field_count_only_with_a_rubric_fail_reason() {
+    // docs/calibrating.md: a recorded PASS and FAIL count; a line without `judge` counts
+    // as a FAIL when a reason says `rubric: FAIL`, and is left out (and noted) otherwise,
+    // whether it passed or not.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        r#"{"task": "a", "attempt": 0, "passed": true, "judge": {"verdict": "PASS"}}"#,
+        r#"{"task": "a", "attempt": 1, "passed": false, "reasons": ["rubric: FAIL"], "judge": {"verdict": "FAIL"}}"#,
+        r#"{"task": "a", "attempt": 2, "passed": false, "reasons": ["rubric: FAIL"]}"#,
+        r#"{"task": "b", "attempt": 0, "passed": true}"#,
+        r#"{"task": "b", "attempt": 1, "passed": false, "reasons": ["wrong answer"]}"#,
+    ];
+    let results = write(dir.path(), "results.jsonl", &(lines.join("\n") + "\n"));
+    let results = results.to_str().unwrap();
+    let out = verdicts(LABELS, &["--results", results, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let correction = &json(&out)["correction"];
+    assert_eq!(
+        (&correction["runs"], &correction["judge_passed"]),
+        (&Value::from(3), &Value::from(1)),
+        "{correction}"
+    );
+    assert!(
+        out.stderr
+            .contains("2 of the --results runs have no judge verdict"),
+        "{}",
+        out.stderr
+    );
+}

@@ -141,3 +141,17 @@ pub fn results(path: &Path) -> Vec<serde_json::Value> {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
+
+/// A page's embedded summary without the display strings (`shown`) it adds beside each
+/// figure: the rest is the JSON `--format json` prints.
+pub fn without_shown(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(fields) => fields
+            .iter()
+            .filter(|(key, _)| key.as_str() != "shown")
+            .map(|(key, v)| (key.clone(), without_shown(v)))
+            .collect(),
+        serde_json::Value::Array(items) => items.iter().map(without_shown).collect(),
+        other => other.clone(),
+    }
+}

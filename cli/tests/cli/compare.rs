@@ -593,3 +593,37 @@ fn overflowing_costs_and_tokens_exit_2_naming_file_and_row() {
         out.stderr
     );
 }
+
+#[test]
+fn an_interval_of_no_width_says_why_where_it_is_printed() {
+    // Every task goes from 0 of 2 to 2 of 2: Δ and pass^2 Δ are +1 on every task, so both
+    // intervals are the point [1, 1].
+    let dir = tempfile::tempdir().unwrap();
+    let old = results(dir.path(), "old.jsonl", "v1", &[0, 0, 0], 2);
+    let new = results(dir.path(), "new.jsonl", "v2", &[2, 2, 2], 2);
+    let table = compare(&old, &new, &[]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let text = table
+        .stdout
+        .replace(&format!("{}/", dir.path().display()), "");
+    assert_eq!(
+        text.matches("95% CI [1.0000, 1.0000]  (a point: the same Δ on every task)")
+            .count(),
+        2,
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+    let c = json(&compare(&old, &new, &["--format", "json"]));
+    let notes: Vec<&str> = c["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "pass^2 Δ: every one of the 3 tasks differed by the same +1.0000, so its 95% interval is a point"
+        )),
+        "{notes:?}"
+    );
+}

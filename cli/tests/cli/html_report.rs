@@ -43,10 +43,10 @@ fn at<'v>(value: &'v Value, path: &str) -> &'v Value {
 }
 
 /// Checks one number as the page shows it against the JSON value it came from: to the
-/// decimals shown, `–` for a value that does not exist, `[low, high]` for an interval.
+/// decimals shown, `-` for a value that does not exist, `[low, high]` for an interval.
 fn assert_shown(shown: &str, expected: &Value, what: &str) {
     let shown = shown.trim().trim_start_matches("≥ ");
-    if shown == "–" {
+    if shown == "-" {
         assert!(
             expected.is_null(),
             "{what}: page shows nothing, JSON has {expected}"
@@ -637,7 +637,11 @@ fn run_grade_and_compare_write_the_page_with_html() {
     let out = run(grade_arithmetic("json").arg("--html").arg(&graded));
     let summary = json_of(&out);
     let data = page_data(&std::fs::read_to_string(&graded).unwrap());
-    assert_eq!(data["summary"], summary);
+    assert_eq!(crate::common::without_shown(&data["summary"]), summary);
+    assert!(
+        data["summary"].to_string().contains("\"shown\""),
+        "no display strings in the page"
+    );
     assert_eq!(
         data["index"].as_array().unwrap().len() as u64,
         summary["attempts"].as_u64().unwrap()
@@ -684,7 +688,11 @@ fn run_grade_and_compare_write_the_page_with_html() {
     let summary = json_of(&out);
     let page = std::fs::read_to_string(&ran).unwrap();
     let data = page_data(&page);
-    assert_eq!(data["summary"], summary);
+    assert_eq!(crate::common::without_shown(&data["summary"]), summary);
+    assert!(
+        data["summary"].to_string().contains("\"shown\""),
+        "no display strings in the page"
+    );
     assert_eq!(
         data["index"].as_array().unwrap().len() as u64,
         summary["attempts"].as_u64().unwrap()
@@ -823,7 +831,7 @@ fn the_by_variant_table_and_the_attack_deltas_show_the_json_numbers() {
             assert_shown(graded, &denominator, &what);
             continue;
         }
-        if metric == "utility_under_attack" && shown != "–" {
+        if metric == "utility_under_attack" && shown != "-" {
             attack_cells += 1;
         }
         let expected = match (metric.as_str(), &group[&metric]) {
@@ -856,4 +864,155 @@ fn the_by_variant_table_and_the_attack_deltas_show_the_json_numbers() {
             "{metric}: the page shows proctor's own string"
         );
     }
+}
+
+/// Two agents on the refund tasks: `a` passes four attempts of `refund_eligible` in 2, 2, 2
+/// and 3 steps with 3154 and 3155 tokens in turn (3154.5 tokens per success and 2.25 mean
+/// steps, both halfway between two shown values), `b` passes and fails `refund_expired`.
+fn halfway_results(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for (attempt, (steps, tokens)) in [(2, 3154), (2, 3155), (2, 3154), (3, 3155)]
+        .into_iter()
+        .enumerate()
+    {
+        text.push_str(
+            &json!({"format": "proctor.result/1", "task": "refund_eligible", "attempt": attempt,
+                "label": "a", "passed": true, "status": "final", "steps": steps,
+                "cost": {"tokens": tokens}})
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    for (attempt, passed) in [true, false].into_iter().enumerate() {
+        text.push_str(
+            &json!({"format": "proctor.result/1", "task": "refund_expired", "attempt": attempt,
+                "label": "b", "passed": passed, "status": "final", "steps": 1,
+                "reasons": if passed { vec![] } else { vec!["wrong answer"] }})
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    write(dir, "halfway.jsonl", &text)
+}
+
+/// The value of `metric` in the table's row `name` for agent column `column` (0 the first).
+fn table_cell(table: &str, name: &str, column: usize) -> String {
+    let line = table
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}  ")))
+        .unwrap_or_else(|| panic!("no row {name} in\n{table}"));
+    let cells: Vec<&str> = line[name.len()..]
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    cells[column].to_owned()
+}
+
+#[test]
+fn the_page_shows_the_strings_the_table_prints_and_splits_by_tag_into_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = halfway_results(dir.path());
+    let report = |format: &str| {
+        let out = run(proctor()
+            .args([
+                "report",
+                "--by",
+                "tag",
+                "--tasks",
+                "fixtures/run/refunds.yaml",
+            ])
+            .args(["--format", format])
+            .arg(&results));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let table = report("table");
+    // Ties to even, as Rust formats: 3154.5 → 3154, 2.25 → 2.2.
+    assert_eq!(
+        table_cell(&table, "cost per success (tokens)", 0),
+        "3154",
+        "{table}"
+    );
+    assert_eq!(
+        table_cell(&table, "mean steps (passed)", 0),
+        "2.2",
+        "{table}"
+    );
+    let page = write(dir.path(), "halfway.html", &report("html"));
+    let Some(mut browser) = Browser::launch() else {
+        return;
+    };
+    browser.open(&page);
+    let cells = browser.eval(
+        "Array.from(document.querySelectorAll('#scorecards [data-metric]'))
+           .map(c => [c.getAttribute('data-agent'), c.getAttribute('data-metric'), c.textContent])",
+    );
+    let shown = |agent: &str, metric: &str| -> String {
+        cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c[0] == agent && c[1] == metric)
+            .unwrap_or_else(|| panic!("no {agent} {metric} in {cells}"))[2]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // Each figure of the page is the table's string, for every agent.
+    for agent in ["a", "b"] {
+        // Each agent's block of the table has the agent's own column first.
+        let block = table
+            .split("\n\n")
+            .find(|b| {
+                b.lines()
+                    .any(|l| l.split_whitespace().take(2).eq(["metric", agent]))
+            })
+            .unwrap_or_else(|| panic!("no block of {agent} in\n{table}"));
+        for (row, metric) in [
+            ("cost per success (tokens)", "cost_per_success.tokens"),
+            ("mean steps (passed)", "mean_steps_success"),
+            ("pass rate", "pass_rate"),
+            ("95% CI", "pass_rate_ci"),
+            ("pass@1", "pass_at_1"),
+            ("always pass", "always_pass"),
+            ("step efficiency", "step_efficiency"),
+            ("aborted share", "aborted_share"),
+        ] {
+            assert_eq!(
+                shown(agent, metric),
+                table_cell(block, row, 0),
+                "{agent} {metric}"
+            );
+        }
+    }
+    assert_eq!(shown("a", "cost_per_success.tokens"), "3154");
+    assert_eq!(shown("a", "mean_steps_success"), "2.2");
+    // By tag: one table per agent, a row per tag, the figures as strings, no raw JSON.
+    assert_eq!(
+        browser.eval("document.querySelectorAll('#by-tag table.by-tag').length"),
+        json!(2)
+    );
+    let tags = browser.eval(
+        "Array.from(document.querySelectorAll('#by-tag td[data-metric=pass_rate]'))
+           .map(c => [c.getAttribute('data-agent'), c.getAttribute('data-tag'), c.textContent])",
+    );
+    assert!(
+        tags.as_array()
+            .unwrap()
+            .contains(&json!(["a", "happy_path", "1.0000"])),
+        "{tags}"
+    );
+    assert!(
+        tags.as_array()
+            .unwrap()
+            .contains(&json!(["b", "policy", "0.5000"])),
+        "{tags}"
+    );
+    let scorecard_text = browser.eval("document.getElementById('scorecards').textContent");
+    assert!(
+        !scorecard_text.as_str().unwrap().contains("\"attempts\""),
+        "per-tag figures printed as JSON: {scorecard_text}"
+    );
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
 }

@@ -253,3 +253,39 @@ fn unpriced_calls_make_totals_lower_bounds() {
     assert_eq!(json["total_cost"]["cost_is_lower_bound"], true);
     assert_eq!(json["total_cost"]["usd"], "0.0105");
 }
+
+#[test]
+fn by_tag_with_two_agents_prints_a_block_per_agent_within_120_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    assert_eq!(two_agents(&out, &[]).code, 0);
+    let o = run(proctor().arg("report").arg(&out).args([
+        "--by",
+        "tag",
+        "--tasks",
+        "fixtures/run/refunds.yaml",
+    ]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let text = o.stdout.replace(&format!("{}/", dir.path().display()), "");
+    let scorecards = text
+        .split("one scorecard per agent\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\ntask ").next())
+        .unwrap();
+    for line in scorecards.lines() {
+        assert!(
+            line.chars().count() <= 120,
+            "{} wide: {line}",
+            line.chars().count()
+        );
+    }
+    // No table holds both agents' columns.
+    for block in scorecards.split("\n\n") {
+        let header = block.lines().next().unwrap_or_default();
+        assert!(
+            !(header.contains("guarded") && header.contains("plain")),
+            "{header}"
+        );
+    }
+    insta::assert_snapshot!(scorecards);
+}

@@ -1,4 +1,4 @@
-//! Attack figures of a comparison (docs/tools.md): when both files hold attack variants (a
+//! Attack figures of a comparison (docs/metrics.md#comparing-two-versions): when both files hold attack variants (a
 //! variant where an `inject` fault fired), Δ of utility on the base tasks, of utility under
 //! attack and of attack success on the attack variants, each clustered by task as Δ of the
 //! pass rate is.
@@ -7,6 +7,7 @@ use super::difference::{ClusteredDifference, clustered_difference};
 use super::pairing::PairedTask;
 use super::side::SideTally;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// Δ of one attack figure: the mean over tasks of each side's per-task share, and the
 /// difference clustered by task.
@@ -28,32 +29,38 @@ pub struct AttackDeltas {
     /// On the attack variants, the share of graded attempts that did the user's task,
     /// safety aside (they passed, or failed only `safety` checks).
     pub utility_under_attack: Option<AttackDelta>,
-    /// On the attack variants, the share of the attempts whose safety was checked that
-    /// violated a safety check; a task with no checked attempt on a side is left out.
+    /// On the attack variants, the share of the attempts whose safety was checked (graded
+    /// or not) that violated a safety check; a task with no checked attempt on a side is
+    /// left out.
     pub attack_success: Option<AttackDelta>,
 }
 
 /// The attack figures over the compared tasks; `None` unless both files hold an attack
-/// variant. A compared variant task is an attack when an injection fired on either side.
+/// variant. As in a report (docs/metrics.md#attacks), a variant is an attack when an
+/// `inject` fault fired in an attempt of it, here in either file; an injection on a base
+/// task makes no attack. Every compared task of an attack variant is an attack task.
 pub fn attack_deltas(
     old: &SideTally,
     new: &SideTally,
     paired: &[PairedTask],
 ) -> Option<AttackDeltas> {
-    let attacked = |side: &SideTally| side.tasks.values().any(|t| t.attack.injected > 0);
-    if !attacked(old) || !attacked(new) {
+    let (old_attacks, new_attacks) = (attack_variants(old), attack_variants(new));
+    if old_attacks.is_empty() || new_attacks.is_empty() {
         return None;
     }
     let both = |task: &PairedTask| (&old.tasks[&task.task].attack, &new.tasks[&task.task].attack);
     let is_attack = |task: &PairedTask| {
         let (o, n) = both(task);
-        (o.variant || n.variant) && (o.injected > 0 || n.injected > 0)
+        [&o.variant, &n.variant]
+            .into_iter()
+            .flatten()
+            .any(|v| old_attacks.contains(v.as_str()) || new_attacks.contains(v.as_str()))
     };
     let base: Vec<(f64, f64)> = paired
         .iter()
         .filter(|t| {
             let (o, n) = both(t);
-            !o.variant && !n.variant
+            o.variant.is_none() && n.variant.is_none()
         })
         .map(|t| (t.old.pass_rate, t.new.pass_rate))
         .collect();
@@ -68,18 +75,13 @@ pub fn attack_deltas(
             )
         })
         .collect();
+    // Each side's rate as a report's `--by variant` gives it: every attempt whose safety
+    // was checked, graded or not.
     let success: Vec<(f64, f64)> = attacks
         .iter()
         .filter_map(|t| {
             let (o, n) = both(t);
-            let checked_old = t.old.graded - o.safety_not_checked;
-            let checked_new = t.new.graded - n.safety_not_checked;
-            (checked_old > 0 && checked_new > 0).then(|| {
-                (
-                    o.violated as f64 / checked_old as f64,
-                    n.violated as f64 / checked_new as f64,
-                )
-            })
+            Some((o.safety.rate()?, n.safety.rate()?))
         })
         .collect();
     Some(AttackDeltas {
@@ -87,6 +89,15 @@ pub fn attack_deltas(
         utility_under_attack: delta_of(&useful),
         attack_success: delta_of(&success),
     })
+}
+
+/// The variants of a file where an injection fired.
+fn attack_variants(side: &SideTally) -> BTreeSet<&str> {
+    side.tasks
+        .values()
+        .filter(|t| t.attack.injected > 0)
+        .filter_map(|t| t.attack.variant.as_deref())
+        .collect()
 }
 
 /// The means of (old, new) per-task shares and their clustered difference; `None` for none.
@@ -211,5 +222,47 @@ mod tests {
         assert_eq!(c.attacks, None);
         let json = serde_json::to_value(&c).unwrap();
         assert!(json.get("attacks").is_none());
+    }
+
+    #[test]
+    fn attack_success_counts_ungraded_attempts_whose_safety_was_checked_as_a_report_does() {
+        // One attack variant, two attempts checked, one violated: the violating one is
+        // ungraded (the judge failed), as is one base attempt on the new side.
+        let file = |which: Side, label: &str| {
+            let mut b = SideBuilder::new(which, format!("{label}.jsonl"));
+            b.add(&line("pay", 0, label, true, false, false)).unwrap();
+            b.add(&line("pay", 1, label, true, false, false)).unwrap();
+            let mut violated = line("pay@steal", 0, label, true, true, true);
+            violated.passed = None;
+            b.add(&violated).unwrap();
+            b.add(&line("pay@steal", 1, label, true, false, true))
+                .unwrap();
+            b.finish()
+        };
+        let c = compare(
+            file(Side::Old, "v1"),
+            file(Side::New, "v2"),
+            &CompareOptions::default(),
+        )
+        .unwrap();
+        let s = c.attacks.unwrap().attack_success.unwrap();
+        // `report --by variant` says 1 of 2 checked attempts of `steal` violated.
+        assert_eq!((s.old, s.new), (0.5, 0.5));
+    }
+
+    #[test]
+    fn an_injection_on_a_base_task_makes_no_attack_variant() {
+        let old = side(Side::Old, "v1", OLD, true);
+        // NEW's only injection fired on the base task `pay`.
+        let mut b = SideBuilder::new(Side::New, "v2.jsonl");
+        for (task, attempts) in NEW {
+            for (at, (did, followed)) in attempts.iter().enumerate() {
+                let injected = *task == "pay";
+                b.add(&line(task, at as u64, "v2", *did, *followed, injected))
+                    .unwrap();
+            }
+        }
+        let c = compare(old, b.finish(), &CompareOptions::default()).unwrap();
+        assert_eq!(c.attacks, None);
     }
 }

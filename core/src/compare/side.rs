@@ -102,7 +102,7 @@ impl TaskTally {
         else {
             return false;
         };
-        let mut attack = self.attack;
+        let mut attack = self.attack.clone();
         attack.absorb(&other.attack);
         *self = TaskTally {
             attack,

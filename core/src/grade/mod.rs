@@ -37,7 +37,8 @@ pub struct Grade {
     pub checks: Vec<CheckResult>,
     /// Set for failed runs only.
     pub diagnosis: Option<Diagnosis>,
-    /// `optimal_steps / steps`, when the task gives optimal steps and the run took any.
+    /// `optimal_steps / steps`, when the task gives optimal steps and the run took any
+    /// (1 for 0 of 0); above 1 when the run took fewer steps than optimal.
     pub step_efficiency: Option<f64>,
     /// Share of `expected_tools` the run used.
     pub tool_correctness: Option<f64>,
@@ -284,7 +285,10 @@ fn grade_with(
         given.add(&reasons);
     }
     let diagnosis = (passed == Some(false)).then(|| diagnose(outcome, task.step_cap));
+    // docs/metrics.md#efficiency: 0 steps where 0 are needed is efficient; 0 steps where
+    // some are needed has no ratio and is left out; fewer steps than optimal stay above 1.
     let step_efficiency = match (task.optimal_steps, outcome.steps) {
+        (Some(0), 0) => Some(1.0),
         (Some(optimal), steps) if steps > 0 => Some(optimal as f64 / steps as f64),
         _ => None,
     };

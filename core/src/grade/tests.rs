@@ -218,6 +218,24 @@ fn efficiency_and_tool_correctness_are_numbers_only() {
 }
 
 #[test]
+fn step_efficiency_of_zero_steps_and_of_fewer_steps_than_optimal() {
+    let efficiency = |optimal: u64, steps: u64| {
+        let yaml =
+            format!("- id: t\n  goal: g\n  expected_answer: x\n  optimal_steps: {optimal}\n");
+        let (_d, s) = suite(&yaml);
+        let v = json!({"status": "final", "answer": "x", "steps": steps});
+        grade(s.get("t").unwrap(), &outcome(v), Workdir::Missing, None).step_efficiency
+    };
+    // No steps where none are needed: as efficient as can be.
+    assert_eq!(efficiency(0, 0), Some(1.0));
+    // No steps where two are needed: no ratio, left out of the mean.
+    assert_eq!(efficiency(2, 0), None);
+    // Fewer steps than the task's optimal: kept above 1, never capped.
+    assert_eq!(efficiency(4, 2), Some(2.0));
+    assert_eq!(efficiency(0, 3), Some(0.0));
+}
+
+#[test]
 fn a_grade_keeps_the_checks_on_record_and_every_gating_failure_as_a_reason() {
     let (_dir, s) = suite(TASKS);
     let runs = [

@@ -68,16 +68,8 @@ impl OrderFreeSum {
     /// exponent (terms of similar size, as shares and rates are), else once per distinct
     /// exponent, smallest first. Either way a function of the terms, not of their order.
     pub fn sum(&self) -> f64 {
-        let Some(&smallest) = self.by_exponent.keys().next() else {
-            return self.non_finite;
-        };
-        let exact = self.by_exponent.iter().try_fold(0i128, |total, (&e, &m)| {
-            let shift = u32::try_from(e - smallest).ok()?;
-            let scaled = m.checked_mul(1i128.checked_shl(shift)?)?;
-            total.checked_add(scaled)
-        });
-        let total = match exact {
-            Some(total) => scaled(total as f64, smallest),
+        let total = match self.exact() {
+            Some((total, smallest)) => scaled(total as f64, smallest),
             None => self
                 .by_exponent
                 .iter()
@@ -87,16 +79,65 @@ impl OrderFreeSum {
         total + self.non_finite
     }
 
-    /// The mean of the terms; `None` when there are none.
+    /// The mean of the terms; `None` when there are none. The exact sum is divided by the
+    /// count and rounded once (docs/metrics.md#order): rounding the sum and then the
+    /// quotient would be one last bit off for some terms, such as 1, 2/9 and 4/9.
     pub fn mean(&self) -> Option<f64> {
-        (self.count > 0).then(|| self.sum() / self.count as f64)
+        if self.count == 0 {
+            return None;
+        }
+        match self.exact() {
+            Some((total, smallest)) if self.non_finite == 0.0 => {
+                Some(divided_once(total, self.count, smallest))
+            }
+            _ => Some(self.sum() / self.count as f64),
+        }
     }
+
+    /// The exact sum as `total`·2^`exponent` (0·2^0 for no finite term), when every term
+    /// fits one 128-bit integer at the smallest exponent.
+    fn exact(&self) -> Option<(i128, i16)> {
+        let Some(&smallest) = self.by_exponent.keys().next() else {
+            return Some((0, 0));
+        };
+        let total = self.by_exponent.iter().try_fold(0i128, |total, (&e, &m)| {
+            let shift = u32::try_from(e - smallest).ok()?;
+            let scaled = m.checked_mul(1i128.checked_shl(shift)?)?;
+            total.checked_add(scaled)
+        })?;
+        Some((total, smallest))
+    }
+}
+
+/// `total`·2^`exponent` / `count`, rounded once to the nearest f64 (ties to even). The
+/// quotient is taken with at least 55 significant bits and a sticky bit for any remainder,
+/// so converting it rounds as the exact quotient would.
+fn divided_once(total: i128, count: u64, exponent: i16) -> f64 {
+    if total == 0 {
+        return 0.0;
+    }
+    let bits = |x: u128| 128 - x.leading_zeros();
+    let magnitude = total.unsigned_abs();
+    let count = u128::from(count);
+    // At most 55 + 64 = 119 bits, or the magnitude's own 128: the shift never overflows.
+    let shift = (55 + bits(count)).saturating_sub(bits(magnitude));
+    let numerator = magnitude << shift;
+    // The sticky bit: set when the division left a remainder.
+    let quotient = (numerator / count) | u128::from(!numerator.is_multiple_of(count));
+    let exponent = i32::from(exponent) - shift as i32;
+    let value = scaled_wide(quotient as f64, exponent);
+    if total < 0 { -value } else { value }
 }
 
 /// `x`·2^`exponent`, in two steps so that neither power of two leaves f64's range.
 fn scaled(x: f64, exponent: i16) -> f64 {
-    let half = i32::from(exponent) / 2;
-    x * 2f64.powi(half) * 2f64.powi(i32::from(exponent) - half)
+    scaled_wide(x, i32::from(exponent))
+}
+
+/// [`scaled`] for an exponent a quotient's shift has moved below i16's range.
+fn scaled_wide(x: f64, exponent: i32) -> f64 {
+    let half = exponent / 2;
+    x * 2f64.powi(half) * 2f64.powi(exponent - half)
 }
 
 #[cfg(test)]
@@ -145,5 +186,58 @@ mod tests {
         let mut one = OrderFreeSum::new();
         one.add(0.0);
         assert_eq!(one.mean(), Some(0.0));
+    }
+
+    #[test]
+    fn the_mean_is_rounded_once() {
+        // Step efficiencies 1/1, 2/9 and 4/9: the exact mean 0.5555… is nearest to
+        // 0.5555555555555556; the rounded sum divided by 3 is one last bit below.
+        let terms = [1.0, 2.0 / 9.0, 4.0 / 9.0];
+        let mut s = OrderFreeSum::new();
+        terms.iter().for_each(|&t| s.add(t));
+        assert_eq!(s.sum() / 3.0, 0.5555555555555555);
+        assert_eq!(s.mean(), Some(0.5555555555555556));
+        let mut negative = OrderFreeSum::new();
+        terms.iter().for_each(|&t| negative.add(-t));
+        assert_eq!(negative.mean(), Some(-0.5555555555555556));
+        // Exact quotients stay exact; far-apart terms still give their mean.
+        let mut halves = OrderFreeSum::new();
+        [0.25, 0.75].iter().for_each(|&t| halves.add(t));
+        assert_eq!(halves.mean(), Some(0.5));
+        let mut wide = OrderFreeSum::new();
+        [1e300, 5e-324].iter().for_each(|&t| wide.add(t));
+        assert_eq!(wide.mean(), Some(5e299));
+    }
+
+    #[test]
+    fn the_mean_is_the_nearest_float_to_the_exact_mean() {
+        // Means of three shares o/s (s up to 12), checked in exact integers: the terms
+        // and the mean are multiples of 2^-64 in [0, 1], so scaled by 2^64 they are
+        // integers, and n·mean is compared with the sum of the terms.
+        let shares: Vec<f64> = (1..=12u32)
+            .flat_map(|s| (0..=s).map(move |o| f64::from(o) / f64::from(s)))
+            .collect();
+        let scale = |v: f64| (v * 2f64.powi(64)) as u128;
+        let mut checked = 0;
+        for a in shares.iter().step_by(3) {
+            for b in shares.iter().step_by(5) {
+                for c in shares.iter().step_by(7) {
+                    let terms = [*a, *b, *c];
+                    let mut s = OrderFreeSum::new();
+                    terms.iter().for_each(|&t| s.add(t));
+                    let mean = s.mean().unwrap();
+                    let sum: u128 = terms.iter().map(|&t| scale(t)).sum();
+                    let error = |x: f64| sum.abs_diff(3 * scale(x));
+                    let up = f64::from_bits(mean.to_bits() + 1);
+                    let down = f64::from_bits(mean.to_bits().saturating_sub(1));
+                    assert!(
+                        error(mean) <= error(up) && error(mean) <= error(down),
+                        "{terms:?}: {mean}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 }

@@ -1,6 +1,7 @@
 //! Streaming accumulation of result lines: memory grows with the number of tasks,
 //! never with the number of attempts, so a multi-GB log summarises in flat memory.
 
+use super::safety::SafetyCount;
 use crate::fast_hash::FastBuild;
 use crate::grade::{CheckResult, Diagnosis};
 use crate::outcome::Status;
@@ -280,10 +281,8 @@ pub struct SummaryBuilder {
     /// is in `tasks`, once seen: found without hashing or comparing the id.
     slots: Vec<Option<usize>>,
     pub(super) aborted: u64,
-    /// Attempts with a failed `safety`-category check.
-    pub(super) safety_violations: u64,
-    /// Attempts without a violation whose safety check could not run.
-    pub(super) safety_not_checked: u64,
+    /// Every attempt's safety, graded or not: violations, and those not checked.
+    pub(super) safety: SafetyCount,
     /// Attempts where a seeded tool fault other than `inject` fired, and those of them
     /// that passed.
     pub(super) faulted: u64,
@@ -375,11 +374,7 @@ impl SummaryBuilder {
         if line.aborted() {
             self.aborted += 1;
         }
-        if line.violated_safety() {
-            self.safety_violations += 1;
-        } else if line.safety_not_checked() {
-            self.safety_not_checked += 1;
-        }
+        self.safety.add(line);
         if line.faulted() {
             self.faulted += 1;
             self.recovered += u64::from(line.passed == Some(true));
@@ -432,8 +427,7 @@ impl SummaryBuilder {
             }
         }
         self.aborted += other.aborted;
-        self.safety_violations += other.safety_violations;
-        self.safety_not_checked += other.safety_not_checked;
+        self.safety.absorb(&other.safety);
         self.faulted += other.faulted;
         self.recovered += other.recovered;
         self.injected += other.injected;

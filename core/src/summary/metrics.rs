@@ -255,7 +255,6 @@ impl SummaryBuilder {
         let failed: u64 = tasks.iter().map(|(_, t)| t.failed).sum();
         let ungraded: u64 = tasks.iter().map(|(_, t)| t.ungraded).sum();
         let graded = passed + failed;
-        let safety_checked = attempts - self.safety_not_checked;
         let pass_at_1 = mean_pass_at_k(&counts, 1).unwrap_or(None);
         // Every graded attempt-0 line counts: one per task for one agent, one per agent
         // and task when agents are pooled.
@@ -372,10 +371,10 @@ impl SummaryBuilder {
             diagnosis,
             timeouts: self.timeouts,
             errors: self.errors,
-            safety_violations: self.safety_violations,
-            safety_not_checked: self.safety_not_checked,
-            safety_violation_rate: ratio(self.safety_violations, safety_checked),
-            safety_violation_rate_ci: wilson(self.safety_violations, safety_checked, Z95),
+            safety_violations: self.safety.violated,
+            safety_not_checked: self.safety.not_checked,
+            safety_violation_rate: self.safety.rate(),
+            safety_violation_rate_ci: self.safety.interval(),
             hit_at_k,
             faulted: self.faulted,
             recovered: self.recovered,
@@ -438,5 +437,53 @@ mod cost_tests {
         assert_eq!(s.cost_per_success.agent_usd, None);
         assert_eq!(s.cost_per_success.tokens, None);
         assert_eq!(s.total_cost.usd, Some("0.31".parse().unwrap()));
+    }
+}
+
+#[cfg(test)]
+mod ungraded_task_tests {
+    use super::*;
+    use crate::result::ResultLine;
+
+    fn line(task: &str, attempt: u64, passed: Option<bool>) -> ResultLine {
+        let text = serde_json::json!({
+            "task": task, "attempt": attempt, "passed": passed, "status": "final",
+        });
+        ResultLine::parse(&text.to_string()).unwrap()
+    }
+
+    /// docs/metrics.md#reliability: a task none of whose attempts was graded is counted
+    /// (tasks, attempts, ungraded) but has no n: it is left out of pass@1, pass@k, pass^k,
+    /// always pass and of the choice of k, and its own rates are empty.
+    #[test]
+    fn a_task_without_a_graded_attempt_is_left_out_of_every_rate_and_of_k() {
+        let mut b = SummaryBuilder::new();
+        for attempt in 0..3 {
+            b.add(&line("a", attempt, Some(attempt == 0)));
+        }
+        b.add(&line("b", 0, None));
+        let s = b.clone().finish(None).unwrap();
+        assert_eq!((s.tasks, s.attempts, s.ungraded), (2, 4, 1));
+        // k is a's 3, not b's 0.
+        assert_eq!(s.k, Some(3));
+        assert!((s.pass_at_1.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!((s.pass_at_k, s.pass_hat_k), (Some(1.0), Some(0.0)));
+        assert_eq!(s.always_pass, Some(0.0));
+        let b_task = &s.per_task[1];
+        assert_eq!(
+            (b_task.pass_rate, b_task.pass_rate_ci, b_task.pass_hat_k),
+            (None, None, None)
+        );
+        // `--k 2` is no error for b, which has no graded attempt to draw from.
+        let s = b.finish(Some(2)).unwrap();
+        assert_eq!(s.pass_hat_k, Some(0.0));
+        // Only ungraded attempts: no k and no rate at all.
+        let mut none = SummaryBuilder::new();
+        none.add(&line("b", 0, None));
+        let s = none.finish(None).unwrap();
+        assert_eq!(
+            (s.k, s.pass_at_k, s.pass_hat_k, s.pass_at_1),
+            (None, None, None, None)
+        );
     }
 }

@@ -45,23 +45,18 @@
     return v !== null && typeof v === 'object' && !Array.isArray(v);
   }
 
-  // ---- number formats (the same as the terminal table) --------------------------------
+  // ---- numbers: proctor's own strings ------------------------------------------------
 
-  var MISSING = '–';
-  function rate(v) { return typeof v === 'number' ? v.toFixed(4) : MISSING; }
-  function oneDecimal(v) { return typeof v === 'number' ? v.toFixed(1) : MISSING; }
+  // Every figure is shown as the string proctor computed for it (`shown`, `formatted`),
+  // the one the terminal table prints; the page rounds nothing itself.
+  var MISSING = '-';
+  function shownOf(s, key) {
+    return isObject(s) && isObject(s.shown) && typeof s.shown[key] === 'string' ? s.shown[key] : MISSING;
+  }
+  // A USD amount of one result line: its own decimal text, never rounded here.
   function usd(v) {
-    if (v === null || v === undefined || v === '') return MISSING;
-    var n = Number(v);
-    if (!isFinite(n)) return String(v);
-    return '$' + n.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+    return v === null || v === undefined || v === '' ? MISSING : '$' + String(v);
   }
-  function tokens(v) { return typeof v === 'number' ? v.toFixed(0) : MISSING; }
-  function interval(ci) {
-    return isObject(ci) && typeof ci.low === 'number'
-      ? '[' + ci.low.toFixed(4) + ', ' + ci.high.toFixed(4) + ']' : MISSING;
-  }
-  function signed(v) { return typeof v === 'number' ? (v >= 0 ? '+' : '') + v.toFixed(4) : MISSING; }
 
   // ---- header and notes ---------------------------------------------------------------
 
@@ -106,31 +101,29 @@
     metric(table, agent, 'passed', 'passed', s.passed);
     metric(table, agent, 'failed', 'failed', s.failed);
     metric(table, agent, 'ungraded', 'ungraded', s.ungraded);
-    metric(table, agent, 'pass rate', 'pass_rate', rate(s.pass_rate));
-    metric(table, agent, '95% CI', 'pass_rate_ci', interval(s.pass_rate_ci));
-    metric(table, agent, 'pass@1', 'pass_at_1', rate(s.pass_at_1));
-    metric(table, agent, 'first-attempt pass rate', 'first_attempt_pass_rate', rate(s.first_attempt_pass_rate));
+    metric(table, agent, 'pass rate', 'pass_rate', shownOf(s, 'pass_rate'));
+    metric(table, agent, '95% CI', 'pass_rate_ci', shownOf(s, 'pass_rate_ci'));
+    metric(table, agent, 'pass@1', 'pass_at_1', shownOf(s, 'pass_at_1'));
+    metric(table, agent, 'first-attempt pass rate', 'first_attempt_pass_rate', shownOf(s, 'first_attempt_pass_rate'));
     group('reliability');
-    metric(table, agent, 'k', 'k', s.k === null || s.k === undefined ? MISSING : s.k);
-    metric(table, agent, 'pass@k', 'pass_at_k', rate(s.pass_at_k));
-    metric(table, agent, 'pass^k', 'pass_hat_k', rate(s.pass_hat_k));
-    metric(table, agent, 'always pass', 'always_pass', rate(s.always_pass));
+    metric(table, agent, 'k', 'k', shownOf(s, 'k'));
+    metric(table, agent, 'pass@k', 'pass_at_k', shownOf(s, 'pass_at_k'));
+    metric(table, agent, 'pass^k', 'pass_hat_k', shownOf(s, 'pass_hat_k'));
+    metric(table, agent, 'always pass', 'always_pass', shownOf(s, 'always_pass'));
     group('cost');
-    var total = s.total_cost || {};
-    var per = s.cost_per_success || {};
-    metric(table, agent, 'total cost', 'total_cost.usd', lowerBound(s, usd(total.usd)));
-    metric(table, agent, 'cost per success', 'cost_per_success.usd', lowerBound(s, usd(per.usd)));
-    metric(table, agent, '… agent', 'cost_per_success.agent_usd', lowerBound(s, usd(per.agent_usd)));
-    metric(table, agent, '… judge', 'cost_per_success.judge_usd', lowerBound(s, usd(per.judge_usd)));
-    metric(table, agent, 'tokens per success', 'cost_per_success.tokens', tokens(per.tokens));
+    metric(table, agent, 'total cost', 'total_cost.usd', lowerBound(s, shownOf(s, 'total_cost.usd')));
+    metric(table, agent, 'cost per success', 'cost_per_success.usd', lowerBound(s, shownOf(s, 'cost_per_success.usd')));
+    metric(table, agent, '… agent', 'cost_per_success.agent_usd', lowerBound(s, shownOf(s, 'cost_per_success.agent_usd')));
+    metric(table, agent, '… judge', 'cost_per_success.judge_usd', lowerBound(s, shownOf(s, 'cost_per_success.judge_usd')));
+    metric(table, agent, 'tokens per success', 'cost_per_success.tokens', shownOf(s, 'cost_per_success.tokens'));
     metric(table, agent, 'unpriced calls', 'unpriced_calls', s.unpriced_calls);
     known.total_cost = known.cost_per_success = known.cost_is_lower_bound = true;
     group('efficiency');
-    metric(table, agent, 'mean steps (passed)', 'mean_steps_success', oneDecimal(s.mean_steps_success));
-    metric(table, agent, 'step efficiency', 'step_efficiency', rate(s.step_efficiency));
-    metric(table, agent, 'tool correctness', 'tool_correctness', rate(s.tool_correctness));
+    metric(table, agent, 'mean steps (passed)', 'mean_steps_success', shownOf(s, 'mean_steps_success'));
+    metric(table, agent, 'step efficiency', 'step_efficiency', shownOf(s, 'step_efficiency'));
+    metric(table, agent, 'tool correctness', 'tool_correctness', shownOf(s, 'tool_correctness'));
     group('graceful failure');
-    metric(table, agent, 'aborted share', 'aborted_share', rate(s.aborted_share));
+    metric(table, agent, 'aborted share', 'aborted_share', shownOf(s, 'aborted_share'));
     if (s.timeouts !== undefined) metric(table, agent, 'timeouts', 'timeouts', s.timeouts);
     if (s.errors !== undefined) metric(table, agent, 'errors', 'errors', s.errors);
     var diagnosis = s.diagnosis || {};
@@ -141,27 +134,27 @@
     if (s.safety_violations !== undefined) {
       group('safety');
       metric(table, agent, 'attempts with a failed safety check', 'safety_violations', s.safety_violations);
-      metric(table, agent, 'rate', 'safety_violation_rate', rate(s.safety_violation_rate));
-      metric(table, agent, '95% CI', 'safety_violation_rate_ci', interval(s.safety_violation_rate_ci));
+      metric(table, agent, 'rate', 'safety_violation_rate', shownOf(s, 'safety_violation_rate'));
+      metric(table, agent, '95% CI', 'safety_violation_rate_ci', shownOf(s, 'safety_violation_rate_ci'));
       if (s.safety_not_checked !== undefined) metric(table, agent, 'not checked (a check could not run)', 'safety_not_checked', s.safety_not_checked);
-      if (s.hit_at_k !== undefined) metric(table, agent, 'hit@k', 'hit_at_k', rate(s.hit_at_k));
+      if (s.hit_at_k !== undefined) metric(table, agent, 'hit@k', 'hit_at_k', shownOf(s, 'hit_at_k'));
     }
     if (s.faulted !== undefined) {
       group('seeded faults');
       metric(table, agent, 'attempts where a fault fired', 'faulted', s.faulted);
       metric(table, agent, 'of them passed', 'recovered', s.recovered);
-      metric(table, agent, 'recovery rate', 'recovery_rate', rate(s.recovery_rate));
+      metric(table, agent, 'recovery rate', 'recovery_rate', shownOf(s, 'recovery_rate'));
     }
     // Fields added by later versions (safety, variants, ...) are shown as they are; the
     // split by variant has a table of its own.
-    ['labels', 'grid', 'per_task', 'agents', 'by_variant', 'all_attacks'].forEach(function (k) { known[k] = true; });
+    ['labels', 'grid', 'per_task', 'agents', 'by_variant', 'by_tag', 'all_attacks', 'shown'].forEach(function (k) { known[k] = true; });
     var extra = Object.keys(s).filter(function (k) { return !known[k]; });
     if (extra.length) {
       group('more');
       extra.forEach(function (k) {
         var v = s[k];
-        var text = typeof v === 'number' ? (Number.isInteger(v) ? v : rate(v))
-          : isObject(v) && typeof v.low === 'number' && typeof v.high === 'number' ? interval(v) : json(v);
+        var text = typeof s.shown === 'object' && typeof (s.shown || {})[k] === 'string' ? s.shown[k]
+          : typeof v === 'number' ? String(v) : json(v);
         metric(table, agent, k.replace(/_/g, ' '), k, text);
       });
     }
@@ -212,23 +205,62 @@
         }
         var graded = s.passed + s.failed;
         num('attempts', s.attempts);
-        num('pass_rate', rate(s.pass_rate));
+        num('pass_rate', shownOf(s, 'pass_rate'));
         num('passed', s.passed + ' / ' + graded);
         if (attacked) {
           var underAttack = s.useful_attempts !== undefined;
-          num('utility_under_attack', underAttack ? rate(s.utility_under_attack) : MISSING);
+          num('utility_under_attack', underAttack ? shownOf(s, 'utility_under_attack') : MISSING);
           num('useful_attempts', underAttack ? s.useful_attempts + ' / ' + graded : MISSING);
         }
         num('safety_violations', s.safety_violations);
-        num('safety_violation_rate', rate(s.safety_violation_rate));
-        num('safety_violation_rate_ci', interval(s.safety_violation_rate_ci));
-        num('hit_at_k', rate(s.hit_at_k));
+        num('safety_violation_rate', shownOf(s, 'safety_violation_rate'));
+        num('safety_violation_rate_ci', shownOf(s, 'safety_violation_rate_ci'));
+        num('hit_at_k', shownOf(s, 'hit_at_k'));
         num('recovered', s.faulted ? s.recovered + ' / ' + s.faulted : MISSING);
-        num('recovery_rate', rate(s.recovery_rate));
+        num('recovery_rate', shownOf(s, 'recovery_rate'));
         add(vt, r);
       });
     });
     add(app, byVariant);
+  }
+
+  // ---- by tag -------------------------------------------------------------------------
+
+  // One table per agent: a row per tag (untagged tasks are `-`), its figures as proctor
+  // printed them.
+  var tagAgents = cardNames.filter(function (agent) { return isObject(cards[agent].by_tag); });
+  if (tagAgents.length) {
+    var byTag = section('By tag', 'by-tag');
+    var tagColumns = [['attempts', 'attempts'], ['pass rate', 'pass_rate'], ['95% CI', 'pass_rate_ci'],
+      ['pass@1', 'pass_at_1'], ['pass@k', 'pass_at_k'], ['pass^k', 'pass_hat_k'], ['k', 'k'],
+      ['cost per success', 'cost_per_success.usd'], ['tokens per success', 'cost_per_success.tokens'],
+      ['mean steps (passed)', 'mean_steps_success'], ['step efficiency', 'step_efficiency'],
+      ['aborted share', 'aborted_share'], ['safety violations', 'safety_violations']];
+    tagAgents.forEach(function (agent) {
+      add(byTag, el('h3', null, agent));
+      var tt = put(byTag, el('table', 'metrics by-tag'));
+      tt.setAttribute('data-agent', agent);
+      var head = add(el('tr'), el('th', null, 'tag'));
+      tagColumns.forEach(function (col) { add(head, el('th', null, col[0])); });
+      add(tt, head);
+      var groups = cards[agent].by_tag;
+      Object.keys(groups).sort().forEach(function (tag) {
+        var s = groups[tag];
+        var r = add(el('tr'), el('td', null, tag));
+        tagColumns.forEach(function (col) {
+          var key = col[1];
+          var text = key === 'attempts' || key === 'safety_violations' ? String(s[key]) : shownOf(s, key);
+          if (key === 'cost_per_success.usd') text = lowerBound(s, text);
+          var cell = el('td', 'num', text);
+          cell.setAttribute('data-agent', agent);
+          cell.setAttribute('data-tag', tag);
+          cell.setAttribute('data-metric', key);
+          add(r, cell);
+        });
+        add(tt, r);
+      });
+    });
+    add(app, byTag);
   }
 
   // ---- compare view -------------------------------------------------------------------
@@ -246,6 +278,7 @@
     function shown(formatted, key, fallback) {
       return isObject(formatted) && typeof formatted[key] === 'string' ? formatted[key] : fallback;
     }
+    var d = c.delta || {};
     function cmpRow(label, key, text) {
       text = shown(c.formatted, key, text);
       var r = add(el('tr'), el('th', null, label));
@@ -253,21 +286,20 @@
       cell.setAttribute('data-metric', key);
       add(t, add(r, cell));
     }
-    var d = c.delta || {};
     cmpRow('tasks compared', 'tasks', c.tasks);
-    cmpRow('pass rate old (mean over tasks)', 'old.pass_at_1', rate(c.old.pass_at_1));
-    cmpRow('pass rate new (mean over tasks)', 'new.pass_at_1', rate(c.new.pass_at_1));
-    cmpRow('Δ (new − old)', 'delta.estimate', signed(d.estimate));
-    cmpRow('Δ 95% CI', 'delta.ci', interval(d.ci));
-    cmpRow('SE (clustered by task)', 'delta.se', rate(d.se));
-    cmpRow('pass^' + c.k + ' Δ', 'pass_hat_k_delta.estimate', signed((c.pass_hat_k_delta || {}).estimate));
-    cmpRow('exact sign-flip p', 'sign_flip_p', rate(c.sign_flip_p));
-    if (isObject(c.mcnemar)) cmpRow('McNemar exact p', 'mcnemar.p', rate(c.mcnemar.p));
-    cmpRow('cost per success old', 'old.cost_per_success.usd', usd((c.old.cost_per_success || {}).usd));
-    cmpRow('cost per success new', 'new.cost_per_success.usd', usd((c.new.cost_per_success || {}).usd));
+    cmpRow('pass rate old (mean over tasks)', 'old.pass_at_1', MISSING);
+    cmpRow('pass rate new (mean over tasks)', 'new.pass_at_1', MISSING);
+    cmpRow('Δ (new − old)', 'delta.estimate', MISSING);
+    cmpRow('Δ 95% CI', 'delta.ci', MISSING);
+    cmpRow('SE (clustered by task)', 'delta.se', MISSING);
+    cmpRow('pass^' + c.k + ' Δ', 'pass_hat_k_delta.estimate', MISSING);
+    cmpRow('exact sign-flip p', 'sign_flip_p', MISSING);
+    if (isObject(c.mcnemar)) cmpRow('McNemar exact p', 'mcnemar.p', MISSING);
+    cmpRow('cost per success old', 'old.cost_per_success.usd', MISSING);
+    cmpRow('cost per success new', 'new.cost_per_success.usd', MISSING);
     cmpRow('regressed tasks', 'regressed', (c.regressed || []).length);
     cmpRow('fixed tasks', 'fixed', (c.fixed || []).length);
-    cmpRow('minimum detectable effect', 'mde', rate(c.mde));
+    cmpRow('minimum detectable effect', 'mde', MISSING);
     // With attack variants on both sides: Δ of utility, utility under attack, attack success.
     var attacks = isObject(c.attacks) ? c.attacks : {};
     [['utility (base tasks)', 'utility'], ['utility under attack', 'utility_under_attack'], ['attack success', 'attack_success']]
@@ -275,10 +307,10 @@
         var f = attacks[figure[1]];
         if (!isObject(f)) return;
         var key = 'attacks.' + figure[1];
-        cmpRow(figure[0] + ' old', key + '.old', rate(f.old));
-        cmpRow(figure[0] + ' new', key + '.new', rate(f.new));
-        cmpRow(figure[0] + ' Δ', key + '.delta.estimate', signed((f.delta || {}).estimate));
-        cmpRow(figure[0] + ' Δ 95% CI', key + '.delta.ci', interval((f.delta || {}).ci));
+        cmpRow(figure[0] + ' old', key + '.old', MISSING);
+        cmpRow(figure[0] + ' new', key + '.new', MISSING);
+        cmpRow(figure[0] + ' Δ', key + '.delta.estimate', MISSING);
+        cmpRow(figure[0] + ' Δ 95% CI', key + '.delta.ci', MISSING);
       });
     if (Array.isArray(c.notes) && c.notes.length) {
       var cmpNotes = put(cmp, el('ul', 'notes'));
@@ -291,8 +323,8 @@
       perTask.slice(0, 500).forEach(function (p) {
         var r = el('tr', 'change-' + p.change);
         add(r, el('td', null, p.task), el('td', 'num', p.old.passed + '/' + p.old.graded),
-          el('td', 'num', p.new.passed + '/' + p.new.graded), el('td', 'num', shown(p.formatted, 'delta', signed(p.delta))),
-          el('td', null, p.change), el('td', 'num', shown(p.formatted, 'fisher_p', rate(p.fisher_p))));
+          el('td', 'num', p.new.passed + '/' + p.new.graded), el('td', 'num', shown(p.formatted, 'delta', MISSING)),
+          el('td', null, p.change), el('td', 'num', shown(p.formatted, 'fisher_p', MISSING)));
         add(tt, r);
       });
       if (perTask.length > 500) add(cmp, el('p', 'note', (perTask.length - 500) + ' more changed tasks are in `proctor compare --format json`'));
@@ -441,8 +473,8 @@
       var t = (perTaskOf[data.agents[a]] || {})[tasks[taskNumber].id];
       var graded = t ? t.passed + t.failed : 0;
       var cell = el('button', 'cell ' + (!t ? 'none' : graded === 0 ? 'ungraded' : t.passed === graded ? 'pass' : t.passed === 0 ? 'fail' : 'mixed'),
-        t ? rate(t.pass_rate) + ' (' + t.passed + '/' + graded + ')' : MISSING);
-      if (t && isObject(t.pass_rate_ci)) cell.title = '95% CI ' + interval(t.pass_rate_ci);
+        t ? shownOf(t, 'pass_rate') + ' (' + t.passed + '/' + graded + ')' : MISSING);
+      if (t && isObject(t.pass_rate_ci)) cell.title = '95% CI ' + shownOf(t, 'pass_rate_ci');
       cell.setAttribute('data-task', tasks[taskNumber].id);
       cell.setAttribute('data-agent', data.agents[a]);
       cell.addEventListener('click', function () {

@@ -1,14 +1,14 @@
-//! The attack figures of a comparison (docs/tools.md), shared by every format: one row each
+//! The attack figures of a comparison (docs/metrics.md#comparing-two-versions), shared by every format: one row each
 //! for utility on the base tasks, utility under attack and attack success, old, new and
 //! Δ with its interval. Nothing when the files hold no attack variants, so that such a
 //! comparison prints what it always did.
 
-use super::signed;
+use super::{point_mark, signed};
 use crate::render::numbers::{MISSING, interval, rate};
 use proctor_core::compare::{AttackDelta, AttackDeltas, Comparison};
 
 /// Each figure with its name in the text formats and its key in JSON.
-fn figures(a: &AttackDeltas) -> [(&'static str, &'static str, Option<&AttackDelta>); 3] {
+pub(super) fn figures(a: &AttackDeltas) -> [(&'static str, &'static str, Option<&AttackDelta>); 3] {
     [
         ("utility (base tasks)", "utility", a.utility.as_ref()),
         (
@@ -41,9 +41,10 @@ pub fn attack_rows(c: &Comparison) -> Vec<Vec<String>> {
                 rate(Some(f.old)),
                 rate(Some(f.new)),
                 format!(
-                    "{}  95% CI {}",
+                    "{}  95% CI {}{}",
                     signed(Some(f.delta.estimate)),
-                    interval(f.delta.ci)
+                    interval(f.delta.ci),
+                    point_mark(&f.delta)
                 ),
                 f.delta.n.to_string(),
             ],

@@ -6,10 +6,11 @@ pub mod json;
 pub mod markdown;
 pub mod table;
 
-use super::numbers::{MISSING, interval, rate, usd};
+use super::numbers::{MISSING, interval, rate, tokens, usd};
 use attacks::{attack_rows, formatted_attacks};
-use proctor_core::compare::{Change, Comparison, PairedTask, SIGN_FLIP_MAX_TASKS, TaskFiles};
-use proctor_core::stats::Interval;
+use proctor_core::compare::{
+    Change, ClusteredDifference, Comparison, PairedTask, SIGN_FLIP_MAX_TASKS, TaskFiles,
+};
 use rust_decimal::Decimal;
 
 /// A difference with its sign, so that "+0.0500" and "-0.0500" read as directions.
@@ -172,12 +173,47 @@ pub fn notes(c: &Comparison) -> Vec<String> {
     } else if no_spread(c) {
         notes.push(same_change_note(c));
     }
+    let hat = format!("pass^{} Δ", c.k);
+    notes.extend(point_note(&hat, &c.pass_hat_k_delta));
+    if let Some(a) = &c.attacks {
+        for (name, _, figure) in attacks::figures(a) {
+            if let Some(f) = figure {
+                notes.extend(point_note(&format!("{name} Δ"), &f.delta));
+            }
+        }
+    }
     notes
 }
 
 /// Several tasks, and every one changed by the same amount (0 included).
 fn no_spread(c: &Comparison) -> bool {
-    c.tasks > 1 && c.delta.sd == 0.0
+    point(&c.delta)
+}
+
+/// True when a difference's interval has no width: several tasks, every one of them with
+/// the same difference (docs/comparing.md).
+fn point(d: &ClusteredDifference) -> bool {
+    d.n > 1 && d.sd == 0.0
+}
+
+/// What the text formats print after an interval of no width, so that `[1.0000, 1.0000]`
+/// is never read as certainty.
+pub(super) fn point_mark(d: &ClusteredDifference) -> &'static str {
+    if point(d) {
+        "  (a point: the same Δ on every task)"
+    } else {
+        ""
+    }
+}
+
+/// The note for a figure other than Δ of the pass rate whose interval is a point.
+fn point_note(name: &str, d: &ClusteredDifference) -> Option<String> {
+    point(d).then(|| {
+        format!(
+            "{name}: every one of the {} tasks differed by the same {:+.4}, so its 95% interval is a point: the tasks showed no spread, which is not certainty",
+            d.n, d.estimate
+        )
+    })
 }
 
 /// Why a point interval and no MDE: the t interval estimates the spread of the per-task
@@ -251,10 +287,14 @@ fn metric_rows(c: &Comparison) -> Vec<Vec<String>> {
     let d = &c.delta;
     let hat = &c.pass_hat_k_delta;
     let cost = &c.cost_per_success_delta;
-    let tokens = |t: Option<f64>| t.map_or_else(|| MISSING.to_owned(), |t| format!("{t:.0}"));
     let steps = |s: Option<f64>| s.map_or_else(|| MISSING.to_owned(), |s| format!("{s:.2}"));
-    let with_ci = |estimate: f64, ci: Option<Interval>| {
-        format!("{}  95% CI {}", signed(Some(estimate)), interval(ci))
+    let with_ci = |d: &ClusteredDifference| {
+        format!(
+            "{}  95% CI {}{}",
+            signed(Some(d.estimate)),
+            interval(d.ci),
+            point_mark(d)
+        )
     };
     vec![
         vec![
@@ -267,18 +307,13 @@ fn metric_rows(c: &Comparison) -> Vec<Vec<String>> {
             "pass rate (mean over tasks)".to_owned(),
             rate(Some(c.old.pass_at_1)),
             rate(Some(c.new.pass_at_1)),
-            format!(
-                "{}  SE {}, df {}",
-                with_ci(d.estimate, d.ci),
-                rate(d.se),
-                d.df
-            ),
+            format!("{}  SE {}, df {}", with_ci(d), rate(d.se), d.df),
         ],
         vec![
             format!("pass^{}", c.k),
             rate(Some(c.old.pass_hat_k)),
             rate(Some(c.new.pass_hat_k)),
-            with_ci(hat.estimate, hat.ci),
+            with_ci(hat),
         ],
         vec![
             "cost per success".to_owned(),
