@@ -37,7 +37,9 @@ fn chromium_binary() -> Option<PathBuf> {
         std::env::var_os("PROCTOR_REQUIRE_CHROMIUM").is_none(),
         "the HTML report tests need headless Chromium and found none on PATH: {install}"
     );
-    eprintln!("skipped: no headless Chromium on PATH: {install}");
+    crate::skips::skip(
+        "no headless Chromium on PATH (Debian: `apt-get install -y chromium`; or set PROCTOR_CHROMIUM)",
+    );
     None
 }
 
