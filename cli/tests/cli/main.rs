@@ -25,6 +25,7 @@ mod init;
 mod judge_concurrency;
 mod ledger;
 mod numbers;
+mod readme;
 mod review;
 mod richer_checks;
 mod run;
