@@ -28,6 +28,7 @@ mod numbers;
 mod readme;
 mod review;
 mod richer_checks;
+mod rubric_without_judge;
 mod run;
 mod scorecards;
 mod served_limits;
