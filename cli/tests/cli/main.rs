@@ -22,6 +22,7 @@ mod hidden_files;
 mod honest_agents;
 mod html_report;
 mod init;
+mod judge_answer;
 mod judge_concurrency;
 mod ledger;
 mod numbers;
