@@ -32,6 +32,7 @@ mod richer_checks;
 mod rubric_without_judge;
 mod run;
 mod scorecards;
+mod screenshot_script;
 mod served_limits;
 mod server_backend;
 mod settling;
