@@ -18,7 +18,7 @@ const WAIT: Duration = Duration::from_secs(60);
 /// The browser binary: `PROCTOR_CHROMIUM`, else the first of the usual names on `PATH`.
 /// Without one a test says it was skipped and why, unless `PROCTOR_REQUIRE_CHROMIUM` is
 /// set (as in CI, which installs it): then a missing browser fails the test.
-fn chromium_binary() -> Option<PathBuf> {
+pub fn chromium_binary() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("PROCTOR_CHROMIUM") {
         return Some(PathBuf::from(path));
     }
@@ -37,7 +37,9 @@ fn chromium_binary() -> Option<PathBuf> {
         std::env::var_os("PROCTOR_REQUIRE_CHROMIUM").is_none(),
         "the HTML report tests need headless Chromium and found none on PATH: {install}"
     );
-    eprintln!("skipped: no headless Chromium on PATH: {install}");
+    crate::skips::skip(
+        "no headless Chromium on PATH (Debian: `apt-get install -y chromium`; or set PROCTOR_CHROMIUM)",
+    );
     None
 }
 

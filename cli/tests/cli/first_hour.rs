@@ -378,7 +378,13 @@ fn the_readme_set_up_builds_proctor_once_and_its_main_job_runs() {
             "a second build: {command}"
         );
     }
-    assert!(commands.iter().any(|c| c == "cargo test --workspace"));
+    // The tests are one script, which CI runs too.
+    assert!(
+        commands.iter().any(|c| c == "scripts/test"),
+        "{commands:#?}"
+    );
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    assert!(ci.lines().any(|l| l.starts_with("scripts/test")), "{ci}");
     let main_job = commands
         .iter()
         .find(|c| c.starts_with("proctor run --tasks fixtures/run/refunds.yaml"))

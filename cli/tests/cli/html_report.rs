@@ -2,8 +2,8 @@
 //! disk with the network off: the numbers it shows are read back and checked against
 //! `--format json`, a filter and the drill-down are used, agent text that tries to run
 //! script stays text, broken input is named in the page, and nothing is fetched or logged
-//! as an error. Screenshots go to `target/tmp/html-report/` (and, with
-//! `PROCTOR_UPDATE_SCREENSHOT=1`, to `docs/html-report.png` for the README).
+//! as an error. Screenshots go to `target/tmp/html-report/` (the README's picture is made by
+//! `docs/screenshot.sh`, docs/testing.md).
 
 use crate::chromium::Browser;
 use crate::common::{Output, proctor, root, run, write};
@@ -102,9 +102,6 @@ fn only_label(dir: &Path, files: &[&str], label: &str) -> PathBuf {
 fn screenshot(browser: &mut Browser, name: &str) {
     let path = artifacts().join(name);
     browser.screenshot(&path);
-    if std::env::var_os("PROCTOR_UPDATE_SCREENSHOT").is_some() && name == "report.png" {
-        std::fs::copy(&path, root().join("docs/html-report.png")).unwrap();
-    }
 }
 
 #[test]

@@ -378,7 +378,9 @@ fn an_isolated_agent_cannot_read_a_script_backend() {
     );
     let out = agent_dir.path().join("results.jsonl");
     if !namespaces() {
-        eprintln!("skipped: --isolate namespaces needs bubblewrap");
+        crate::skips::skip(
+            "--isolate namespaces needs bubblewrap, which cannot make namespaces here",
+        );
         return;
     }
     let ran = run(proctor()
@@ -413,7 +415,9 @@ fn an_agent_with_network_none_reaches_its_tools_through_the_forwarder() {
     );
     let out = dir.path().join("results.jsonl");
     if !namespaces() {
-        eprintln!("skipped: --isolate namespaces needs bubblewrap");
+        crate::skips::skip(
+            "--isolate namespaces needs bubblewrap, which cannot make namespaces here",
+        );
         return;
     }
     let ran = run(proctor()

@@ -180,9 +180,9 @@ pub(crate) fn otel_python() -> Option<String> {
         std::env::var_os("PROCTOR_REQUIRE_OTEL").is_none(),
         "{python} is missing: install fixtures/traces/requirements.txt (see .ci/run)"
     );
-    eprintln!(
-        "skipped: {python} is missing (install fixtures/traces/requirements.txt, see .ci/run)"
-    );
+    crate::skips::skip(&format!(
+        "no Python environment for the trace and MCP agents ({python} is missing: install fixtures/traces/requirements.txt, see .ci/run)"
+    ));
     None
 }
 

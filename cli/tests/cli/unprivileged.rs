@@ -160,7 +160,8 @@ fn a_process_limit_without_a_cgroup_is_refused_before_any_agent_starts() {
         .arg(format!("sh -c 'touch {}; echo ok'", marker.display())));
     if !is_root() && !output.stderr.contains("--max-procs 64: no cgroup") {
         // A user with a cgroup delegated to it has a real per-attempt limit.
-        eprintln!("a cgroup could be made here: {}", output.stderr);
+        crate::skips::skip("a cgroup can be made here, so a process limit is not refused");
+        eprintln!("{}", output.stderr);
         return;
     }
     assert_eq!(output.code, 2, "{}", output.stderr);

@@ -4,3 +4,6 @@ mod scale;
 mod svg;
 
 pub use svg::render_chart;
+
+#[cfg(test)]
+mod lower_bound_tests;

@@ -5,6 +5,10 @@
 //! Every period between the first and the last with data is on the x axis; a point is
 //! missing where a group has no run, no success (cost per success is undefined) or no
 //! priced call, and the line breaks there rather than drawing a made-up value.
+//!
+//! A period whose cost per success counts some calls and leaves others unpriced states a
+//! lower bound (docs/cost.md): its point is hollow, and the legend says what a hollow point
+//! means, only when the chart has one.
 
 use super::scale::{decimals_for, nice_ticks, usd_label};
 use crate::report::{Report, rounded};
@@ -45,8 +49,13 @@ fn xml(text: &str) -> String {
 struct Series {
     name: String,
     cost: Vec<Option<f64>>,
+    /// Whether the period's cost leaves some calls unpriced, so is only a lower bound.
+    lower_bound: Vec<bool>,
     rate: Vec<Option<f64>>,
 }
+
+/// The legend's words for a hollow point.
+const LOWER_BOUND_LEGEND: [&str; 2] = ["lower bound: some calls", "unpriced"];
 
 /// Renders the chart of `report`.
 pub fn render_chart(report: &Report) -> String {
@@ -67,10 +76,12 @@ pub fn render_chart(report: &Report) -> String {
         let s = series.entry(name.clone()).or_insert_with(|| Series {
             name,
             cost: vec![None; periods.len()],
+            lower_bound: vec![false; periods.len()],
             rate: vec![None; periods.len()],
         });
         let i = index[&row.start];
         s.cost[i] = row.totals.cost_per_success().and_then(|d| d.to_f64());
+        s.lower_bound[i] = s.cost[i].is_some() && row.totals.unpriced_calls > 0;
         s.rate[i] = row.totals.success_rate().and_then(|d| d.to_f64());
     }
     let series: Vec<Series> = series.into_values().collect();
@@ -173,15 +184,17 @@ pub fn render_chart(report: &Report) -> String {
         } else {
             format!(r#" stroke-dasharray="{dash}""#)
         };
-        for (values, top_y, scale_top) in
-            [(&s.cost, PANEL_TOP[0], top), (&s.rate, PANEL_TOP[1], 1.0)]
-        {
+        let exact = vec![false; periods.len()];
+        for (values, lower_bound, top_y, scale_top) in [
+            (&s.cost, &s.lower_bound, PANEL_TOP[0], top),
+            (&s.rate, &exact, PANEL_TOP[1], 1.0),
+        ] {
             let y_of = |v: f64| top_y + PANEL_HEIGHT * (1.0 - (v / scale_top).clamp(0.0, 1.0));
-            let mut run: Vec<(f64, f64)> = Vec::new();
-            let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+            let mut run: Vec<(f64, f64, bool)> = Vec::new();
+            let mut runs: Vec<Vec<(f64, f64, bool)>> = Vec::new();
             for (i, v) in values.iter().enumerate() {
                 match v {
-                    Some(v) => run.push((x_of(i), y_of(*v))),
+                    Some(v) => run.push((x_of(i), y_of(*v), lower_bound[i])),
                     None if !run.is_empty() => runs.push(std::mem::take(&mut run)),
                     None => {}
                 }
@@ -191,19 +204,25 @@ pub fn render_chart(report: &Report) -> String {
             }
             for run in runs {
                 if run.len() > 1 {
-                    let points: Vec<String> =
-                        run.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+                    let points: Vec<String> = run
+                        .iter()
+                        .map(|(x, y, _)| format!("{x:.1},{y:.1}"))
+                        .collect();
                     let _ = writeln!(
                         svg,
                         r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2.2"{dash_attr}/>"#,
                         points.join(" ")
                     );
                 }
-                for (x, y) in run {
-                    let _ = writeln!(
-                        svg,
-                        r#"<circle cx="{x:.1}" cy="{y:.1}" r="3.2" fill="{colour}"/>"#
-                    );
+                for (x, y, lower_bound) in run {
+                    let _ = if lower_bound {
+                        writeln!(svg, "{}", hollow_point(x, y, colour))
+                    } else {
+                        writeln!(
+                            svg,
+                            r#"<circle cx="{x:.1}" cy="{y:.1}" r="3.2" fill="{colour}"/>"#
+                        )
+                    };
                 }
             }
         }
@@ -215,9 +234,16 @@ pub fn render_chart(report: &Report) -> String {
             .iter()
             .rev()
             .find(|r| r.group.name(by) == s.name);
+        let at_least = match latest.is_some_and(|r| r.totals.unpriced_calls > 0) {
+            true => "≥ ",
+            false => "",
+        };
         let cost = latest
             .and_then(|r| r.totals.cost_per_success())
-            .map_or_else(|| "-".to_owned(), |c| format!("${}", rounded(Some(c), 4)));
+            .map_or_else(
+                || "-".to_owned(),
+                |c| format!("{at_least}${}", rounded(Some(c), 4)),
+            );
         let rate = latest
             .and_then(|r| r.totals.success_rate())
             .and_then(|r| r.to_f64())
@@ -238,8 +264,32 @@ pub fn render_chart(report: &Report) -> String {
             y + 33.0,
         );
     }
+    if series.iter().any(|s| s.lower_bound.contains(&true)) {
+        let y = PANEL_TOP[0] + 14.0 + 52.0 * series.len() as f64;
+        let x = WIDTH - RIGHT + 24.0;
+        let _ = writeln!(
+            svg,
+            r##"{}
+<text x="{}" y="{}" font-size="11" fill="#555555">{}</text>
+<text x="{}" y="{}" font-size="11" fill="#555555">{}</text>"##,
+            hollow_point(x + 11.0, y, "#555555"),
+            x + 28.0,
+            y + 4.0,
+            LOWER_BOUND_LEGEND[0],
+            x + 28.0,
+            y + 18.0,
+            LOWER_BOUND_LEGEND[1],
+        );
+    }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// A point whose value is a lower bound: a ring in the line's colour, white inside.
+fn hollow_point(x: f64, y: f64, colour: &str) -> String {
+    format!(
+        r##"<circle cx="{x:.1}" cy="{y:.1}" r="3.6" fill="#ffffff" stroke="{colour}" stroke-width="1.8" data-lower-bound="true"/>"##
+    )
 }
 
 /// A panel's frame, grid lines and y labels; `ticks` are (share of the height, label).
