@@ -61,6 +61,17 @@ fn a_rule_no_attempt_applied_is_named_in_every_format() {
     // A task that knows its tools had its names checked at load: nothing to say, even
     // though its only attempt called nothing.
     assert!(!text.stdout.contains("task `served`"), "{}", text.stdout);
+    // The page lists it too, as text, with no console error.
+    let page = dir.path().join("r.html");
+    let html = run(proctor().arg("report").arg(&out).args(["--format", "html"]));
+    assert_eq!(html.code, 0, "{}", html.stderr);
+    std::fs::write(&page, &html.stdout).unwrap();
+    if let Some(mut browser) = crate::chromium::Browser::launch() {
+        browser.open(&page);
+        let listed = browser.eval("document.querySelector('#never-applied ul').textContent");
+        assert_eq!(listed, serde_json::json!(wanted));
+        assert_eq!(browser.console_errors(), Vec::<String>::new());
+    }
     // Two agents: each line says whose it is.
     let mut files = Vec::new();
     for label in ["a", "b"] {

@@ -168,6 +168,27 @@
     add(app, cardsPanel);
   }
 
+  // ---- rules that never applied ---------------------------------------------------------
+
+  // In a task that knows no tools, a rule whose tool no attempt called checked nothing
+  // (docs/metrics.md, "Rules that never applied"): listed as the terminal lists them.
+  var neverApplied = [];
+  cardNames.forEach(function (agent) {
+    (cards[agent].per_task || []).forEach(function (t) {
+      (Array.isArray(t.never_applied) ? t.never_applied : []).forEach(function (r) {
+        var line = 'task `' + t.task + '`: `' + json(r.rule) + '`: no attempt called ' + json(r.tool);
+        neverApplied.push(cardNames.length > 1 ? agent + ': ' + line : line);
+      });
+    });
+  });
+  if (neverApplied.length) {
+    var neverPanel = section('Rules that never applied', 'never-applied');
+    add(neverPanel, el('p', 'note', 'no attempt called the tool the rule is about; is its name right?'));
+    var neverList = put(neverPanel, el('ul', 'never-applied'));
+    neverApplied.forEach(function (line) { add(neverList, el('li', null, line)); });
+    add(app, neverPanel);
+  }
+
   // ---- by variant ---------------------------------------------------------------------
 
   // Per agent and variant (the base tasks are `-`), then the agent's pooled `all attacks`
