@@ -27,9 +27,11 @@ pub fn rules_not_applied(task: &Task, outcome: &Outcome) -> Vec<RuleNotApplied> 
         .iter()
         .filter_map(|rule| {
             let tool = match rule {
-                Rule::Before { tool, .. } | Rule::AtMost { tool, .. } => tool,
-                // A `sequence` fails when its tools are missing; `never` is a forbidden tool.
-                Rule::Sequence { .. } | Rule::Never { .. } => return None,
+                Rule::Before { tool, .. } => tool,
+                Rule::AtMost { tool, max, .. } if *max > 0 => tool,
+                // A `sequence` fails when its tools are missing; `never` and `at_most: 0` are
+                // kept by not calling the tool at all.
+                Rule::AtMost { .. } | Rule::Sequence { .. } | Rule::Never { .. } => return None,
             };
             (!outcome.used_tool(tool)).then(|| RuleNotApplied {
                 rule: rule.describe(),
@@ -49,11 +51,11 @@ mod tests {
     fn rules_whose_tool_was_never_called_are_named_in_tasks_without_tools() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.yaml");
-        let rules = "  rules:\n    - {before: cancel_ordr, requires: find_user}\n    - {at_most: 1, tool: refund}\n    - {sequence: [a, b]}\n";
+        let rules = "  rules:\n    - {before: cancel_ordr, requires: find_user}\n    - {at_most: 1, tool: refund}\n    - {at_most: 0, tool: wipe}\n    - {sequence: [a, b]}\n";
         std::fs::write(
             &path,
             format!(
-                "- id: open\n  input: x\n  expected: y\n{rules}- id: known\n  input: x\n  expected: y\n  agent_tools: [cancel_ordr, find_user, refund, a, b]\n{rules}"
+                "- id: open\n  input: x\n  expected: y\n{rules}- id: known\n  input: x\n  expected: y\n  agent_tools: [cancel_ordr, find_user, refund, wipe, a, b]\n{rules}"
             ),
         )
         .unwrap();
