@@ -177,6 +177,7 @@ fn bad_calls_are_recorded_with_clear_errors_and_nothing_crashes() {
   input: '{plan}'
   step_cap: 6
   forbidden_tools: [delete_everything]
+  agent_tools: [delete_everything]
   tools:
     - name: get_order
       input_schema: {{type: object, properties: {{order_id: {{type: string}}}}, required: [order_id]}}
