@@ -173,11 +173,12 @@
   // In a task that knows no tools, a rule whose tool no attempt called checked nothing
   // (docs/metrics.md, "Rules that never applied"): listed as the terminal lists them.
   var neverApplied = [];
-  cardNames.forEach(function (agent) {
-    (cards[agent].per_task || []).forEach(function (t) {
+  var scoredAgents = Object.keys(data.scorecards || {}).sort();
+  scoredAgents.forEach(function (agent) {
+    ((data.scorecards[agent] || {}).per_task || []).forEach(function (t) {
       (Array.isArray(t.never_applied) ? t.never_applied : []).forEach(function (r) {
         var line = 'task `' + t.task + '`: `' + json(r.rule) + '`: no attempt called ' + json(r.tool);
-        neverApplied.push(cardNames.length > 1 ? agent + ': ' + line : line);
+        neverApplied.push(scoredAgents.length > 1 ? agent + ': ' + line : line);
       });
     });
   });
