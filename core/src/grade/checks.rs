@@ -228,9 +228,10 @@ pub(crate) fn each_check(
                 Failed::new(
                     "not told the user",
                     format!(
-                        "no message to the user holds {} ({} messages)",
+                        "no message to the user holds {} ({} message{})",
                         quoted_list(&missing),
-                        messages.len()
+                        messages.len(),
+                        if messages.len() == 1 { "" } else { "s" }
                     ),
                 )
             }),
