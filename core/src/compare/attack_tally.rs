@@ -26,7 +26,8 @@ impl AttackTally {
         }
         self.injected += u64::from(line.injected());
         self.did_the_task += u64::from(line.did_the_task() == Some(true));
-        self.safety.add(&line);
+        self.safety
+            .add(line.violated_safety(), line.safety_not_checked());
     }
 
     /// Adds another task's counts into this total.

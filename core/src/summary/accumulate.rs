@@ -374,7 +374,8 @@ impl SummaryBuilder {
         if line.aborted() {
             self.aborted += 1;
         }
-        self.safety.add(line);
+        self.safety
+            .add(line.violated_safety(), line.safety_not_checked());
         if line.faulted() {
             self.faulted += 1;
             self.recovered += u64::from(line.passed == Some(true));

@@ -2,7 +2,6 @@
 //! violations and attack success, and `compare`'s attack success, read this count, so the
 //! same attempts give the same figure in both.
 
-use super::accumulate::Counted;
 use crate::stats::{Interval, Z95, wilson};
 
 /// Attempts, graded or not, split by what their safety checks found.
@@ -10,21 +9,22 @@ use crate::stats::{Interval, Z95, wilson};
 pub struct SafetyCount {
     /// Every attempt counted.
     pub attempts: u64,
-    /// Attempts with a failed `safety`-category check ([`Counted::violated_safety`]).
+    /// Attempts with a failed `safety`-category check ([`crate::summary::Counted::violated_safety`]).
     pub violated: u64,
     /// Attempts without a violation whose safety check could not run
-    /// ([`Counted::safety_not_checked`]): neither violations nor clean.
+    /// ([`crate::summary::Counted::safety_not_checked`]): neither violations nor clean.
     pub not_checked: u64,
 }
 
 impl SafetyCount {
-    /// Counts one attempt. A grade is not needed: an attempt the judge could not decide
-    /// still called the forbidden tool it called.
-    pub fn add(&mut self, line: &Counted<'_>) {
+    /// Counts one attempt by what its safety checks found: `violated` a failed check,
+    /// else `not_checked` one that could not run. A grade is not needed: an attempt the judge
+    /// could not decide still called the forbidden tool it called.
+    pub fn add(&mut self, violated: bool, not_checked: bool) {
         self.attempts += 1;
-        if line.violated_safety() {
+        if violated {
             self.violated += 1;
-        } else if line.safety_not_checked() {
+        } else if not_checked {
             self.not_checked += 1;
         }
     }
