@@ -48,6 +48,10 @@ pub const COST: &str = "cost";
 pub const TIMINGS: &str = "timings";
 /// `task_digest`: the digest of the task file graded against.
 pub const TASK_DIGEST: &str = "task_digest";
+/// `run_id`: the run the attempt belongs to, shared by every shard of one run.
+pub const RUN_ID: &str = "run_id";
+/// `shard`: `I/N`, the shard of a sharded run that made the attempt.
+pub const SHARD: &str = "shard";
 /// `seed`: the attempt's seed.
 pub const SEED: &str = "seed";
 /// `process`: how the agent process ended.
@@ -59,7 +63,7 @@ pub const OLDER_TASK: &str = "task_id";
 pub const OLDER_ATTEMPT: &str = "run";
 
 /// Every field of a result line, in the order it is written.
-pub const ALL: [&str; 31] = [
+pub const ALL: [&str; 33] = [
     FORMAT,
     TASK,
     VARIANT,
@@ -89,6 +93,8 @@ pub const ALL: [&str; 31] = [
     COST,
     TIMINGS,
     TASK_DIGEST,
+    RUN_ID,
+    SHARD,
     SEED,
     PROCESS,
 ];

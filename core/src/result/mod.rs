@@ -321,6 +321,12 @@ pub struct ResultLine {
     /// The digest of the task file the attempt was graded against (`sha256:…`).
     #[serde(default)]
     pub task_digest: String,
+    /// The run that made the attempt: one id for every shard of a run (docs/cluster.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// `I/N` when a shard of a run made the attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// The attempt's seed, told to the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -427,6 +433,8 @@ impl ResultLine {
             cost: Cost::default(),
             timings: Timings::default(),
             task_digest: String::new(),
+            run_id: None,
+            shard: None,
             seed: None,
             process: None,
         }

@@ -91,6 +91,8 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
         cost,
         timings,
         task_digest,
+        run_id,
+        shard,
         seed,
         process,
     } = line;
@@ -192,6 +194,14 @@ pub fn write_line(out: &mut Vec<u8>, line: &ResultLine) {
     }
     field!(out, fields::TASK_DIGEST);
     string(out, task_digest);
+    if let Some(run_id) = run_id {
+        field!(out, fields::RUN_ID);
+        string(out, run_id);
+    }
+    if let Some(shard) = shard {
+        field!(out, fields::SHARD);
+        string(out, shard);
+    }
     if let Some(seed) = seed {
         field!(out, fields::SEED);
         uint(out, *seed);
@@ -472,6 +482,8 @@ mod tests {
         };
         line.task_digest = format!("sha256:{text}");
         line.seed = Some(number);
+        line.run_id = Some(text.to_owned());
+        line.shard = Some("2/4".to_owned());
         line.variant = Some(format!("{text}@"));
         line.faults_fired = vec![crate::faults::FaultFired {
             step: number as u32,
@@ -502,7 +514,7 @@ mod tests {
 
     /// Every field of the result line (docs/result-format.md), in its order, as this version writes it: the
     /// serde attributes and this writer may only change together with the format.
-    const FULL_LINE: &str = r#"{"format":"proctor.result/1","task":"refund \"A1\"\n\u0001é","variant":"refund \"A1\"\n\u0001é@","attempt":7,"label":"refund \"A1\"\n\u0001é","passed":false,"reasons":["rule: refund \"A1\"\n\u0001é","not final"],"diagnosis":"wrong_but_terminated","checks":[{"category":"process","check":"refund \"A1\"\n\u0001é","passed":false,"gating":true,"failure":"rule: refund \"A1\"\n\u0001é","detail":"refund \"A1\"\n\u0001é"},{"category":"end_state","check":"file exists","passed":true,"gating":false}],"status":"gave_up","answer":"refund \"A1\"\n\u0001é answer","tool_calls":7,"tools_used":["refund \"A1\"\n\u0001é","refund"],"trajectory":[{"tool":"refund \"A1\"\n\u0001é","args":{"order_id":"refund \"A1\"\n\u0001é","n":7,"f":-1.5,"list":[null,true]},"error":{"type":"KeyError"},"result":"ok","faults":["refund \"A1\"\n\u0001é","inject"]},{"tool":"lookup","args":["refund \"A1\"\n\u0001é",-3]}],"trajectory_source":"trace","uncaptured_args":[7],"faults_fired":[{"step":7,"tool":"refund \"A1\"\n\u0001é","kind":"timeout"}],"faults_missed":[{"tool":"refund \"A1\"\n\u0001é","kind":"error","call":7}],"evidence":[{"source":"tools","trajectory":[{"tool":"lookup","args":["refund \"A1\"\n\u0001é",-3]}],"tools_used":["refund \"A1\"\n\u0001é"],"uncaptured_args":[7]}],"steps":7,"error":{"type":"refund \"A1\"\n\u0001é","message":"boom"},"usage":[{"provider":"anthropic","input_tokens":7}],"step_efficiency":0.25,"tool_correctness":null,"judge":{"verdict":"PASS","reasoning":"refund \"A1\"\n\u0001é"},"cost":{"usd":"0.054399","tokens":7,"unpriced_calls":1,"agent_usd":"-1.2","priced_at":"2026-11-30T00:00:00Z","models":[{"role":"judge","provider":"refund \"A1\"\n\u0001é","model":null,"service_tier":"batch","calls":2,"input_tokens":7,"usd":null,"price_id":"refund \"A1\"\n\u0001é"}]},"timings":{"started_at":"2026-11-30T00:00:00Z","duration_ms":12,"tool_calls":[{"step":7,"started_at":"refund \"A1\"\n\u0001é","duration_us":7}]},"task_digest":"sha256:refund \"A1\"\n\u0001é","seed":7,"process":{"exit_code":-1,"timed_out":true,"timeout_s":2.5,"stdout_bytes":7,"stderr_tail":"refund \"A1\"\n\u0001é"}}"#;
+    const FULL_LINE: &str = r#"{"format":"proctor.result/1","task":"refund \"A1\"\n\u0001é","variant":"refund \"A1\"\n\u0001é@","attempt":7,"label":"refund \"A1\"\n\u0001é","passed":false,"reasons":["rule: refund \"A1\"\n\u0001é","not final"],"diagnosis":"wrong_but_terminated","checks":[{"category":"process","check":"refund \"A1\"\n\u0001é","passed":false,"gating":true,"failure":"rule: refund \"A1\"\n\u0001é","detail":"refund \"A1\"\n\u0001é"},{"category":"end_state","check":"file exists","passed":true,"gating":false}],"status":"gave_up","answer":"refund \"A1\"\n\u0001é answer","tool_calls":7,"tools_used":["refund \"A1\"\n\u0001é","refund"],"trajectory":[{"tool":"refund \"A1\"\n\u0001é","args":{"order_id":"refund \"A1\"\n\u0001é","n":7,"f":-1.5,"list":[null,true]},"error":{"type":"KeyError"},"result":"ok","faults":["refund \"A1\"\n\u0001é","inject"]},{"tool":"lookup","args":["refund \"A1\"\n\u0001é",-3]}],"trajectory_source":"trace","uncaptured_args":[7],"faults_fired":[{"step":7,"tool":"refund \"A1\"\n\u0001é","kind":"timeout"}],"faults_missed":[{"tool":"refund \"A1\"\n\u0001é","kind":"error","call":7}],"evidence":[{"source":"tools","trajectory":[{"tool":"lookup","args":["refund \"A1\"\n\u0001é",-3]}],"tools_used":["refund \"A1\"\n\u0001é"],"uncaptured_args":[7]}],"steps":7,"error":{"type":"refund \"A1\"\n\u0001é","message":"boom"},"usage":[{"provider":"anthropic","input_tokens":7}],"step_efficiency":0.25,"tool_correctness":null,"judge":{"verdict":"PASS","reasoning":"refund \"A1\"\n\u0001é"},"cost":{"usd":"0.054399","tokens":7,"unpriced_calls":1,"agent_usd":"-1.2","priced_at":"2026-11-30T00:00:00Z","models":[{"role":"judge","provider":"refund \"A1\"\n\u0001é","model":null,"service_tier":"batch","calls":2,"input_tokens":7,"usd":null,"price_id":"refund \"A1\"\n\u0001é"}]},"timings":{"started_at":"2026-11-30T00:00:00Z","duration_ms":12,"tool_calls":[{"step":7,"started_at":"refund \"A1\"\n\u0001é","duration_us":7}]},"task_digest":"sha256:refund \"A1\"\n\u0001é","run_id":"refund \"A1\"\n\u0001é","shard":"2/4","seed":7,"process":{"exit_code":-1,"timed_out":true,"timeout_s":2.5,"stdout_bytes":7,"stderr_tail":"refund \"A1\"\n\u0001é"}}"#;
 
     #[test]
     fn a_full_line_is_written_byte_for_byte_as_the_format_says() {
