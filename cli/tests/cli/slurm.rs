@@ -104,7 +104,7 @@ fn an_array_of_four_shards_merges_to_the_unsharded_report() {
     );
     unsharded();
     wait_gone(&array, QUICK, dir);
-    assert_task_ends(array.as_str(), dir, &[("COMPLETED", "0:0"); SHARDS]);
+    assert_task_ends(&array, dir, &[("COMPLETED", "0:0"); SHARDS]);
     let run_id = format!("slurm:{}:{array}", cluster_name());
     let shards = shard_files(dir);
     for (i, path) in shards.iter().enumerate() {

@@ -68,14 +68,8 @@ fn common_options(dir: &Path) -> Vec<String> {
 
 /// Writes `text` to `dir/name` and submits it with `options` (which may override the common
 /// ones: the last one given wins) and `env` added to this process's environment, which
-/// `sbatch` hands to the job. Returns the job id.
-pub fn sbatch(
-    dir: &Path,
-    name: &str,
-    text: &str,
-    options: &[&str],
-    env: &[(&str, &str)],
-) -> String {
+/// `sbatch` hands to the job. Returns the job.
+pub fn sbatch(dir: &Path, name: &str, text: &str, options: &[&str], env: &[(&str, &str)]) -> Job {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     let out = Command::new("sbatch")
@@ -98,7 +92,32 @@ pub fn sbatch(
         id.parse::<u64>().is_ok(),
         "sbatch printed no job id: {stdout:?}"
     );
-    id
+    Job(id)
+}
+
+/// A job a test submitted, by its id. A test that fails while it is still queued cancels it:
+/// it would go on writing into a folder that is being removed.
+pub struct Job(pub String);
+
+impl std::ops::Deref for Job {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if std::thread::panicking() && queued(&self.0) {
+            let _ = Command::new("scancel").arg(&self.0).status();
+        }
+    }
 }
 
 /// True while `job` (a job, an array or one of its tasks, `ID_INDEX`) is pending, running

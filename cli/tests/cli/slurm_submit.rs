@@ -8,7 +8,7 @@ use crate::cluster_suite::{
     work_dir,
 };
 use crate::common::run;
-use crate::slurm_jobs::{diagnostics, records, slurm, task_ends, wait_gone};
+use crate::slurm_jobs::{Job, diagnostics, records, slurm, task_ends, wait_gone};
 use std::path::Path;
 use std::time::Duration;
 
@@ -61,6 +61,7 @@ fn submit_slurm_runs_the_shards_and_merges_them() {
         .env(SLEEP, "0"));
     assert_eq!(output.code, 0, "{}{}", output.stdout, output.stderr);
     let (array, merge) = job_ids(&output.stdout);
+    let (array, merge) = (Job(array), Job(merge));
     assert!(
         output.stdout.contains(&out.display().to_string()),
         "submit does not say where the merged results go: {}",
