@@ -27,6 +27,7 @@ mod init;
 mod judge_answer;
 mod judge_concurrency;
 mod ledger;
+mod merge;
 mod never_applied;
 mod numbers;
 mod readme;
