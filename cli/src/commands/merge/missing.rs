@@ -22,7 +22,8 @@ impl AttemptsSeen {
     pub fn missing(&self, attempts: Option<u64>, suite_tasks: &[String]) -> Vec<String> {
         let mut missing = Vec::new();
         for ((label, task), seen) in &self.by_task {
-            let expected = attempts.unwrap_or_else(|| seen.last().map_or(0, |a| a + 1));
+            let expected =
+                attempts.unwrap_or_else(|| seen.last().map_or(0, |a| a.saturating_add(1)));
             let absent: Vec<String> = (0..expected)
                 .filter(|a| !seen.contains(a))
                 .map(|a| a.to_string())

@@ -111,7 +111,7 @@ impl ShardTally {
         let label = line.label.clone().unwrap_or_default();
         let unit = (label.clone(), base_task(line).to_owned(), line.attempt);
         let dealt = self.dealt.entry(shard.count).or_default();
-        dealt.attempts = dealt.attempts.max(line.attempt + 1);
+        dealt.attempts = dealt.attempts.max(line.attempt.saturating_add(1));
         dealt.labels.insert(label);
         dealt.base_tasks.insert(unit.1.clone());
         match dealt.first_unit.get(&shard.index) {
