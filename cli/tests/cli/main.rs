@@ -28,6 +28,7 @@ mod judge_answer;
 mod judge_concurrency;
 mod killed_run;
 mod ledger;
+mod merge;
 mod never_applied;
 mod numbers;
 mod readme;
