@@ -32,8 +32,9 @@ pub struct RunWords {
     pub run_id: Option<String>,
 }
 
-/// Options submit writes itself, with why they cannot be given.
-const WRITTEN_BY_SUBMIT: [(&str, &str); 3] = [
+/// Options RUN-ARGS cannot hold, with why: submit writes them itself, or N shards would
+/// write one file at once.
+const REFUSED: [(&str, &str); 4] = [
     (
         "--shard",
         "each array task runs its own --shard I/N (--shards N sets N)",
@@ -46,12 +47,16 @@ const WRITTEN_BY_SUBMIT: [(&str, &str); 3] = [
         "--resume",
         "submit adds it, so that a requeued or rerun shard completes its file",
     ),
+    (
+        "--html",
+        "every shard would write the same page; once merged: proctor report R.jsonl --html FILE",
+    ),
 ];
 
 /// Checks RUN-ARGS as `proctor run` would and reads them.
 pub fn read(typed: &[String]) -> anyhow::Result<RunWords> {
     let (words, run_id) = split_words(typed)?;
-    for (option, why) in WRITTEN_BY_SUBMIT {
+    for (option, why) in REFUSED {
         if words.iter().any(|w| w == option) {
             bail_input!("{option} is not for RUN-ARGS: {why}");
         }
@@ -171,6 +176,7 @@ mod tests {
         assert!(given("--out r --shard 1/2").starts_with("--shard is not for RUN-ARGS"));
         assert!(given("--out r --shard=auto").starts_with("--shard is not for RUN-ARGS"));
         assert!(given("--out r --resume").starts_with("--resume is not for RUN-ARGS"));
+        assert!(given("--out r --html p.html").starts_with("--html is not for RUN-ARGS"));
         assert!(given("").starts_with("RUN-ARGS need --out"));
         assert!(message(read(&words("--agent a --out r"))).starts_with("RUN-ARGS need --tasks"));
         assert!(given("--out r --run-id").contains("needs a value"));

@@ -65,5 +65,11 @@ fn check_sbatch_option(option: &str) -> anyhow::Result<()> {
     if name == "--array" {
         bail_input!("--sbatch {option}: submit writes --array=1-N itself (--shards N)");
     }
+    // `--sbatch --dry-run` takes submit's own option as sbatch's, and would submit.
+    if ["--dry-run", "--shards", "--sbatch"].contains(&name) {
+        bail_input!(
+            "--sbatch {option}: that is an option of proctor submit; give it apart from --sbatch"
+        );
+    }
     Ok(())
 }
