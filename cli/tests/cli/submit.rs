@@ -145,8 +145,9 @@ fn submit_writes_the_scripts_and_submits_the_merge_after_the_array() {
     }
     let shards = std::fs::read_to_string(jobs.join("shards.sbatch")).unwrap();
     assert!(shards.contains("#SBATCH --array=1-2\n"), "{shards}");
+    assert!(shards.contains("\nrun_id=r1\n"), "{shards}");
     assert!(
-        shards.contains("--shard \"$shard/2\" --run-id r1 --resume\n"),
+        shards.contains("--shard \"$shard/2\" --run-id \"$run_id\" --resume\n"),
         "{shards}"
     );
     let merge = std::fs::read_to_string(jobs.join("merge.sbatch")).unwrap();

@@ -40,7 +40,7 @@ pub fn shards_script(submission: &Submission) -> String {
         "--shard".to_owned(),
         format!("\"$shard/{count}\""),
         "--run-id".to_owned(),
-        quote(&submission.run_id),
+        "\"$run_id\"".to_owned(),
         "--resume".to_owned(),
     ]);
     let mut script = header(
@@ -56,7 +56,8 @@ pub fn shards_script(submission: &Submission) -> String {
     script.push_str(&format!(
         ": \"${{SLURM_ARRAY_TASK_ID:?submit this file with sbatch}}\"\n\
          shard=$SLURM_ARRAY_TASK_ID\n\
-         echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) shard $shard/{count} of run \"{run_id}\" starts \
+         run_id={run_id}\n\
+         echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) shard $shard/{count} of run $run_id starts \
          (job ${{SLURM_JOB_ID:-?}}, restart ${{SLURM_RESTART_COUNT:-0}})\"\n\
          # exec: Slurm's SIGTERM reaches proctor, which keeps its finished lines (exit 130).\n\
          exec {}\n",
