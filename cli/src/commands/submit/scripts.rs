@@ -123,10 +123,10 @@ pub fn merge_script(submission: &Submission) -> String {
          \x20 i=$((i + 1))\n\
          done\n\
          if [ -n \"$missing\" ]; then\n\
-         \x20 echo \"not merged: shards$missing of {count} wrote no results; once they have run, merge with: sbatch $merge_script\" >&2\n\
+         \x20 echo \"not merged: no results from shard(s)$missing of {count}; once they have run, merge with: sbatch $merge_script\" >&2\n\
          \x20 exit 1\n\
          fi\n\
-         echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) merging {count} shards; if merge names missing shards, \
+         echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) merging the files of shards 1-{count}; if merge names missing shards, \
          run each again with: sbatch --array=I $shards_script, then: sbatch $merge_script\"\n\
          exec {merge}\n",
         // The variables hold the paths as they are typed back into a shell.
