@@ -46,6 +46,7 @@ mod sight;
 mod simulated_user;
 mod skips;
 mod standard_output;
+mod submit;
 mod test_script;
 mod tool_faults;
 mod tool_state;
