@@ -3,7 +3,8 @@
 //! a file given twice. Counting both would inflate every figure silently, so by default it
 //! is an error naming both lines; `--duplicates first|last` keeps one of them, and
 //! `--duplicates all` counts them all (as `grade` counts a log that repeats an attempt).
-//! (`merge` has its own rule: exact copies are dropped, differing ones are conflicts.)
+//! (`merge` has its own rule, docs/merging.md: exact copies and copies that differ only in
+//! their timings are dropped, other differing ones are conflicts.)
 
 use crate::results_file::{LineAt, for_each_result_at};
 use proctor_core::outcome::CompactString;

@@ -25,7 +25,8 @@ pub struct AddArgs {
     /// The suite name in the rows (default: the first 12 hex digits of the task-file digest).
     #[arg(long, value_name = "NAME")]
     pub suite: Option<String>,
-    /// The run id in the rows (default: 12 hex digits of the results file's SHA-256).
+    /// The run id in the rows (default: each line's `run_id`, else 12 hex digits of the
+    /// results file's SHA-256).
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
 }

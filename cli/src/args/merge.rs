@@ -1,4 +1,4 @@
-//! `proctor merge`.
+//! `proctor merge` (docs/merging.md).
 
 use clap::Args;
 use std::path::PathBuf;
@@ -21,4 +21,9 @@ pub struct MergeArgs {
     /// run are not listed as missing.
     #[arg(long, value_name = "none|all|NAME", num_args = 1.., requires = "tasks")]
     pub variants: Vec<String>,
+    /// Accept shards or attempts that are missing or doubled: they are still named and the
+    /// file is written, but the merge exits 0, saying it is partial. Conflicting results and
+    /// unreadable lines still exit 2 (docs/merging.md).
+    #[arg(long)]
+    pub partial: bool,
 }

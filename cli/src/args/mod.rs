@@ -18,6 +18,7 @@ mod merge;
 mod report;
 mod review;
 mod run;
+mod submit;
 mod summary;
 mod values;
 
@@ -35,6 +36,7 @@ pub use merge::MergeArgs;
 pub use report::{ReportArgs, ReportFormat};
 pub use review::ReviewArgs;
 pub use run::{RunArgs, TrajectoryFrom};
+pub use submit::{SlurmArgs, SubmitCommand};
 pub use summary::{Format, SummaryArgs};
 
 use clap::{Parser, Subcommand};
@@ -64,6 +66,9 @@ pub enum Command {
     Judge(JudgeCommandArgs),
     /// Join the result files of shards into one.
     Merge(MergeArgs),
+    /// Submit a sharded run to a batch system: its shards, then their merge.
+    #[command(subcommand)]
+    Submit(SubmitCommand),
     /// Write a starter suite (tasks, an agent, a recorded judge answer) that runs offline.
     Init(InitArgs),
     /// The cost ledger: add results, report cost per success over time, re-price.

@@ -4,7 +4,7 @@ use super::ContainmentArgs;
 use super::cost::CostArgs;
 use super::judge_options::{JudgeArgs, NoJudgeArg};
 use super::summary::{Format, SummaryArgs};
-use crate::run::plan::Shard;
+use crate::run::scheduler::ShardChoice;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -47,9 +47,17 @@ pub struct RunArgs {
     /// Skip attempts already in --out and append the rest.
     #[arg(long, requires = "out")]
     pub resume: bool,
-    /// Only tasks whose stable hash of the id falls in shard I of N (1-based).
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<Shard>,
+    /// Run shard I of N (1-based): every N-th attempt, a variant's beside its base; auto
+    /// reads it from a Slurm job array or a Kubernetes Indexed Job.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<ShardChoice>,
+    /// With --shard auto in a Kubernetes Indexed Job: the number of shards (its completions).
+    #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..))]
+    pub shard_count: Option<u64>,
+    /// The run every result line and ledger row names: the same on every shard of a run
+    /// (default: the scheduler's job, else the one in --out with --resume, else a new one).
+    #[arg(long, value_name = "ID", value_parser = crate::run::scheduler::check_run_id)]
+    pub run_id: Option<String>,
     /// Only tasks whose id or a tag matches one of these globs.
     #[arg(long, value_name = "PATTERN")]
     pub only: Vec<String>,

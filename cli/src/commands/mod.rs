@@ -11,6 +11,7 @@ pub mod merge;
 mod report;
 pub mod review;
 pub mod run;
+mod submit;
 
 use crate::args::Command;
 use proctor_core::task::Suite;
@@ -38,6 +39,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Review(args) => review::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Submit(command) => submit::run(command),
         Command::Init(args) => init::run(args),
         Command::Judge(args) => judge::run(args),
         Command::Ledger(command) => ledger::run(command),

@@ -24,7 +24,8 @@ use crate::run::environment::PassEnv;
 use crate::run::isolation::Isolation;
 use crate::run::isolation::contained_command::ContainedCommands;
 use crate::run::keep_folder::KeepFolder;
-use crate::run::plan::{Planned, plan, selected};
+use crate::run::plan::{Planned, Shard, deal, plan, selected};
+use crate::run::scheduler::Sharding;
 use crate::run::signals;
 use crate::run::variants::VariantChoice;
 use crate::usage_cost::load_pricer;
@@ -44,6 +45,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     let suite = crate::commands::load_tasks(&args.tasks)?;
     let agents = agents_of(&args)?;
     let tasks = tasks_in_scope(&args, &suite)?;
+    let sharding = Sharding::of(args.shard, args.shard_count)?;
     let in_scope = || tasks.iter().map(|&i| &suite.tasks[i]);
     check_globs(in_scope())?;
     let judge = args.judge.build(in_scope(), args.no_judge.no_judge)?;
@@ -88,7 +90,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
         keep,
         isolation,
     };
-    let ran = runtime.block_on(execute(args, suite, agents, tasks, jobs, judging));
+    let ran = runtime.block_on(execute(args, suite, agents, tasks, jobs, judging, sharding));
     // An interrupted run does not wait for a check still grading (it is bounded, but a
     // user who asked proctor to stop is not kept waiting).
     runtime.shutdown_timeout(STOP_WITHIN);
@@ -110,7 +112,7 @@ fn agents_of(args: &RunArgs) -> anyhow::Result<Vec<AgentSpec>> {
     Ok(agents)
 }
 
-/// The suite's tasks this run runs: chosen by `--variants` and `--only`, in this shard.
+/// The suite's tasks this run runs: chosen by `--variants` and `--only`.
 fn tasks_in_scope(args: &RunArgs, suite: &Suite) -> anyhow::Result<Vec<usize>> {
     let only = build_globs(&args.only)?;
     let variants = VariantChoice::parse(&args.variants, suite)?;
@@ -120,11 +122,9 @@ fn tasks_in_scope(args: &RunArgs, suite: &Suite) -> anyhow::Result<Vec<usize>> {
         .enumerate()
         .filter(|(_, t)| variants.chooses(t))
         .filter(|(_, t)| selected(t, &only))
-        // A variant stays in its base task's shard, so each shard pairs them.
-        .filter(|(_, t)| args.shard.is_none_or(|s| s.holds(t.base_id())))
         .map(|(i, _)| i)
         .collect();
-    if tasks.is_empty() && args.shard.is_none() {
+    if tasks.is_empty() {
         crate::exit::bail_input!(
             "no task of {} matches --only {}",
             args.tasks.display(),
@@ -304,6 +304,7 @@ async fn execute(
     tasks: Vec<usize>,
     jobs: usize,
     judging: Judging,
+    sharding: Sharding,
 ) -> anyhow::Result<()> {
     let mut earlier = ScorecardBuilder::new(args.summary.scorecard_options());
     let results = ResultsFile::new(args.out.as_deref(), args.summary.html.as_deref())?;
@@ -314,11 +315,35 @@ async fn execute(
         Some(out) => Some(ResultWriter::create(out)?),
         None => None,
     };
-    let done = match (&args.out, args.resume) {
+    let previous = match (&args.out, args.resume) {
         (Some(out), true) => previous_results(out, &suite, &agents, &tasks, &mut earlier)?,
-        _ => HashSet::new(),
+        _ => Previous::default(),
     };
-    let planned = plan(&tasks, agents.len(), args.attempts, &done);
+    let mut planned = plan(&tasks, agents.len(), args.attempts);
+    if let Some(shard) = sharding.shard {
+        let all = planned.len();
+        planned = deal(planned, shard, |task| suite.tasks[task].base_id());
+        if planned.is_empty() {
+            eprintln!(
+                "proctor: shard {shard} holds no attempts ({all} attempts dealt among {} shards)",
+                shard.count
+            );
+            return Ok(());
+        }
+    }
+    planned.retain(|p| !previous.done.contains(&(p.agent, p.task, p.attempt)));
+    // Every shard of a run, and a resumed run, names the same run.
+    let run_id = args
+        .run_id
+        .clone()
+        .or(sharding.run_id)
+        .or(previous.run_id)
+        .or_else(|| {
+            sharding
+                .shard
+                .map(|shard| hand_sharded_run_id(&args, &suite, &agents, shard))
+        })
+        .unwrap_or_else(|| crate::run::scheduler::new_run_id(jiff::Timestamp::now()));
     let (context, receiver) = start(&args, suite, agents, &tasks, jobs, judging).await?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let mut outputs = Outputs::after(earlier).with_common()?;
@@ -344,6 +369,8 @@ async fn execute(
         notes: &notes,
         jobs,
         waiting_at_most: jobs.max(2 * args.judge.judge_jobs as usize),
+        run_id: &run_id,
+        shard: sharding.shard,
     };
     let ran = schedule.run(planned, &mut outputs).await?;
     // What the servers refused is told even when an output could not be closed.
@@ -351,6 +378,27 @@ async fn execute(
     report_servers(&context, &receiver);
     closed?;
     outputs.conclude(ran.ending(&args, *cancel.borrow()))
+}
+
+/// The run id shards given by hand share: a digest of what makes the run.
+fn hand_sharded_run_id(
+    args: &RunArgs,
+    suite: &Suite,
+    agents: &[AgentSpec],
+    shard: Shard,
+) -> String {
+    let (seed, attempts, count) = (
+        args.seed.to_string(),
+        args.attempts.to_string(),
+        shard.count.to_string(),
+    );
+    let mut parts = vec![suite.digest.as_str(), &seed, &attempts, &count];
+    parts.extend(agents.iter().map(|a| a.name.as_str()));
+    parts.push("--only");
+    parts.extend(args.only.iter().map(String::as_str));
+    parts.push("--variants");
+    parts.extend(args.variants.iter().map(String::as_str));
+    crate::run::scheduler::shared_run_id(&parts)
 }
 
 /// Starts what the attempts reach (the OTLP receiver, the tool server, the forwarders of
@@ -414,6 +462,9 @@ struct Schedule<'a> {
     jobs: usize,
     /// Attempts whose agent ended waiting to be judged and graded, at most.
     waiting_at_most: usize,
+    /// Written on every result line, with the shard (docs/result-format.md).
+    run_id: &'a str,
+    shard: Option<Shard>,
 }
 
 /// How the schedule ended, besides the attempts handed to the outputs.
@@ -513,7 +564,9 @@ impl Schedule<'_> {
                 }
                 Some(joined) = finishing.join_next() => {
                     match attempt_ran(joined, self.notes, &mut ran.infrastructure_errors) {
-                        Some(Finished::Result { line, problems }) => {
+                        Some(Finished::Result { mut line, problems }) => {
+                            line.run_id = Some(self.run_id.to_owned());
+                            line.shard = self.shard.map(|s| s.to_string());
                             for problem in problems {
                                 ran.problems.report_settled(problem, |m| self.notes.note(m));
                             }
@@ -619,6 +672,15 @@ fn attempt_ran<T>(
     None
 }
 
+/// What `--resume` finds in `--out`.
+#[derive(Debug, Default)]
+struct Previous {
+    /// (agent, task, attempt) of each attempt already done.
+    done: HashSet<(usize, usize, u64)>,
+    /// The run id of the first line that has one: the resumed run keeps it.
+    run_id: Option<String>,
+}
+
 /// Reads `--out` for `--resume`: the attempts already done (counted in the scorecards),
 /// refusing results written for other task files.
 fn previous_results(
@@ -627,7 +689,7 @@ fn previous_results(
     agents: &[AgentSpec],
     tasks: &[usize],
     summary: &mut ScorecardBuilder,
-) -> anyhow::Result<HashSet<(usize, usize, u64)>> {
+) -> anyhow::Result<Previous> {
     let agent_index: HashMap<&str, usize> = agents
         .iter()
         .enumerate()
@@ -638,6 +700,7 @@ fn previous_results(
         .map(|&i| (suite.tasks[i].id.as_str(), i))
         .collect();
     let mut done = HashSet::new();
+    let mut run_id = None;
     let mut bad = 0usize;
     for_each_result(
         &[out.to_owned()],
@@ -649,6 +712,9 @@ fn previous_results(
                     line.task_digest,
                     suite.digest
                 );
+            }
+            if run_id.is_none() {
+                run_id.clone_from(&line.run_id);
             }
             let agent = agent_index.get(line.label.as_deref().unwrap_or(""));
             let task = task_index.get(line.task.as_str());
@@ -670,5 +736,5 @@ fn previous_results(
             );
         },
     )?;
-    Ok(done)
+    Ok(Previous { done, run_id })
 }

@@ -60,7 +60,8 @@ impl LedgerRows {
     /// Adds the rows of one result line.
     pub fn push(&mut self, line: &ResultLine) -> anyhow::Result<()> {
         let ctx = RowContext {
-            run_id: &self.run_id,
+            // `run` writes its run id on each line: its rows name the same run.
+            run_id: line.run_id.as_deref().unwrap_or(&self.run_id),
             suite: &self.suite,
             fallback_time: self.now,
         };

@@ -14,6 +14,7 @@ pub mod plan;
 pub mod process;
 pub mod runner_checks;
 pub mod sandbox;
+pub mod scheduler;
 pub mod served;
 pub mod signals;
 pub mod stdout_outcome;

@@ -1,9 +1,9 @@
-//! Which attempts a run makes: tasks filtered by `--only` and `--shard`, times
-//! attempts, times agents, minus those `--resume` finds already done.
+//! Which attempts a run makes: tasks filtered by `--only`, times attempts, times agents,
+//! dealt among `--shard`s, minus those `--resume` finds already done.
 
 use proctor_core::task::Task;
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// One attempt to run: indexes into the agent and task lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,7 +13,8 @@ pub struct Planned {
     pub attempt: u64,
 }
 
-/// `--shard I/N`: the tasks whose stable hash falls in shard I (1-based) of N.
+/// `--shard I/N`: shard I (1-based) of N, dealt every N-th group of attempts
+/// ([`deal`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     pub index: u64,
@@ -42,11 +43,36 @@ impl std::str::FromStr for Shard {
     }
 }
 
-impl Shard {
-    /// All attempts of a task stay in one shard, whatever the machine.
-    pub fn holds(&self, task_id: &str) -> bool {
-        stable_hash(task_id.as_bytes()) % self.count == self.index - 1
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
     }
+}
+
+/// The attempts of shard `shard` among `all` (the whole run's plan, in its order).
+///
+/// Attempts are dealt in groups: one agent's attempt number `a` of a base task and of
+/// its variants, so each shard holds a variant's attempt beside its base attempt (the
+/// pairs the by-variant figures compare). Group `j`, counted in the order of the plan,
+/// goes to shard `j mod N + 1`: shard sizes differ by at most one group (one attempt
+/// when the suite has no variants), and when there are fewer groups than shards the
+/// highest shards are empty. The dealing depends only on the plan, never on `--resume`
+/// or the machine, so every shard of a run deals alike (docs/cluster.md).
+pub fn deal<'a>(
+    all: Vec<Planned>,
+    shard: Shard,
+    base_of: impl Fn(usize) -> &'a str,
+) -> Vec<Planned> {
+    let mut groups: HashMap<(usize, &str, u64), u64> = HashMap::new();
+    all.into_iter()
+        .filter(|p| {
+            let next = groups.len() as u64;
+            let group = *groups
+                .entry((p.agent, base_of(p.task), p.attempt))
+                .or_insert(next);
+            group % shard.count == shard.index - 1
+        })
+        .collect()
 }
 
 /// The first 8 bytes of SHA-256: stable across machines, versions and platforms.
@@ -75,24 +101,18 @@ pub fn selected(task: &Task, only: &globset::GlobSet) -> bool {
         || task.tags.iter().any(|t| only.is_match(t))
 }
 
-/// Attempt 0 of every task first, so early results cover the whole suite.
-pub fn plan(
-    tasks: &[usize],
-    agents: usize,
-    attempts: u64,
-    done: &HashSet<(usize, usize, u64)>,
-) -> Vec<Planned> {
+/// Every attempt of the run, attempt 0 of every task first, so early results cover the
+/// whole suite.
+pub fn plan(tasks: &[usize], agents: usize, attempts: u64) -> Vec<Planned> {
     let mut planned = Vec::new();
     for attempt in 0..attempts {
         for &task in tasks {
             for agent in 0..agents {
-                if !done.contains(&(agent, task, attempt)) {
-                    planned.push(Planned {
-                        agent,
-                        task,
-                        attempt,
-                    });
-                }
+                planned.push(Planned {
+                    agent,
+                    task,
+                    attempt,
+                });
             }
         }
     }
@@ -111,14 +131,57 @@ mod tests {
         }
     }
 
+    /// The base task of each task id (`base@variant`).
+    fn bases<'a>(ids: &'a [String]) -> impl Fn(usize) -> &'a str {
+        |task| ids[task].split('@').next().unwrap()
+    }
+
     #[test]
-    fn shards_partition_the_tasks() {
+    fn shards_partition_the_attempts_evenly() {
+        // 100 one-attempt tasks in 4 shards: 25 each, whatever their ids.
         let ids: Vec<String> = (0..100).map(|i| format!("task_{i}")).collect();
-        let shards: Vec<Shard> = (1..=3).map(|i| Shard { index: i, count: 3 }).collect();
-        for id in &ids {
-            assert_eq!(shards.iter().filter(|s| s.holds(id)).count(), 1);
+        let tasks: Vec<usize> = (0..100).collect();
+        let all = plan(&tasks, 1, 1);
+        let mut seen = Vec::new();
+        for index in 1..=4 {
+            let shard = deal(all.clone(), Shard { index, count: 4 }, bases(&ids));
+            assert_eq!(shard.len(), 25, "shard {index}/4");
+            seen.extend(shard);
         }
-        assert!(shards.iter().all(|s| ids.iter().any(|id| s.holds(id))));
+        seen.sort_by_key(|p| (p.task, p.attempt));
+        assert_eq!(seen, all);
+        // 10 tasks of 4 attempts in 4 shards: 10 each; 7 tasks of 3: 6, 5, 5, 5.
+        let sizes = |tasks: usize, attempts: u64| -> Vec<usize> {
+            let all = plan(&(0..tasks).collect::<Vec<_>>(), 1, attempts);
+            (1..=4)
+                .map(|index| deal(all.clone(), Shard { index, count: 4 }, bases(&ids)).len())
+                .collect()
+        };
+        assert_eq!(sizes(10, 4), [10, 10, 10, 10]);
+        assert_eq!(sizes(7, 3), [6, 5, 5, 5]);
+        // Fewer attempts than shards: the highest shards are empty.
+        assert_eq!(sizes(2, 1), [1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn a_variant_attempt_is_dealt_with_its_base_attempt() {
+        let ids: Vec<String> = ["a", "a@pushy", "b", "b@pushy", "c"]
+            .map(String::from)
+            .to_vec();
+        let all = plan(&[0, 1, 2, 3, 4], 2, 3);
+        for index in 1..=2 {
+            let shard = deal(all.clone(), Shard { index, count: 2 }, bases(&ids));
+            for p in &shard {
+                let base = ids[p.task].split('@').next().unwrap();
+                let partners = all
+                    .iter()
+                    .filter(|q| q.agent == p.agent && q.attempt == p.attempt)
+                    .filter(|q| ids[q.task].split('@').next().unwrap() == base);
+                for q in partners {
+                    assert!(shard.contains(q), "{q:?} is not with {p:?}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -130,10 +193,9 @@ mod tests {
     }
 
     #[test]
-    fn resume_skips_done_attempts() {
-        let done: HashSet<_> = [(0, 1, 0)].into_iter().collect();
-        let p = plan(&[0, 1], 1, 2, &done);
+    fn attempt_zero_of_every_task_comes_first() {
+        let p = plan(&[0, 1], 1, 2);
         let keys: Vec<_> = p.iter().map(|p| (p.task, p.attempt)).collect();
-        assert_eq!(keys, vec![(0, 0), (0, 1), (1, 1)]);
+        assert_eq!(keys, vec![(0, 0), (1, 0), (0, 1), (1, 1)]);
     }
 }

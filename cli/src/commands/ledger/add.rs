@@ -39,7 +39,8 @@ pub fn append_results(
 ) -> anyhow::Result<AppendReport> {
     let mut batch = LedgerBatch::new().map_err(ledger_error)?;
     for path in results {
-        let run_id = match run_id {
+        // A line's own run id (every shard of one run shares it) comes before the file's.
+        let file_run_id = match run_id {
             Some(id) => id.to_owned(),
             None => file_digest(path)?,
         };
@@ -52,8 +53,12 @@ pub fn append_results(
             std::slice::from_ref(path),
             |_, line| {
                 let suite = suite.map_or_else(|| short_digest(&line.task_digest), str::to_owned);
+                let run_id = match (run_id, &line.run_id) {
+                    (None, Some(own)) => own,
+                    _ => &file_run_id,
+                };
                 let ctx = RowContext {
-                    run_id: &run_id,
+                    run_id,
                     suite: &suite,
                     fallback_time,
                 };

@@ -4,6 +4,7 @@
 //! `RLIMIT_NPROC`), which bound each process rather than the attempt as a whole.
 
 use super::entry::Entry;
+use super::stale_groups::{RUN_GROUP_PREFIX, is_proctor, remove_stale};
 use proctor_core::agent_file::human_size;
 use std::fs::File;
 use std::io;
@@ -60,7 +61,7 @@ impl Limits {
                 mechanism: None,
             });
         }
-        let tag = format!("proctor-{}", std::process::id());
+        let tag = format!("{RUN_GROUP_PREFIX}{}", std::process::id());
         let mechanism = cgroup_v2(&tag)
             .or_else(|| cgroup_v1(&tag, requested))
             .unwrap_or(Mechanism::Rlimits);
@@ -267,8 +268,7 @@ fn cgroup_v2(tag: &str) -> Option<Mechanism> {
     if !(controllers.contains("memory") && controllers.contains("pids")) {
         return None;
     }
-    let parent = own_group(root, "")?.join(tag);
-    std::fs::create_dir(&parent).ok()?;
+    let parent = run_group(&own_group(root, "")?, tag)?;
     // Child groups need the controllers enabled in this one.
     let enabled = std::fs::write(parent.join("cgroup.subtree_control"), "+memory +pids");
     if enabled.is_err() {
@@ -281,9 +281,7 @@ fn cgroup_v2(tag: &str) -> Option<Mechanism> {
 fn cgroup_v1(tag: &str, requested: Requested) -> Option<Mechanism> {
     let make = |controller: &str| -> Option<PathBuf> {
         let root = Path::new(CGROUP_ROOT).join(controller);
-        let parent = own_group(&root, controller)?.join(tag);
-        std::fs::create_dir(&parent).ok()?;
-        Some(parent)
+        run_group(&own_group(&root, controller)?, tag)
     };
     let memory = requested.memory.and_then(|_| make("memory"));
     let pids = requested.procs.and_then(|_| make("pids"));
@@ -296,6 +294,25 @@ fn cgroup_v1(tag: &str, requested: Requested) -> Option<Mechanism> {
         return None;
     }
     Some(Mechanism::CgroupV1 { memory, pids })
+}
+
+/// Makes this run's group under `base`, once the groups of runs that were killed are
+/// removed.
+fn run_group(base: &Path, tag: &str) -> Option<PathBuf> {
+    let removed = remove_stale(base, std::process::id(), is_proctor);
+    if !removed.is_empty() {
+        eprintln!(
+            "proctor: removed cgroups left by runs that were killed: {}",
+            removed
+                .iter()
+                .map(|name| base.join(name).display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let group = base.join(tag);
+    std::fs::create_dir(&group).ok()?;
+    Some(group)
 }
 
 fn write_value(path: &Path, value: u64) -> io::Result<()> {

@@ -16,6 +16,7 @@ pub mod limits;
 pub mod relay;
 pub mod runtime;
 mod sight;
+mod stale_groups;
 mod visible;
 
 pub use entry::Entry;
