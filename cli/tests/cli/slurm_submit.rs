@@ -62,7 +62,8 @@ fn submit_slurm_runs_the_shards_and_merges_them() {
         .args(["submit", "slurm", "--shards", "4"])
         // Little memory: the node's default is all of it, which runs one shard at a time.
         .args(["--sbatch", "--mem=500M", "--sbatch", "--time=10", "--"])
-        .args(run_args())
+        // RUN-ARGS: what follows `proctor run`.
+        .args(&run_args()[1..])
         .arg("--out")
         .arg(&out)
         .env(SLEEP, "0"));
