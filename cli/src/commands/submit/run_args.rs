@@ -109,6 +109,8 @@ fn split_words(typed: &[String]) -> anyhow::Result<(Vec<String>, Option<String>)
         }
         let value = words.remove(at + 1);
         words.remove(at);
+        crate::run::scheduler::check_run_id(&value)
+            .map_err(|e| bad_input!("--run-id in RUN-ARGS: {e}"))?;
         if run_id.replace(value).is_some() {
             bail_input!("--run-id is given twice in RUN-ARGS");
         }
