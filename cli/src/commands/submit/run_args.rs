@@ -55,6 +55,11 @@ const REFUSED: [(&str, &str); 4] = [
 
 /// Checks RUN-ARGS as `proctor run` would and reads them.
 pub fn read(typed: &[String]) -> anyhow::Result<RunWords> {
+    if typed.first().is_some_and(|w| w == "run") {
+        bail_input!(
+            "RUN-ARGS are the options of proctor run without the word run: proctor submit slurm --shards N -- --tasks T --agent CMD --out R.jsonl ..."
+        );
+    }
     let (words, run_id) = split_words(typed)?;
     for (option, why) in REFUSED {
         if words.iter().any(|w| w == option) {
