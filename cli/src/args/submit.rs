@@ -12,7 +12,7 @@ pub enum SubmitCommand {
 #[derive(Debug, Args)]
 pub struct SlurmArgs {
     /// Shards: the array runs `proctor run --shard I/N` for I in 1..=N.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub shards: u64,
     /// An extra `#SBATCH` option for both jobs, written as given (e.g. --sbatch=--time=2:00:00);
     /// repeatable.

@@ -41,11 +41,11 @@ use tokio::task::JoinSet;
 
 pub fn run(mut args: RunArgs) -> anyhow::Result<()> {
     absolute_paths(&mut args)?;
+    let sharding = Sharding::of(args.shard, args.shard_count)?;
     // Everything that can be wrong with the input is found before any agent starts.
     let suite = crate::commands::load_tasks(&args.tasks)?;
     let agents = agents_of(&args)?;
     let tasks = tasks_in_scope(&args, &suite)?;
-    let sharding = Sharding::of(args.shard, args.shard_count)?;
     let in_scope = || tasks.iter().map(|&i| &suite.tasks[i]);
     check_globs(in_scope())?;
     let judge = args.judge.build(in_scope(), args.no_judge.no_judge)?;

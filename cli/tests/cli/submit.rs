@@ -66,6 +66,12 @@ fn submit_refuses_run_args_it_cannot_use() {
         ("a given --resume", vec![], with(&["--resume"])),
         ("a typo", vec![], with(&["--atempts", "3"])),
         (
+            "the word run first",
+            vec![],
+            [&["run"][..], &with(&[])].concat(),
+        ),
+        ("a bad --run-id", vec![], with(&["--run-id", "two words"])),
+        (
             "an --sbatch value without --",
             vec!["--sbatch", "time=1:00:00"],
             with(&[]),

@@ -4,7 +4,6 @@
 mod layout;
 mod resources;
 mod run_args;
-mod run_id;
 mod sbatch;
 mod scripts;
 mod shell_quote;

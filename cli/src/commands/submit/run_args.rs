@@ -55,6 +55,11 @@ const REFUSED: [(&str, &str); 4] = [
 
 /// Checks RUN-ARGS as `proctor run` would and reads them.
 pub fn read(typed: &[String]) -> anyhow::Result<RunWords> {
+    if typed.first().is_some_and(|w| w == "run") {
+        bail_input!(
+            "RUN-ARGS are the options of proctor run without the word run: proctor submit slurm --shards N -- --tasks T --agent CMD --out R.jsonl ..."
+        );
+    }
     let (words, run_id) = split_words(typed)?;
     for (option, why) in REFUSED {
         if words.iter().any(|w| w == option) {
@@ -109,6 +114,8 @@ fn split_words(typed: &[String]) -> anyhow::Result<(Vec<String>, Option<String>)
         }
         let value = words.remove(at + 1);
         words.remove(at);
+        crate::run::scheduler::check_run_id(&value)
+            .map_err(|e| bad_input!("--run-id in RUN-ARGS: {e}"))?;
         if run_id.replace(value).is_some() {
             bail_input!("--run-id is given twice in RUN-ARGS");
         }

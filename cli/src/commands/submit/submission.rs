@@ -3,7 +3,6 @@
 
 use super::layout::Layout;
 use super::run_args::{self, RunWords};
-use super::run_id::new_run_id;
 use crate::args::SlurmArgs;
 use crate::exit::{bail_input, infrastructure};
 use crate::run::variants::VariantChoice;
@@ -39,7 +38,11 @@ impl Submission {
         };
         let run_id = match &run.run_id {
             Some(given) => given.clone(),
-            None => new_run_id(&layout.submit_dir),
+            // Made once here and written into the script: a requeued or rerun shard keeps it.
+            None => format!(
+                "slurm-{}",
+                crate::run::scheduler::new_run_id(jiff::Timestamp::now())
+            ),
         };
         Ok(Submission {
             run,
