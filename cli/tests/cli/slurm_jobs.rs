@@ -12,16 +12,17 @@ use std::time::{Duration, Instant};
 /// skipped and why, unless `PROCTOR_REQUIRE_SLURM` is set (as in CI, which starts one with
 /// `scripts/slurm-up`): then it fails.
 pub fn slurm() -> bool {
-    let why = match Command::new("sinfo").args(["-h", "-o", "%T"]).output() {
-        Ok(out) if out.status.success() => return true,
-        Ok(out) => format!(
-            "Slurm does not answer here (sinfo: {}); start it as root with scripts/slurm-up",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Err(_) if which("sbatch") => {
-            "Slurm's sinfo is missing beside sbatch; install slurm-client".to_owned()
+    let why = if !which("sbatch") {
+        "no Slurm here (no sbatch on PATH); scripts/slurm-up installs and starts a one-node Slurm as root".to_owned()
+    } else {
+        match Command::new("sinfo").args(["-h", "-o", "%T"]).output() {
+            Ok(out) if out.status.success() => return true,
+            Ok(out) => format!(
+                "Slurm does not answer here (sinfo: {}); start it as root with scripts/slurm-up",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+            Err(e) => format!("sbatch is here but sinfo cannot run ({e}); install slurm-client"),
         }
-        Err(_) => "no Slurm here (no sbatch on PATH); scripts/slurm-up installs and starts a one-node Slurm as root".to_owned(),
     };
     assert!(
         std::env::var_os("PROCTOR_REQUIRE_SLURM").is_none(),
@@ -37,7 +38,7 @@ fn which(program: &str) -> bool {
 }
 
 /// Quotes a word for `sh`.
-pub fn quote(word: &str) -> String {
+fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
