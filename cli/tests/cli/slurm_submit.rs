@@ -168,6 +168,11 @@ fn submit_slurm_completes_a_cancelled_shard_with_the_commands_it_printed() {
     unsharded();
     wait_gone(&merge, QUICK, dir);
     assert_ended(&merge, dir, "FAILED", "2:0");
+    let log = std::fs::read_to_string(dir.join("R.slurm/merge.log")).unwrap();
+    assert!(
+        log.contains("missing"),
+        "the merge names no missing attempts: {log}"
+    );
     let kept = std::fs::read_to_string(&shard).unwrap();
     assert!(whole_lines(&shard).len() < 10, "shard 2/4 was not cut");
     let again = printed_sbatch(&output.stdout, "--array=I", "--array=2", &[(SLEEP, "0")]);
