@@ -54,10 +54,12 @@ pub fn work_dir(test: &str) -> tempfile::TempDir {
 }
 
 /// Takes away what would tell proctor it runs as a shard of a scheduler's job: a test run
-/// inside a Slurm job, or a Kubernetes pod, must not be read as one.
-pub fn outside_any_scheduler(cmd: &mut Command) -> &mut Command {
+/// inside a Slurm job, or a Kubernetes pod, must not be read as one. `SLURM_CONF` stays: it
+/// names the cluster's configuration, which `sbatch` may need, not a job.
+fn outside_any_scheduler(cmd: &mut Command) -> &mut Command {
     for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("SLURM_") {
+        let name_text = name.to_string_lossy();
+        if name_text.starts_with("SLURM_") && name_text != "SLURM_CONF" {
             cmd.env_remove(name);
         }
     }
