@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Attempts of the suite: ten tasks, four attempts each.
-pub const ATTEMPTS: usize = 40;
+const ATTEMPTS: usize = 40;
 /// Four shards of the forty attempts hold ten each.
 pub const SHARDS: usize = 4;
 /// The variable `sum_agent.py` sleeps by, in seconds per attempt (passed with `--pass-env`).
 pub const SLEEP: &str = "SUM_AGENT_SLEEP";
 
 /// `proctor`, as a path a job script can run.
-pub fn proctor_path() -> PathBuf {
+fn proctor_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("proctor")
 }
 
@@ -151,7 +151,7 @@ pub fn job_command(extra: &[&str]) -> Vec<String> {
 }
 
 /// `proctor merge` of shard files into `out`, checked against the suite's forty attempts.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Output {
+fn merge(shards: &[PathBuf], out: &Path) -> Output {
     let tasks = root().join("fixtures/cluster/tasks.yaml");
     run(local_proctor()
         .arg("merge")
