@@ -128,8 +128,12 @@ pub fn queued(job: &str) -> bool {
         .args(["-h", "-o", "%i", "-j", job])
         .output()
         .expect("squeue");
-    // Once the controller forgets the job squeue refuses its id: it is not queued.
-    out.status.success() && !String::from_utf8_lossy(&out.stdout).trim().is_empty()
+    if !out.status.success() {
+        // Once the controller forgets the job squeue refuses its id: it is not queued. Any
+        // other failure (a controller slow to answer) says nothing: ask again.
+        return !String::from_utf8_lossy(&out.stderr).contains("Invalid job id");
+    }
+    !String::from_utf8_lossy(&out.stdout).trim().is_empty()
 }
 
 /// Waits until `done` holds, at most `limit`; fails naming `what` with the job's state and
