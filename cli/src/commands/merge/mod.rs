@@ -8,7 +8,7 @@
 //! are of one run and one count ([`shards`]); attempts missing between 0 and the highest seen
 //! (or `--attempts K`), and tasks of `--tasks` with no result at all, are listed
 //! ([`missing`]). Whatever is missing, doubled or mixed exits 2 unless `--partial` accepts it;
-//! conflicts and unreadable lines always exit 2 ([`verdict`]). The output is written to a
+//! conflicts and unreadable lines always exit 2 ([`verdict`](mod@verdict)). The output is written to a
 //! temporary file and renamed into place, so it is whole.
 
 mod missing;
