@@ -6,10 +6,14 @@
 //! - [`listener`]: the accept loop, bounded in connections, and [`Listener::settle`].
 //! - [`connection`]: one connection's bookkeeping: when bytes last moved, requests in service.
 //! - [`body`]: reading a request body whole, bounded in size, time and memory.
+//! - [`page_server`]: what the page servers (`review`, `view`) check and add to every answer;
+//!   [`token`]: their secret.
 
 pub mod body;
 mod connection;
 pub mod listener;
+pub mod page_server;
+pub mod token;
 
 pub use body::{BodyError, declared_length, mib, read_body};
 pub use listener::{Limits, Listener, bind};

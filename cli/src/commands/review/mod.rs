@@ -8,7 +8,7 @@
 //! - [`ReviewArgs`]: the options; [`attempts`]: the judged attempts of the results;
 //!   [`sample`] and [`allocation`]: which are offered; [`labels_file`]: the CSV;
 //!   [`session`]: what the page asks; [`detail`]: one attempt; [`live`]: the calibration;
-//!   [`server`], [`token`], [`page`]: HTTP, the secret, the page.
+//!   [`server`], [`page`]: HTTP and the page.
 //!
 //! Choices: a skip is not written (the file holds labels only, and `calibrate` would read a
 //! row as one), so a skipped attempt is offered again after a restart; a rater never labels
@@ -24,11 +24,11 @@ mod page;
 mod sample;
 mod server;
 mod session;
-mod token;
 
 pub use crate::args::ReviewArgs;
 
 use crate::judging::{Seeds, check_globs};
+use crate::loopback::page_server::Gate;
 use anyhow::Context;
 use labels_file::LabelsFile;
 use server::App;
@@ -87,7 +87,8 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         suite,
         seeds: Mutex::new(Seeds::default()),
     };
-    let token = token::new_token().context("cannot read the OS's random source")?;
+    let token =
+        crate::loopback::token::new_token().context("cannot read the OS's random source")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -102,12 +103,15 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         let port = listener.local_addr()?.port();
         let app = Arc::new(App {
             session,
-            token,
-            port,
+            gate: Gate {
+                token,
+                port,
+                command: "review",
+            },
         });
         {
             let mut out = crate::exit::stdout();
-            let written = writeln!(out, "http://127.0.0.1:{port}/?token={}", app.token);
+            let written = writeln!(out, "{}", app.gate.address());
             out.close(written.map_err(crate::exit::stdout_error))?;
         }
         eprintln!("proctor: review: open the address above in a browser; Ctrl-C stops (every label is already saved)");

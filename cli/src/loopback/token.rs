@@ -1,6 +1,6 @@
-//! The secret every request to the review server carries: 128 bits from the OS's random
-//! source, so that no other page in the browser and no other local user can read or add
-//! labels.
+//! The secret every request to a page server (`review`, `view`) carries: 128 bits from the
+//! OS's random source, so that no other page in the browser and no other local user can read
+//! the results or add labels.
 
 use std::io::Read;
 
