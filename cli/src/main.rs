@@ -18,6 +18,7 @@ mod problems;
 mod render;
 mod results_file;
 mod run;
+mod run_record;
 mod settle;
 mod usage_cost;
 

@@ -13,6 +13,8 @@ pub struct ResultWriter {
     out: BufWriter<File>,
     /// One line's text, reused so that writing a line allocates nothing.
     line: Vec<u8>,
+    /// A regular file, locked; false for `/dev/stdout`, a pipe and other devices.
+    regular: bool,
 }
 
 impl ResultWriter {
@@ -35,7 +37,8 @@ impl ResultWriter {
             .map_err(|e| {
                 crate::exit::infrastructure(format!("{}: cannot write results", path.display()), e)
             })?;
-        if lock(&file, path)? {
+        let regular = lock(&file, path)?;
+        if regular {
             file.set_len(0)
                 .map_err(|e| infrastructure(path.display(), e))?;
         }
@@ -43,6 +46,7 @@ impl ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
             line: Vec::new(),
+            regular,
         })
     }
 
@@ -57,7 +61,7 @@ impl ResultWriter {
             .map_err(|e| {
                 crate::exit::infrastructure(format!("{}: cannot append results", path.display()), e)
             })?;
-        lock(&file, path)?;
+        let regular = lock(&file, path)?;
         let cut =
             end_with_complete_line(&mut file).map_err(|e| infrastructure(path.display(), e))?;
         if cut > 0 {
@@ -70,7 +74,14 @@ impl ResultWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
             line: Vec::new(),
+            regular,
         })
+    }
+
+    /// True when the file is a regular file, locked by this writer; false for
+    /// `/dev/stdout`, a pipe or another device.
+    pub fn is_regular(&self) -> bool {
+        self.regular
     }
 
     /// Writes one line and hands it to the operating system at once, so a crash of

@@ -28,6 +28,7 @@ use crate::run::plan::{Planned, Shard, deal, plan, selected};
 use crate::run::scheduler::Sharding;
 use crate::run::signals;
 use crate::run::variants::VariantChoice;
+use crate::run_record::RunRecord;
 use crate::usage_cost::load_pricer;
 use anyhow::Context;
 use proctor_core::summary::ScorecardBuilder;
@@ -213,8 +214,8 @@ fn absolute_paths(args: &mut RunArgs) -> anyhow::Result<()> {
 /// What no agent may see (docs/agent-protocol.md): the task files and every file they name for
 /// grading, the agents file (other agents' `env`), the judge's recordings and
 /// template, results, the ledger, kept sandboxes, proctor's private folder of this
-/// run, and earlier results and reports: every `*.jsonl` and `*.html` beside a task
-/// file or in the folder of `--out` or `--html`.
+/// run, and earlier results and reports: every `*.jsonl`, `*.html` and run record
+/// (`*.run.json`) beside a task file or in the folder of `--out` or `--html`.
 fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &Path) -> Vec<PathBuf> {
     let mut hidden = vec![args.tasks.clone(), control.to_owned()];
     for task in &suite.tasks {
@@ -224,6 +225,7 @@ fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &Path) -> Vec<Path
     }
     hidden.extend(args.agents.clone());
     hidden.extend(args.out.clone());
+    hidden.extend(args.out.as_deref().map(crate::run_record::record_path));
     hidden.extend(args.keep.clone());
     hidden.extend(args.cost.ledger.clone());
     hidden.extend(args.judge.cassette.clone());
@@ -249,7 +251,7 @@ fn hidden_from_agents(args: &RunArgs, suite: &Suite, control: &Path) -> Vec<Path
     hidden
 }
 
-/// The result files and HTML reports lying in `folder` (not below it).
+/// The result files, run records and HTML reports lying in `folder` (not below it).
 fn earlier_results(folder: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();
@@ -260,6 +262,8 @@ fn earlier_results(folder: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.extension()
                 .is_some_and(|x| x == "jsonl" || x == "html" || x == "htm")
+                || p.file_name()
+                    .is_some_and(|n| n.as_encoded_bytes().ends_with(b".run.json"))
         })
         .filter_map(|p| p.canonicalize().ok())
         .collect()
@@ -319,19 +323,6 @@ async fn execute(
         (Some(out), true) => previous_results(out, &suite, &agents, &tasks, &mut earlier)?,
         _ => Previous::default(),
     };
-    let mut planned = plan(&tasks, agents.len(), args.attempts);
-    if let Some(shard) = sharding.shard {
-        let all = planned.len();
-        planned = deal(planned, shard, |task| suite.tasks[task].base_id());
-        if planned.is_empty() {
-            eprintln!(
-                "proctor: shard {shard} holds no attempts ({all} attempts dealt among {} shards)",
-                shard.count
-            );
-            return Ok(());
-        }
-    }
-    planned.retain(|p| !previous.done.contains(&(p.agent, p.task, p.attempt)));
     // Every shard of a run, and a resumed run, names the same run.
     let run_id = args
         .run_id
@@ -344,6 +335,45 @@ async fn execute(
                 .map(|shard| hand_sharded_run_id(&args, &suite, &agents, shard))
         })
         .unwrap_or_else(|| crate::run::scheduler::new_run_id(jiff::Timestamp::now()));
+    let mut planned = plan(&tasks, agents.len(), args.attempts);
+    let all = planned.len();
+    if let Some(shard) = sharding.shard {
+        planned = deal(planned, shard, |task| suite.tasks[task].base_id());
+    }
+    if let (Some(out), Some(writer)) = (&args.out, &writer)
+        && writer.is_regular()
+    {
+        let record = RunRecord {
+            format: crate::run_record::FORMAT.to_owned(),
+            run_id: run_id.clone(),
+            results: out
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            tasks: absolute(&args.tasks)
+                .unwrap_or_else(|| args.tasks.clone())
+                .to_string_lossy()
+                .into_owned(),
+            agents: agents.iter().map(|a| Some(a.name.clone())).collect(),
+            planned: planned.len() as u64,
+            done_at_start: previous.lines,
+            started_at: jiff::Timestamp::now().to_string(),
+            shard: sharding.shard.map(|s| s.to_string()),
+            keep: args.keep.as_ref().map(|k| k.to_string_lossy().into_owned()),
+            pid: std::process::id(),
+        };
+        record_run(out, &record);
+    }
+    if let Some(shard) = sharding.shard
+        && planned.is_empty()
+    {
+        eprintln!(
+            "proctor: shard {shard} holds no attempts ({all} attempts dealt among {} shards)",
+            shard.count
+        );
+        return Ok(());
+    }
+    planned.retain(|p| !previous.done.contains(&(p.agent, p.task, p.attempt)));
     let (context, receiver) = start(&args, suite, agents, &tasks, jobs, judging).await?;
     let ledger = LedgerRows::open(&args.cost, &args.tasks, &context.pricer)?;
     let mut outputs = Outputs::after(earlier).with_common()?;
@@ -378,6 +408,17 @@ async fn execute(
     report_servers(&context, &receiver);
     closed?;
     outputs.conclude(ran.ending(&args, *cancel.borrow()))
+}
+
+/// Writes the run record beside the results file `out` (docs/result-format.md, "The run
+/// record"): a record that cannot be written is a note, and the run goes on.
+fn record_run(out: &Path, record: &RunRecord) {
+    if let Err(e) = crate::run_record::write(out, record) {
+        eprintln!(
+            "proctor: note: {}: cannot write the run record: {e}",
+            crate::run_record::record_path(out).display()
+        );
+    }
 }
 
 /// The run id shards given by hand share: a digest of what makes the run.
@@ -679,6 +720,8 @@ struct Previous {
     done: HashSet<(usize, usize, u64)>,
     /// The run id of the first line that has one: the resumed run keeps it.
     run_id: Option<String>,
+    /// Readable result lines in the file, whichever attempts they are of.
+    lines: u64,
 }
 
 /// Reads `--out` for `--resume`: the attempts already done (counted in the scorecards),
@@ -702,9 +745,11 @@ fn previous_results(
     let mut done = HashSet::new();
     let mut run_id = None;
     let mut bad = 0usize;
+    let mut lines = 0;
     for_each_result(
         &[out.to_owned()],
         |_, line| {
+            lines += 1;
             if !line.task_digest.is_empty() && line.task_digest != suite.digest {
                 crate::exit::bail_input!(
                     "{}: written for other task files ({}, not {}); use another --out or drop --resume",
@@ -736,5 +781,9 @@ fn previous_results(
             );
         },
     )?;
-    Ok(Previous { done, run_id })
+    Ok(Previous {
+        done,
+        run_id,
+        lines,
+    })
 }

@@ -37,6 +37,7 @@ mod review;
 mod richer_checks;
 mod rubric_without_judge;
 mod run;
+mod run_record;
 mod scorecards;
 mod screenshot_script;
 mod served_limits;

@@ -23,8 +23,9 @@ const HEAD: usize = 4096;
 const LARGEST_TASK_FILE: u64 = 16 << 20;
 
 /// Format names at the start of proctor's own JSON files and JSON lines.
-const FORMATS: [&str; 4] = [
+const FORMATS: [&str; 5] = [
     "\"proctor.result/",
+    "\"proctor.run/",
     "\"proctor.cassette/",
     "\"proctor.calibration/",
     "\"proctor.ledger/",
