@@ -136,7 +136,8 @@ function buildRow(run) {
   const verdict = cell("verdict");
   for (const a of run.agents) {
     const name = agentLine(a, el("span", a.agent, "agent-name"));
-    name.appendChild(el("span", " · " + a.attempts + " attempts", "note"));
+    name.setAttribute("title", a.agent + ": " + a.attempts + " attempts read");
+    name.appendChild(el("span", " (" + a.attempts + ")", "note"));
     agents.appendChild(name);
 
     const r = agentLine(a, metric("pass_rate", a.pass_rate, "rate"));
@@ -620,12 +621,17 @@ function renderHistory() {
   const runs = state.data ? state.data.runs : [];
   const f = filters();
   const shown = runs.filter((r) => keep(r, f));
-  const series = seriesOf(shown, state.ledger.filter((s) => {
-    if (f.suite && String(s.suite).toLowerCase().indexOf(f.suite) < 0) return false;
-    if (f.agent && String(s.agent).toLowerCase().indexOf(f.agent) < 0) return false;
-    return true;
+  const ledger = state.ledger.map((s) => ({
+    suite: s.suite, agent: s.agent,
+    points: (s.points || []).filter((p) => !f.since || String(p.when).slice(0, 10) >= f.since),
   }));
-  const key = JSON.stringify([series.map((g) => [g.suite, g.agent, g.runs.map((p) => [p.run.id, p.run.when_shown, p.run.file, p.run.live, p.run.progress, p.agent]), g.ledger.map((p) => p.point)])]);
+  // A run kept for one agent may hold others: chart only the agents the filter names; a
+  // ledger series without runs shown is kept when its own suite matches.
+  const series = seriesOf(shown, ledger).filter((g) =>
+    (!f.agent || g.agent.toLowerCase().indexOf(f.agent) >= 0) &&
+    (g.runs.length > 0 || !f.suite || (g.suite + " " + g.suiteName).toLowerCase().indexOf(f.suite) >= 0) &&
+    (g.runs.length > 0 || g.ledger.length > 0));
+  const key = JSON.stringify([runs.length, series.map((g) => [g.suite, g.agent, g.runs.map((p) => [p.run.id, p.run.when_shown, p.run.file, p.run.live, p.run.progress, p.agent]), g.ledger.map((p) => p.point)])]);
   if (key === state.historyKey) return;
   state.historyKey = key;
   const box = document.getElementById("series");
