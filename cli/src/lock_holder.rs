@@ -1,5 +1,6 @@
 //! Which process holds the `flock` on a file, read from Linux's `/proc/locks`, so that a
-//! refusal can name it ("being written by another proctor run (pid 4242)").
+//! refusal can name it ("being written by another proctor run (pid 4242)"), and `proctor view`
+//! can tell a run still being written.
 
 use std::fs::File;
 use std::os::unix::fs::MetadataExt;
@@ -9,11 +10,16 @@ use std::os::unix::fs::MetadataExt;
 pub fn holder(file: &File) -> Option<u32> {
     let meta = file.metadata().ok()?;
     let locks = std::fs::read_to_string("/proc/locks").ok()?;
-    find(&locks, meta.dev(), meta.ino())
+    writer_in(&locks, meta.dev(), meta.ino())
+}
+
+/// The system's table of locks now (`/proc/locks`), to ask [`writer_in`] about many files.
+pub fn locks_now() -> Option<String> {
+    std::fs::read_to_string("/proc/locks").ok()
 }
 
 /// The pid of the first `FLOCK ... WRITE` line of `locks` on device `dev`, inode `ino`.
-fn find(locks: &str, dev: u64, ino: u64) -> Option<u32> {
+pub fn writer_in(locks: &str, dev: u64, ino: u64) -> Option<u32> {
     // The kernel prints `MAJOR:MINOR:INODE`, major and minor in hex, from the same device
     // number `stat` encodes this way.
     let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
@@ -43,9 +49,9 @@ mod tests {
                      3: -> FLOCK  ADVISORY  WRITE 11 fe:00:42 0 EOF\n\
                      4: FLOCK  ADVISORY  WRITE 10 fe:00:42 0 EOF\n";
         let dev = 0xfe << 8;
-        assert_eq!(find(locks, dev, 42), Some(10));
-        assert_eq!(find(locks, dev, 43), None);
-        assert_eq!(find(locks, dev | 1, 42), Some(9));
+        assert_eq!(writer_in(locks, dev, 42), Some(10));
+        assert_eq!(writer_in(locks, dev, 43), None);
+        assert_eq!(writer_in(locks, dev | 1, 42), Some(9));
     }
 
     #[test]

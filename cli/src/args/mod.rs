@@ -21,6 +21,7 @@ mod run;
 mod submit;
 mod summary;
 mod values;
+mod view;
 
 pub use calibrate::{CalibrateArgs, CalibrateFormat};
 pub use compare::{CompareArgs, CompareFormat, FailOn};
@@ -38,6 +39,7 @@ pub use review::ReviewArgs;
 pub use run::{RunArgs, TrajectoryFrom};
 pub use submit::{SlurmArgs, SubmitCommand};
 pub use summary::{Format, SummaryArgs};
+pub use view::ViewArgs;
 
 use clap::{Parser, Subcommand};
 
@@ -60,6 +62,8 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Label judged attempts PASS or FAIL in a browser, for `calibrate --labels`.
     Review(ReviewArgs),
+    /// Every run under folders in a browser: runs, history, one run, two compared; live.
+    View(ViewArgs),
     /// Run agents on tasks in fresh sandboxes and grade every attempt.
     Run(RunArgs),
     /// Judge kept sandboxes again without running the agents, and rewrite the results.

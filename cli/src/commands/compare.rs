@@ -29,23 +29,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             "--calibration corrects whole files; with --labels, write each label's results to its own file"
         );
     }
-    let mut problems = Problems::default();
-    let mut skipped = 0usize;
     let new_path = args.new.clone().unwrap_or_else(|| args.old.clone());
-    let (old_label, new_label) = match &args.labels {
-        Some((old, new)) => (Some(old.as_str()), Some(new.as_str())),
-        None => (None, None),
-    };
-    let read = |side, path: &Path, label, problems: &mut Problems, skipped: &mut usize| {
-        read_side(side, path, label, args.duplicates, problems, skipped)
-    };
-    let old = read(Side::Old, &args.old, old_label, &mut problems, &mut skipped)?;
-    let new = read(Side::New, &new_path, new_label, &mut problems, &mut skipped)?;
-    let options = CompareOptions {
-        margin: args.margin,
-        allow_different_tasks: args.allow_different_tasks,
-    };
-    let comparison = compare(old, new, &options)?;
+    let Compared {
+        comparison,
+        skipped,
+    } = comparison(&args)?;
     if args.format == CompareFormat::Json {
         // The table and markdown carry these notes, JSON under `notes`; stderr shows them too.
         for note in render::compare::notes(&comparison) {
@@ -81,6 +69,41 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         .into());
     }
     gate(args.fail_on, &comparison)
+}
+
+/// A comparison as the command computes it, with how many lines it could not read.
+pub struct Compared {
+    pub comparison: Comparison,
+    /// Result lines skipped as unreadable.
+    pub skipped: usize,
+}
+
+/// Reads both sides and compares them, as `proctor compare` does for these options (the
+/// format, `--fail-on` and `--calibration` aside).
+pub fn comparison(args: &CompareArgs) -> anyhow::Result<Compared> {
+    let mut problems = Problems::default();
+    let mut skipped = 0usize;
+    let new_path = args.new.clone().unwrap_or_else(|| args.old.clone());
+    let (old_label, new_label) = match &args.labels {
+        Some((old, new)) => (Some(old.as_str()), Some(new.as_str())),
+        None => (None, None),
+    };
+    let read = |side, path: &Path, label, problems: &mut Problems, skipped: &mut usize| {
+        read_side(side, path, label, args.duplicates, problems, skipped)
+    };
+    let old = read(Side::Old, &args.old, old_label, &mut problems, &mut skipped)?;
+    let new = read(Side::New, &new_path, new_label, &mut problems, &mut skipped)?;
+    let options = CompareOptions {
+        margin: args.margin,
+        allow_different_tasks: args.allow_different_tasks,
+    };
+    let comparison = compare(old, new, &options)?;
+    // Unreadable lines were reported on stderr as they were met.
+    drop(problems);
+    Ok(Compared {
+        comparison,
+        skipped,
+    })
 }
 
 /// Tallies one file, or the lines of one `label` in it; unreadable lines are reported and
@@ -127,7 +150,7 @@ fn read_side(
 
 /// The HTML page: the comparison and every attempt, grouped by label with `--labels` (one
 /// file), else by file, each named `label (file)`.
-fn compare_page(args: &CompareArgs, comparison: &Comparison) -> anyhow::Result<ReportInput> {
+pub fn compare_page(args: &CompareArgs, comparison: &Comparison) -> anyhow::Result<ReportInput> {
     let (title, results, grouping) = match (&args.new, &args.labels) {
         (Some(new), _) => {
             let names = [&comparison.old, &comparison.new]

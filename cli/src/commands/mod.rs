@@ -8,10 +8,11 @@ pub mod judge;
 pub mod ledger;
 pub mod mcp_bridge;
 pub mod merge;
-mod report;
+pub mod report;
 pub mod review;
 pub mod run;
 mod submit;
+mod view;
 
 use crate::args::Command;
 use proctor_core::task::Suite;
@@ -37,6 +38,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Review(args) => review::run(args),
+        Command::View(args) => view::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Submit(command) => submit::run(command),

@@ -44,6 +44,60 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(load_calibration)
         .transpose()?;
+    let Summaries {
+        suite,
+        all,
+        title,
+        problems,
+    } = summaries(&args)?;
+    let page = if args.format == ReportFormat::Html || args.summary.html.is_some() {
+        if calibration.is_some() {
+            crate::exit::bail_input!(
+                "--calibration has no place in the HTML report yet; use table, markdown or json"
+            );
+        }
+        Some(html_page(&args, &all, title, suite.as_ref())?)
+    } else if args.ledger.is_some() || args.keep.is_some() {
+        crate::exit::bail_input!(
+            "--ledger and --keep are for the HTML report: add --format html or --html FILE"
+        );
+    } else {
+        None
+    };
+    if let (Some(path), Some(page)) = (&args.summary.html, &page) {
+        html::write_file(path, page)?;
+    }
+    match (&page, args.format) {
+        (Some(page), ReportFormat::Html) => {
+            let mut out = std::io::BufWriter::new(crate::exit::stdout());
+            let written = html::write(&mut out, page);
+            let flushed = out.flush().map_err(crate::exit::stdout_error);
+            let out = out
+                .into_inner()
+                .map_err(|e| crate::exit::stdout_error(e.into_error()))?;
+            out.close(written.and(flushed))?;
+        }
+        _ => print(&args, &all, calibration.as_ref())?,
+    }
+    problems.into_result("result lines")?;
+    for summarised in &all {
+        Gate {
+            min_pass_rate: args.summary.min_pass_rate,
+        }
+        .check(&summarised.cards)?;
+    }
+    Ok(())
+}
+
+/// The scorecards of the results as the command computes them, before any is printed.
+struct Summaries {
+    suite: Option<Suite>,
+    all: Vec<Summarised>,
+    title: String,
+    problems: Problems,
+}
+
+fn summaries(args: &ReportArgs) -> anyhow::Result<Summaries> {
     let options = args.summary.scorecard_options();
     let suite = match (&args.tasks, options.split) {
         (Some(tasks), _) => Some(Suite::load(tasks)?),
@@ -95,43 +149,21 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             cards: scorecards,
         });
     }
-    let page = if args.format == ReportFormat::Html || args.summary.html.is_some() {
-        if calibration.is_some() {
-            crate::exit::bail_input!(
-                "--calibration has no place in the HTML report yet; use table, markdown or json"
-            );
-        }
-        Some(html_page(&args, &all, title, suite.as_ref())?)
-    } else if args.ledger.is_some() || args.keep.is_some() {
-        crate::exit::bail_input!(
-            "--ledger and --keep are for the HTML report: add --format html or --html FILE"
-        );
-    } else {
-        None
-    };
-    if let (Some(path), Some(page)) = (&args.summary.html, &page) {
-        html::write_file(path, page)?;
-    }
-    match (&page, args.format) {
-        (Some(page), ReportFormat::Html) => {
-            let mut out = std::io::BufWriter::new(crate::exit::stdout());
-            let written = html::write(&mut out, page);
-            let flushed = out.flush().map_err(crate::exit::stdout_error);
-            let out = out
-                .into_inner()
-                .map_err(|e| crate::exit::stdout_error(e.into_error()))?;
-            out.close(written.and(flushed))?;
-        }
-        _ => print(&args, &all, calibration.as_ref())?,
-    }
-    problems.into_result("result lines")?;
-    for summarised in &all {
-        Gate {
-            min_pass_rate: args.summary.min_pass_rate,
-        }
-        .check(&summarised.cards)?;
-    }
-    Ok(())
+    Ok(Summaries {
+        suite,
+        all,
+        title,
+        problems,
+    })
+}
+
+/// The page `proctor report --format html` writes for these options (`proctor view` serves
+/// it); bad lines are said on stderr as the command says them.
+pub fn page(args: &ReportArgs) -> anyhow::Result<ReportInput> {
+    let Summaries {
+        suite, all, title, ..
+    } = summaries(args)?;
+    html_page(args, &all, title, suite.as_ref())
 }
 
 /// Where a line of `digest` is summarised, refusing a second task digest unless `mixed`.

@@ -99,6 +99,11 @@ pub fn task_infos(suite: &Suite) -> BTreeMap<String, TaskInfo> {
         .collect()
 }
 
+/// The page's content security policy, for a server that sends it as a header.
+pub fn policy() -> String {
+    page::policy()
+}
+
 /// Writes the page to `out`.
 pub fn write(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
     page::write_page(out, input)

@@ -78,13 +78,19 @@ fn task_entry<'a>(id: &'a str, tasks: &'a BTreeMap<String, TaskInfo>) -> PageTas
     }
 }
 
-pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
-    let io = |e: std::io::Error| infrastructure("the HTML report", e);
-    let policy = format!(
+/// The page's content security policy: its own inline script and style, by hash, and
+/// nothing else. A server of the page sends it as a header too.
+pub fn policy() -> String {
+    format!(
         "default-src 'none'; script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(SCRIPT),
         csp_hash(STYLE)
-    );
+    )
+}
+
+pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
+    let io = |e: std::io::Error| infrastructure("the HTML report", e);
+    let policy = policy();
     write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\

@@ -9,7 +9,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 mod never_applied;
-mod numbers;
+pub mod numbers;
 mod reasons;
 mod rows;
 pub mod shown;

@@ -4,7 +4,8 @@ use crate::result::ResultLine;
 use crate::summary::{Counted, SafetyCount};
 
 /// One task's counts that the attack figures read, on one side.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Serialisable, so that a summary of a file can keep it (`proctor view`'s cache).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AttackTally {
     /// The task's variant (`task@variant`); `None` for a base task.
     pub variant: Option<String>,

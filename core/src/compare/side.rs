@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 use std::collections::BTreeMap;
 
 /// Running counts for one task on one side.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TaskTally {
     /// Attempts that passed.
     pub passed: u64,
@@ -138,8 +138,8 @@ pub struct SideBuilder {
     tasks: BTreeMap<String, TaskTally>,
 }
 
-/// One result file, tallied.
-#[derive(Debug, Clone, PartialEq)]
+/// One result file, tallied; serialisable, so that a tally can be kept and compared later.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SideTally {
     /// Which file this is.
     pub side: Side,

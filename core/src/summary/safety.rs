@@ -5,7 +5,7 @@
 use crate::stats::{Interval, Z95, wilson};
 
 /// Attempts, graded or not, split by what their safety checks found.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SafetyCount {
     /// Every attempt counted.
     pub attempts: u64,

@@ -1,0 +1,220 @@
+//! The runs list as the page reads it (`/api/runs`): one row per results file, newest first,
+//! each agent's figures with its verdict against the previous run of the same suite and
+//! agent (docs/viewing.md#the-runs).
+
+use super::catalog::{Catalog, Entry};
+use super::summary::AgentFigures;
+use jiff::Timestamp;
+use proctor_core::compare::{CompareOptions, DEFAULT_MARGIN, Side, compare};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The verdict of one agent's run against its previous run.
+struct Against {
+    previous: String,
+    verdict: Result<String, String>,
+}
+
+/// The list (the caller adds its version).
+pub fn runs_json(catalog: &Catalog, roots: &[std::path::PathBuf], now: Timestamp) -> Value {
+    let mut entries: Vec<&Entry> = catalog.entries.values().collect();
+    entries.sort_by(|a, b| {
+        when(b)
+            .cmp(&when(a))
+            .then_with(|| a.found.path.cmp(&b.found.path))
+    });
+    let verdicts = verdicts(&entries);
+    let runs: Vec<Value> = entries
+        .iter()
+        .map(|entry| run_json(entry, &verdicts, now))
+        .collect();
+    let mut notes = catalog.notes.clone();
+    if catalog.waiting > 0 {
+        notes.push(format!(
+            "summarising {} more results files…",
+            catalog.waiting
+        ));
+    }
+    json!({
+        "roots": roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>(),
+        "scanning": catalog.waiting > 0,
+        "notes": notes,
+        "runs": runs,
+    })
+}
+
+/// When a run started: its first attempt, else its record.
+fn when(entry: &Entry) -> Option<&str> {
+    entry
+        .summary
+        .first_start
+        .as_deref()
+        .or(entry.record.as_ref().map(|r| r.started_at.as_str()))
+}
+
+fn run_json(entry: &Entry, verdicts: &HashMap<(&str, &str), Against>, now: Timestamp) -> Value {
+    let summary = &entry.summary;
+    let record = entry.record.as_ref();
+    let planned = record.map(|r| r.planned);
+    let done = summary.done;
+    let progress = match planned {
+        Some(planned) => format!("{done} of {planned}"),
+        None => done.to_string(),
+    };
+    let time_left = if entry.live {
+        record.and_then(|r| time_left(r, done, now))
+    } else {
+        None
+    };
+    let agents: Vec<Value> = summary
+        .agents
+        .iter()
+        .map(|a| agent_json(a, verdicts.get(&(entry.id.as_str(), a.agent.as_str()))))
+        .collect();
+    let suite_name = match record {
+        Some(r) => Path::new(&r.tasks)
+            .file_name()
+            .map_or_else(|| r.tasks.clone(), |n| n.to_string_lossy().into_owned()),
+        None => short_digest(&summary.digest),
+    };
+    let when = when(entry);
+    json!({
+        "id": entry.id,
+        "file": entry.found.shown,
+        "path": entry.found.path.display().to_string(),
+        "run_id": summary.run_id.as_deref().or(record.map(|r| r.run_id.as_str())),
+        "suite": summary.digest,
+        "suite_name": suite_name,
+        "task_file": record.map(|r| r.tasks.as_str()),
+        "when": when,
+        "when_shown": when.map_or_else(|| crate::render::numbers::MISSING.to_owned(), when_shown),
+        "live": entry.live,
+        "done": done.to_string(),
+        "planned": planned.map(|p| p.to_string()),
+        "progress": progress,
+        "time_left": time_left,
+        "bad_lines": summary.bad_lines,
+        "error": summary.error,
+        "agents": agents,
+    })
+}
+
+fn agent_json(a: &AgentFigures, against: Option<&Against>) -> Value {
+    let (verdict, verdict_error) = match against.map(|x| &x.verdict) {
+        Some(Ok(v)) => (Some(v.as_str()), None),
+        Some(Err(e)) => (None, Some(e.as_str())),
+        None => (None, None),
+    };
+    json!({
+        "agent": a.agent,
+        "attempts": a.attempts.to_string(),
+        "pass_rate": a.pass_rate,
+        "pass_rate_ci": a.pass_rate_ci,
+        "cost_per_success": a.cost_per_success,
+        "cost_is_lower_bound": a.cost_is_lower_bound,
+        "previous": against.map(|x| x.previous.as_str()),
+        "verdict": verdict,
+        "verdict_error": verdict_error,
+        "chart": a.chart,
+    })
+}
+
+/// For each run and agent, `proctor compare PREVIOUS THIS --labels A,A`'s verdict, where
+/// PREVIOUS is the latest earlier run of the same suite (task digest) and agent.
+fn verdicts<'e>(newest_first: &[&'e Entry]) -> HashMap<(&'e str, &'e str), Against> {
+    let mut series: BTreeMap<(&str, &str), Vec<(&Entry, &AgentFigures)>> = BTreeMap::new();
+    for entry in newest_first.iter().rev() {
+        for agent in &entry.summary.agents {
+            series
+                .entry((entry.summary.digest.as_str(), agent.agent.as_str()))
+                .or_default()
+                .push((entry, agent));
+        }
+    }
+    let options = CompareOptions {
+        margin: DEFAULT_MARGIN,
+        allow_different_tasks: false,
+    };
+    let mut found = HashMap::new();
+    for runs in series.values() {
+        for pair in runs.windows(2) {
+            let [(old_entry, old), (new_entry, new)] = pair else {
+                continue;
+            };
+            let verdict = match (&old.tally, &new.tally) {
+                (Some(old_tally), Some(new_tally)) => {
+                    let mut old_tally = old_tally.clone();
+                    old_tally.side = Side::Old;
+                    compare(old_tally, new_tally.clone(), &options)
+                        .map(|c| c.verdict.as_str().to_owned())
+                        .map_err(|e| e.to_string())
+                }
+                _ => Err(old
+                    .tally_error
+                    .clone()
+                    .or_else(|| new.tally_error.clone())
+                    .unwrap_or_else(|| "not comparable".to_owned())),
+            };
+            found.insert(
+                (new_entry.id.as_str(), new.agent.as_str()),
+                Against {
+                    previous: old_entry.id.clone(),
+                    verdict,
+                },
+            );
+        }
+    }
+    found
+}
+
+/// `2026-11-30 10:15 UTC` for an RFC 3339 time; the text itself when it is not one.
+pub fn when_shown(text: &str) -> String {
+    match text.parse::<Timestamp>() {
+        Ok(t) => t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+        Err(_) => text.to_owned(),
+    }
+}
+
+/// What is left of a live run at the pace of this invocation so far; `None` before its
+/// first attempt ends.
+fn time_left(record: &crate::run_record::RunRecord, done: u64, now: Timestamp) -> Option<String> {
+    let started: Timestamp = record.started_at.parse().ok()?;
+    let finished = done.checked_sub(record.done_at_start).filter(|&n| n > 0)?;
+    let left = record.planned.saturating_sub(done);
+    let elapsed = now.duration_since(started).as_secs_f64().max(0.0);
+    Some(duration_shown(elapsed / finished as f64 * left as f64))
+}
+
+/// `2h 05m`, `3m 20s`, `45s`.
+pub fn duration_shown(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// `sha256:70cad0da` for a task digest; `-` for none.
+fn short_digest(digest: &str) -> String {
+    if digest.is_empty() {
+        return crate::render::numbers::MISSING.to_owned();
+    }
+    digest.get(..15).unwrap_or(digest).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_times_read_plainly() {
+        assert_eq!(duration_shown(44.6), "45s");
+        assert_eq!(duration_shown(200.0), "3m 20s");
+        assert_eq!(duration_shown(7500.0), "2h 05m");
+        assert_eq!(when_shown("2026-11-30T10:15:42.5Z"), "2026-11-30 10:15 UTC");
+        assert_eq!(when_shown("yesterday"), "yesterday");
+        assert_eq!(short_digest("sha256:70cad0da27c84270"), "sha256:70cad0da");
+    }
+}

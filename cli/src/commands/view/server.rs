@@ -1,0 +1,207 @@
+//! The HTTP server of `proctor view`, on 127.0.0.1 only, behind
+//! [`crate::loopback::page_server`]'s gate (token, own `Host`, same-origin but for the page
+//! itself). Only GET: nothing the page asks changes a file. No part of a request names a
+//! file: runs are named by the ids of the list.
+
+use super::state::Shared;
+use crate::loopback::page_server::{
+    Fetch, Gate, POLICY, answer, json_answer, parameter, refusal, secured,
+};
+use crate::loopback::{Limits, Listener};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+const SHELL: &str = include_str!("assets/view.html");
+pub const SCRIPT: &str = include_str!("assets/view.js");
+pub const STYLE: &str = include_str!("assets/view.css");
+
+/// A browser opens six connections; a few tabs of the page at once.
+const LIMITS: Limits = Limits {
+    connections: 64,
+    head_bytes: Some(16 << 10),
+    head_timeout: Some(Duration::from_secs(10)),
+};
+
+pub struct App {
+    pub shared: Arc<Shared>,
+    pub gate: Gate,
+}
+
+/// Serves `listener` until the returned listener is dropped.
+pub fn serve(listener: TcpListener, app: Arc<App>) -> std::io::Result<Listener> {
+    Listener::serve(listener, LIMITS, move |request| {
+        let app = app.clone();
+        async move { secured(respond(&app, request).await, POLICY) }
+    })
+}
+
+async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    let path = request.uri().path().to_owned();
+    let fetch = match path.as_str() {
+        "/" | "/run" | "/compare" => Fetch::Navigation,
+        _ => Fetch::SameOrigin,
+    };
+    if let Some(refused) = app.gate.refuse(&request, fetch) {
+        return refused;
+    }
+    if request.method() != Method::GET {
+        return refusal(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "only GET: the viewer changes nothing",
+        );
+    }
+    let query = request.uri().query().unwrap_or_default().to_owned();
+    let get = |name: &str| parameter(&query, name).map(decode);
+    match path.as_str() {
+        "/" => answer(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            crate::loopback::page_server::shell(SHELL, &app.gate.token),
+        ),
+        "/view.js" => answer(StatusCode::OK, "text/javascript; charset=utf-8", SCRIPT),
+        "/view.css" => answer(StatusCode::OK, "text/css; charset=utf-8", STYLE),
+        "/api/runs" => {
+            let since = get("since").and_then(|v| v.parse::<u64>().ok());
+            let (version, runs) = app.shared.runs();
+            if since == Some(version) {
+                json_answer(
+                    StatusCode::OK,
+                    &json!({"version": version, "unchanged": true}),
+                )
+            } else {
+                answer(StatusCode::OK, "application/json", runs)
+            }
+        }
+        "/api/ledger" => json_answer(StatusCode::OK, &app.shared.ledger()),
+        "/api/compare" | "/compare" => {
+            let (Some(old), Some(new)) = (get("old"), get("new")) else {
+                return refusal(StatusCode::BAD_REQUEST, "give ?old=ID&new=ID");
+            };
+            let agent = get("agent");
+            let page = path == "/compare";
+            let shared = app.shared.clone();
+            blocking(move || {
+                let old = shared.path_of(&old).ok_or_else(|| not_found(&old))?;
+                let new = shared.path_of(&new).ok_or_else(|| not_found(&new))?;
+                let (command, args) = super::pages::comparison(&old.0, &new.0, agent.as_deref())
+                    .map_err(unprocessable)?;
+                if page {
+                    let html = super::pages::compare_page(&args).map_err(unprocessable)?;
+                    Ok(page_answer(html))
+                } else {
+                    let comparison = super::pages::comparison_json(&args).map_err(unprocessable)?;
+                    Ok(json_answer(
+                        StatusCode::OK,
+                        &json!({"command": command, "comparison": comparison}),
+                    ))
+                }
+            })
+            .await
+        }
+        "/run" => {
+            let Some(id) = get("id") else {
+                return refusal(StatusCode::BAD_REQUEST, "give ?id=ID");
+            };
+            let shared = app.shared.clone();
+            blocking(move || {
+                let (path, record) = shared.path_of(&id).ok_or_else(|| not_found(&id))?;
+                let _one_at_a_time = shared.page_turn();
+                let (_command, html) =
+                    super::pages::run_page(&path, record.as_ref()).map_err(unprocessable)?;
+                Ok(page_answer(html))
+            })
+            .await
+        }
+        _ => refusal(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+/// A page of the HTML report, with its own policy (its inline script and style, by hash).
+fn page_answer(html: Vec<u8>) -> Response<Full<Bytes>> {
+    let mut response = answer(StatusCode::OK, "text/html; charset=utf-8", html);
+    let policy = format!("{}; frame-ancestors 'none'", crate::html::policy());
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        response
+            .headers_mut()
+            .insert("content-security-policy", value);
+    }
+    response
+}
+
+fn not_found(id: &str) -> Response<Full<Bytes>> {
+    refusal(
+        StatusCode::NOT_FOUND,
+        &format!("no run {id:?} in the list (it may have been removed)"),
+    )
+}
+
+fn unprocessable(e: anyhow::Error) -> Response<Full<Bytes>> {
+    refusal(StatusCode::UNPROCESSABLE_ENTITY, &format!("{e:#}"))
+}
+
+async fn blocking(
+    work: impl FnOnce() -> Result<Response<Full<Bytes>>, Response<Full<Bytes>>> + Send + 'static,
+) -> Response<Full<Bytes>> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(response) | Err(response)) => response,
+        Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
+/// A query value with `%XX` and `+` decoded (agent labels may hold any character).
+fn decode(raw: &str) -> String {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'+' => out.push(b' '),
+            b'%' => match bytes
+                .get(at + 1..at + 3)
+                .and_then(|hex| std::str::from_utf8(hex).ok())
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            {
+                Some(b) => {
+                    out.push(b);
+                    at += 2;
+                }
+                None => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        at += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_values_are_decoded() {
+        assert_eq!(decode("v2"), "v2");
+        assert_eq!(decode("a%20b+c"), "a b c");
+        assert_eq!(decode("%E2%89%A5"), "≥");
+        assert_eq!(decode("50%"), "50%");
+        assert_eq!(decode("%zz"), "%zz");
+    }
+
+    #[test]
+    fn the_script_never_parses_data_as_markup() {
+        for forbidden in crate::html::FORBIDDEN_IN_SCRIPTS {
+            assert!(!SCRIPT.contains(forbidden), "view.js uses {forbidden}");
+            assert!(!STYLE.contains(forbidden), "view.css uses {forbidden}");
+        }
+        let page = crate::loopback::page_server::shell(SHELL, "00ff");
+        assert!(!page.contains("{{"));
+        assert!(page.contains("/view.js?token=00ff"));
+    }
+}
