@@ -13,8 +13,7 @@ fn record(out: &Path) -> Value {
         "{}.run.json",
         out.file_name().unwrap().to_str().unwrap()
     ));
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 
@@ -87,7 +86,15 @@ fn a_shard_records_its_own_share_of_the_plan() {
     let output = run(proctor()
         .args(["run", "--tasks"])
         .arg(&tasks)
-        .args(["--attempts", "3", "--shard", "2/2", "--agent", AGENT, "--out"])
+        .args([
+            "--attempts",
+            "3",
+            "--shard",
+            "2/2",
+            "--agent",
+            AGENT,
+            "--out",
+        ])
         .arg(&out));
     assert_eq!(output.code, 0, "{}", output.stderr);
     let r = record(&out);
@@ -99,13 +106,23 @@ fn a_shard_records_its_own_share_of_the_plan() {
 #[test]
 fn standard_output_gets_no_record() {
     let dir = tempfile::tempdir().unwrap();
-    let tasks = write(dir.path(), "t.yaml", "- {id: a, input: say ok, expected: ok}\n");
-    let output = run(proctor()
-        .args(["run", "--tasks"])
-        .arg(&tasks)
-        .args(["--agent", AGENT, "--out", "/dev/stdout"]));
+    let tasks = write(
+        dir.path(),
+        "t.yaml",
+        "- {id: a, input: say ok, expected: ok}\n",
+    );
+    let output = run(proctor().args(["run", "--tasks"]).arg(&tasks).args([
+        "--agent",
+        AGENT,
+        "--out",
+        "/dev/stdout",
+    ]));
     assert_eq!(output.code, 0, "{}", output.stderr);
-    assert!(output.stdout.contains("proctor.result/1"), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("proctor.result/1"),
+        "{}",
+        output.stdout
+    );
     assert!(!output.stderr.contains("run record"), "{}", output.stderr);
     assert!(!Path::new("/dev/stdout.run.json").exists());
     let left: Vec<_> = std::fs::read_dir(dir.path())
