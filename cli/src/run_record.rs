@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: &str = "proctor.run/1";
 
 /// The largest record [`read`] reads; a larger file is not one.
-#[allow(dead_code, reason = "for readers of results folders (proctor view)")]
 pub const LARGEST: u64 = 64 * 1024;
 
 /// One invocation of `proctor run` on a results file (docs/result-format.md).
@@ -73,7 +72,6 @@ pub fn write(results: &Path, record: &RunRecord) -> std::io::Result<()> {
 /// The record beside `results`, when there is one that reads: a regular file (a link is
 /// not followed, a FIFO not waited on), at most [`LARGEST`] bytes, JSON of [`FORMAT`].
 /// Anything else is `None`.
-#[allow(dead_code, reason = "for readers of results folders (proctor view)")]
 pub fn read(results: &Path) -> Option<RunRecord> {
     let path = record_path(results);
     let meta = std::fs::symlink_metadata(&path).ok()?;
