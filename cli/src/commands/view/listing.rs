@@ -24,10 +24,22 @@ pub fn runs_json(catalog: &Catalog, roots: &[std::path::PathBuf], now: Timestamp
             .cmp(&when(a))
             .then_with(|| a.found.path.cmp(&b.found.path))
     });
+    let parts = parts_of_runs(&entries);
+    entries.retain(|e| !parts.values().flatten().any(|p| std::ptr::eq(*p, *e)));
     let verdicts = verdicts(&entries);
     let runs: Vec<Value> = entries
         .iter()
-        .map(|entry| run_json(entry, &verdicts, now))
+        .map(|entry| {
+            let mut row = run_json(entry, &verdicts, now);
+            let shown: Vec<&str> = parts
+                .get(entry.id.as_str())
+                .into_iter()
+                .flatten()
+                .map(|p| p.found.shown.as_str())
+                .collect();
+            row["parts"] = json!(shown);
+            row
+        })
         .collect();
     let mut notes = catalog.notes.clone();
     if catalog.waiting > 0 {
@@ -42,6 +54,45 @@ pub fn runs_json(catalog: &Catalog, roots: &[std::path::PathBuf], now: Timestamp
         "notes": notes,
         "runs": runs,
     })
+}
+
+/// The files that are parts of another file's run: the shards of a run whose merged file is
+/// listed too. Of the files sharing a run id, one whose lines come from several shards is
+/// the merge, the run's row; the files of one shard each are named in it. Shards of a run not
+/// merged yet stay rows of their own.
+fn parts_of_runs<'e>(entries: &[&'e Entry]) -> HashMap<&'e str, Vec<&'e Entry>> {
+    let mut by_run: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
+    for entry in entries {
+        if let Some(run) = entry.summary.run_id.as_deref() {
+            by_run.entry(run).or_default().push(entry);
+        }
+    }
+    let mut parts = HashMap::new();
+    for files in by_run.into_values().filter(|f| f.len() > 1) {
+        let merged = files
+            .iter()
+            .filter(|f| f.summary.shards.len() > 1 && !f.live)
+            .max_by(|a, b| {
+                a.summary
+                    .done
+                    .cmp(&b.summary.done)
+                    .then_with(|| b.found.path.cmp(&a.found.path))
+            });
+        let Some(merged) = merged else {
+            continue;
+        };
+        let shards: Vec<&Entry> = files
+            .iter()
+            .copied()
+            .filter(|f| {
+                f.summary.shards.len() == 1 && merged.summary.shards.contains(&f.summary.shards[0])
+            })
+            .collect();
+        if !shards.is_empty() {
+            parts.insert(merged.id.as_str(), shards);
+        }
+    }
+    parts
 }
 
 /// When a run started: its first attempt, else its record.
@@ -124,7 +175,8 @@ fn agent_json(a: &AgentFigures, against: Option<&Against>) -> Value {
 /// PREVIOUS is the latest earlier run of the same suite (task digest) and agent.
 fn verdicts<'e>(newest_first: &[&'e Entry]) -> HashMap<(&'e str, &'e str), Against> {
     let mut series: BTreeMap<(&str, &str), Vec<(&Entry, &AgentFigures)>> = BTreeMap::new();
-    for entry in newest_first.iter().rev() {
+    // Without a time there is no "previous": such files get no verdict.
+    for entry in newest_first.iter().rev().filter(|e| when(e).is_some()) {
         for agent in &entry.summary.agents {
             series
                 .entry((entry.summary.digest.as_str(), agent.agent.as_str()))

@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 /// The label a report gives lines that carry none.
 pub const NO_LABEL: &str = proctor_core::summary::NO_GROUP;
 
+/// Distinct shards remembered per file.
+pub const MAX_SHARDS: usize = 1024;
+
 /// What the list shows of one results file, and what the verdicts need.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FileSummary {
@@ -25,6 +28,10 @@ pub struct FileSummary {
     /// The earliest and latest `timings.started_at` (RFC 3339).
     pub first_start: Option<String>,
     pub last_start: Option<String>,
+    /// The distinct `shard` values of the lines (at most [`MAX_SHARDS`]): one for a shard's
+    /// file, several for a merge of shards.
+    #[serde(default)]
+    pub shards: Vec<String>,
     /// Result lines read (attempts done).
     pub done: u64,
     /// Lines that are not result lines.
@@ -97,6 +104,12 @@ impl Summariser {
                     summary.digest, line.task_digest
                 ));
             }
+        }
+        if let Some(shard) = &line.shard
+            && summary.shards.len() < MAX_SHARDS
+            && !summary.shards.contains(shard)
+        {
+            summary.shards.push(shard.clone());
         }
         if let Some(start) = &line.timings.started_at {
             if summary.first_start.as_ref().is_none_or(|f| start < f) {
