@@ -99,7 +99,6 @@ pub fn comparison(args: &CompareArgs) -> anyhow::Result<Compared> {
     };
     let comparison = compare(old, new, &options)?;
     // Unreadable lines were reported on stderr as they were met.
-    drop(problems);
     Ok(Compared {
         comparison,
         skipped,

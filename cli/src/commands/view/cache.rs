@@ -131,10 +131,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let viewed = dir.path().join("viewed");
         std::fs::create_dir(&viewed).unwrap();
-        let (cache, note) = Cache::open(Some(&viewed.join("cache")), &[viewed.clone()]);
+        let (cache, note) = Cache::open(Some(&viewed.join("cache")), std::slice::from_ref(&viewed));
         assert!(cache.dir().is_none());
         assert!(note.unwrap().contains("inside the viewed"));
-        let (cache, note) = Cache::open(Some(&dir.path().join("cache")), &[viewed.clone()]);
+        let (cache, note) = Cache::open(
+            Some(&dir.path().join("cache")),
+            std::slice::from_ref(&viewed),
+        );
         assert!(note.is_none());
         let stamp = Stamp {
             size: 10,

@@ -135,22 +135,31 @@ fn page_answer(html: Vec<u8>) -> Response<Full<Bytes>> {
     response
 }
 
-fn not_found(id: &str) -> Response<Full<Bytes>> {
-    refusal(
-        StatusCode::NOT_FOUND,
-        &format!("no run {id:?} in the list (it may have been removed)"),
-    )
+/// Why a page or comparison was not made.
+enum Unmade {
+    /// The id is not in the list.
+    NotFound(String),
+    /// The command refused the files (another suite, no common tasks, a bad line).
+    Refused(String),
 }
 
-fn unprocessable(e: anyhow::Error) -> Response<Full<Bytes>> {
-    refusal(StatusCode::UNPROCESSABLE_ENTITY, &format!("{e:#}"))
+fn not_found(id: &str) -> Unmade {
+    Unmade::NotFound(format!(
+        "no run {id:?} in the list (it may have been removed)"
+    ))
+}
+
+fn unprocessable(e: anyhow::Error) -> Unmade {
+    Unmade::Refused(format!("{e:#}"))
 }
 
 async fn blocking(
-    work: impl FnOnce() -> Result<Response<Full<Bytes>>, Response<Full<Bytes>>> + Send + 'static,
+    work: impl FnOnce() -> Result<Response<Full<Bytes>>, Unmade> + Send + 'static,
 ) -> Response<Full<Bytes>> {
     match tokio::task::spawn_blocking(work).await {
-        Ok(Ok(response) | Err(response)) => response,
+        Ok(Ok(response)) => response,
+        Ok(Err(Unmade::NotFound(why))) => refusal(StatusCode::NOT_FOUND, &why),
+        Ok(Err(Unmade::Refused(why))) => refusal(StatusCode::UNPROCESSABLE_ENTITY, &why),
         Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }
