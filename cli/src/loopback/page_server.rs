@@ -144,7 +144,7 @@ pub fn refusal(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
 
 /// The headers every answer carries: `policy` (unless the answer set its own), no sniffing,
 /// no framing, no caching, and no referrer (the address holds the token).
-pub fn secured(mut response: Response<Full<Bytes>>, policy: &'static str) -> Response<Full<Bytes>> {
+pub fn secured<B>(mut response: Response<B>, policy: &'static str) -> Response<B> {
     let headers = response.headers_mut();
     if !headers.contains_key("content-security-policy") {
         headers.insert("content-security-policy", HeaderValue::from_static(policy));

@@ -5,7 +5,7 @@
 //! `report` would ([`summary`], kept in [`cache`]), follows files a run is writing
 //! ([`live`]) and publishes the list ([`listing`], [`state`]). The server ([`server`]) answers
 //! the page from what was published, and makes a run's page or a comparison with the
-//! commands' own code ([`pages`]); [`ledger`] adds a ledger's cost to the history.
+//! commands' own code ([`pages`]), streaming pages as they are written ([`streamed`]); [`ledger`] adds a ledger's cost to the history.
 
 mod cache;
 mod catalog;
@@ -16,6 +16,7 @@ mod live;
 mod pages;
 mod server;
 mod state;
+mod streamed;
 mod summary;
 
 pub use crate::args::ViewArgs;

@@ -3,14 +3,15 @@
 //! `compare --html` writes (docs/viewing.md#one-run).
 
 use crate::args::{Cli, Command, CompareArgs, ReportArgs};
+use crate::html::ReportInput;
 use crate::run_record::RunRecord;
 use clap::Parser;
 use serde_json::Value;
 use std::path::Path;
 
 /// The report page of one results file, with the task file and kept sandboxes its run
-/// recorded when they are still there; and the command it is the page of.
-pub fn run_page(path: &Path, record: Option<&RunRecord>) -> anyhow::Result<(String, Vec<u8>)> {
+/// recorded when they are still there, ready to write; and the command it is the page of.
+pub fn run_page(path: &Path, record: Option<&RunRecord>) -> anyhow::Result<(String, ReportInput)> {
     let mut argv = vec![
         "report".to_owned(),
         path.display().to_string(),
@@ -34,9 +35,7 @@ pub fn run_page(path: &Path, record: Option<&RunRecord>) -> anyhow::Result<(Stri
         }
         Err(e) => return Err(e),
     };
-    let mut out = Vec::new();
-    crate::html::write(&mut out, &page)?;
-    Ok((command_line(&argv), out))
+    Ok((command_line(&argv), page))
 }
 
 /// `proctor compare OLD NEW`, its lines of `agent` only when given.
@@ -72,13 +71,10 @@ pub fn comparison_json(args: &CompareArgs) -> anyhow::Result<Value> {
     Ok(crate::render::compare::json::value(&compared.comparison))
 }
 
-/// The page `compare --html` writes.
-pub fn compare_page(args: &CompareArgs) -> anyhow::Result<Vec<u8>> {
+/// The page `compare --html` writes, ready to write.
+pub fn compare_page(args: &CompareArgs) -> anyhow::Result<ReportInput> {
     let compared = crate::commands::compare::comparison(args)?;
-    let page = crate::commands::compare::compare_page(args, &compared.comparison)?;
-    let mut out = Vec::new();
-    crate::html::write(&mut out, &page)?;
-    Ok(out)
+    crate::commands::compare::compare_page(args, &compared.comparison)
 }
 
 fn report_args(argv: &[String]) -> anyhow::Result<ReportArgs> {

@@ -4,16 +4,20 @@
 //! file: runs are named by the ids of the list.
 
 use super::state::Shared;
+use super::streamed::{self, ViewBody};
+use crate::html::ReportInput;
 use crate::loopback::page_server::{
     Fetch, Gate, POLICY, answer, json_answer, parameter, refusal, secured,
 };
 use crate::loopback::{Limits, Listener};
 use bytes::Bytes;
+use http_body_util::BodyExt;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::HeaderValue;
+use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -42,20 +46,39 @@ pub fn serve(listener: TcpListener, app: Arc<App>) -> std::io::Result<Listener> 
     })
 }
 
-async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<ViewBody> {
+    match route(app, request).await {
+        Answer::Whole(response) => {
+            response.map(|body| body.map_err(|never| match never {}).boxed())
+        }
+        Answer::Streamed(response) => response,
+    }
+}
+
+/// An answer made whole, or a page streamed as it is written.
+enum Answer {
+    Whole(Response<Full<Bytes>>),
+    Streamed(Response<ViewBody>),
+}
+
+impl From<Response<Full<Bytes>>> for Answer {
+    fn from(response: Response<Full<Bytes>>) -> Answer {
+        Answer::Whole(response)
+    }
+}
+
+async fn route(app: &Arc<App>, request: Request<Incoming>) -> Answer {
     let path = request.uri().path().to_owned();
     let fetch = match path.as_str() {
         "/" | "/run" | "/compare" => Fetch::Navigation,
         _ => Fetch::SameOrigin,
     };
     if let Some(refused) = app.gate.refuse(&request, fetch) {
-        return refused;
+        return refused.into();
     }
     if request.method() != Method::GET {
-        return refusal(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "only GET: the viewer changes nothing",
-        );
+        let why = "only GET: the viewer changes nothing";
+        return refusal(StatusCode::METHOD_NOT_ALLOWED, why).into();
     }
     let query = request.uri().query().unwrap_or_default().to_owned();
     let get = |name: &str| parameter(&query, name).map(decode);
@@ -64,25 +87,24 @@ async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<By
             StatusCode::OK,
             "text/html; charset=utf-8",
             crate::loopback::page_server::shell(SHELL, &app.gate.token),
-        ),
-        "/view.js" => answer(StatusCode::OK, "text/javascript; charset=utf-8", SCRIPT),
-        "/view.css" => answer(StatusCode::OK, "text/css; charset=utf-8", STYLE),
+        )
+        .into(),
+        "/view.js" => answer(StatusCode::OK, "text/javascript; charset=utf-8", SCRIPT).into(),
+        "/view.css" => answer(StatusCode::OK, "text/css; charset=utf-8", STYLE).into(),
         "/api/runs" => {
             let since = get("since").and_then(|v| v.parse::<u64>().ok());
             let (version, runs) = app.shared.runs();
             if since == Some(version) {
-                json_answer(
-                    StatusCode::OK,
-                    &json!({"version": version, "unchanged": true}),
-                )
+                let unchanged = json!({"version": version, "unchanged": true});
+                json_answer(StatusCode::OK, &unchanged).into()
             } else {
-                answer(StatusCode::OK, "application/json", runs)
+                answer(StatusCode::OK, "application/json", runs).into()
             }
         }
-        "/api/ledger" => json_answer(StatusCode::OK, &app.shared.ledger()),
+        "/api/ledger" => json_answer(StatusCode::OK, &app.shared.ledger()).into(),
         "/api/compare" | "/compare" => {
             let (Some(old), Some(new)) = (get("old"), get("new")) else {
-                return refusal(StatusCode::BAD_REQUEST, "give ?old=ID&new=ID");
+                return refusal(StatusCode::BAD_REQUEST, "give ?old=ID&new=ID").into();
             };
             let agent = get("agent");
             let page = path == "/compare";
@@ -93,13 +115,12 @@ async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<By
                 let (command, args) = super::pages::comparison(&old.0, &new.0, agent.as_deref())
                     .map_err(unprocessable)?;
                 if page {
-                    let html = super::pages::compare_page(&args).map_err(unprocessable)?;
-                    Ok(page_answer(html))
+                    let input = super::pages::compare_page(&args).map_err(unprocessable)?;
+                    Ok(Made::Page(Box::new(input)))
                 } else {
                     let comparison = super::pages::comparison_json(&args).map_err(unprocessable)?;
-                    Ok(json_answer(
-                        StatusCode::OK,
-                        &json!({"command": command, "comparison": comparison}),
+                    Ok(Made::Json(
+                        json!({"command": command, "comparison": comparison}),
                     ))
                 }
             })
@@ -107,32 +128,26 @@ async fn respond(app: &Arc<App>, request: Request<Incoming>) -> Response<Full<By
         }
         "/run" => {
             let Some(id) = get("id") else {
-                return refusal(StatusCode::BAD_REQUEST, "give ?id=ID");
+                return refusal(StatusCode::BAD_REQUEST, "give ?id=ID").into();
             };
             let shared = app.shared.clone();
             blocking(move || {
                 let (path, record) = shared.path_of(&id).ok_or_else(|| not_found(&id))?;
-                let _one_at_a_time = shared.page_turn();
-                let (_command, html) =
+                let (_command, input) =
                     super::pages::run_page(&path, record.as_ref()).map_err(unprocessable)?;
-                Ok(page_answer(html))
+                Ok(Made::Page(Box::new(input)))
             })
             .await
         }
-        _ => refusal(StatusCode::NOT_FOUND, "not found"),
+        _ => refusal(StatusCode::NOT_FOUND, "not found").into(),
     }
 }
 
-/// A page of the HTML report, with its own policy (its inline script and style, by hash).
-fn page_answer(html: Vec<u8>) -> Response<Full<Bytes>> {
-    let mut response = answer(StatusCode::OK, "text/html; charset=utf-8", html);
-    let policy = format!("{}; frame-ancestors 'none'", crate::html::policy());
-    if let Ok(value) = HeaderValue::from_str(&policy) {
-        response
-            .headers_mut()
-            .insert("content-security-policy", value);
-    }
-    response
+/// What a request made on a blocking thread.
+enum Made {
+    Json(Value),
+    /// A page of the HTML report, written into the answer as it is made.
+    Page(Box<ReportInput>),
 }
 
 /// Why a page or comparison was not made.
@@ -153,14 +168,36 @@ fn unprocessable(e: anyhow::Error) -> Unmade {
     Unmade::Refused(format!("{e:#}"))
 }
 
-async fn blocking(
-    work: impl FnOnce() -> Result<Response<Full<Bytes>>, Unmade> + Send + 'static,
-) -> Response<Full<Bytes>> {
+/// Runs `work` on a blocking thread; a page it makes is streamed with the page's own policy
+/// (its inline script and style, by hash).
+async fn blocking(work: impl FnOnce() -> Result<Made, Unmade> + Send + 'static) -> Answer {
     match tokio::task::spawn_blocking(work).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(Unmade::NotFound(why))) => refusal(StatusCode::NOT_FOUND, &why),
-        Ok(Err(Unmade::Refused(why))) => refusal(StatusCode::UNPROCESSABLE_ENTITY, &why),
-        Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Ok(Ok(Made::Json(value))) => json_answer(StatusCode::OK, &value).into(),
+        Ok(Ok(Made::Page(Box::new(input)))) => {
+            let (mut writer, body) = streamed::channel();
+            tokio::task::spawn_blocking(move || {
+                let written = crate::html::write(&mut writer, &input)
+                    .and_then(|()| writer.flush().map_err(anyhow::Error::from));
+                if let Err(e) = written {
+                    writer.fail(format!("{e:#}"));
+                }
+            });
+            let mut response = Response::new(body);
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            let policy = format!("{}; frame-ancestors 'none'", crate::html::policy());
+            if let Ok(value) = HeaderValue::from_str(&policy) {
+                response
+                    .headers_mut()
+                    .insert("content-security-policy", value);
+            }
+            Answer::Streamed(response)
+        }
+        Ok(Err(Unmade::NotFound(why))) => refusal(StatusCode::NOT_FOUND, &why).into(),
+        Ok(Err(Unmade::Refused(why))) => refusal(StatusCode::UNPROCESSABLE_ENTITY, &why).into(),
+        Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()).into(),
     }
 }
 

@@ -30,8 +30,6 @@ pub struct Shared {
     roots: Vec<PathBuf>,
     published: Mutex<Published>,
     ledger: Option<PathBuf>,
-    /// One run page made at a time: a page holds its whole run in memory.
-    pages: Mutex<()>,
 }
 
 impl Shared {
@@ -40,7 +38,6 @@ impl Shared {
             roots,
             published: Mutex::new(Published::default()),
             ledger,
-            pages: Mutex::new(()),
         };
         shared.publish_value(
             &serde_json::json!({
@@ -70,11 +67,6 @@ impl Shared {
             Some(path) => super::ledger::series(path),
             None => serde_json::json!({"series": []}),
         }
-    }
-
-    /// Waits for the turn to make a page.
-    pub fn page_turn(&self) -> MutexGuard<'_, ()> {
-        self.pages.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock(&self) -> MutexGuard<'_, Published> {
