@@ -173,7 +173,7 @@ fn unprocessable(e: anyhow::Error) -> Unmade {
 async fn blocking(work: impl FnOnce() -> Result<Made, Unmade> + Send + 'static) -> Answer {
     match tokio::task::spawn_blocking(work).await {
         Ok(Ok(Made::Json(value))) => json_answer(StatusCode::OK, &value).into(),
-        Ok(Ok(Made::Page(Box::new(input)))) => {
+        Ok(Ok(Made::Page(input))) => {
             let (mut writer, body) = streamed::channel();
             tokio::task::spawn_blocking(move || {
                 let written = crate::html::write(&mut writer, &input)
