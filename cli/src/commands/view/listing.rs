@@ -163,6 +163,7 @@ fn agent_json(a: &AgentFigures, against: Option<&Against>) -> Value {
         "pass_rate": a.pass_rate,
         "pass_rate_ci": a.pass_rate_ci,
         "cost_per_success": a.cost_per_success,
+        "cost_usd": a.cost_usd,
         "cost_is_lower_bound": a.cost_is_lower_bound,
         "previous": against.map(|x| x.previous.as_str()),
         "verdict": verdict,

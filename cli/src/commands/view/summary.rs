@@ -48,10 +48,12 @@ pub struct AgentFigures {
     /// The label, or [`NO_LABEL`].
     pub agent: String,
     pub attempts: u64,
-    /// The strings the report prints.
+    /// The strings the report's table prints.
     pub pass_rate: String,
     pub pass_rate_ci: String,
     pub cost_per_success: String,
+    /// The USD figure alone (`$0.0105`), for a chart's axis.
+    pub cost_usd: String,
     pub cost_is_lower_bound: bool,
     /// The numbers behind them, only to place points on a chart.
     pub chart: ChartPoint,
@@ -180,7 +182,12 @@ impl Summariser {
                     attempts: s.attempts,
                     pass_rate: text("pass_rate"),
                     pass_rate_ci: text("pass_rate_ci"),
-                    cost_per_success: text("cost_per_success.usd"),
+                    // As the table prints it: `≥ $0.0105, 1 unpriced call` for a lower bound.
+                    cost_per_success: crate::render::numbers::usd_at_least(
+                        s.cost_per_success.usd,
+                        s.unpriced_calls,
+                    ),
+                    cost_usd: text("cost_per_success.usd"),
                     cost_is_lower_bound: s.cost_per_success.cost_is_lower_bound,
                     chart: ChartPoint {
                         pass_rate: s.pass_rate,

@@ -67,9 +67,9 @@ function newTabLink(href, text) {
   return a;
 }
 
+// The server's string already says a lower bound as the table does ("≥ $0.01, 2 unpriced calls").
 function lowerBoundText(agent) {
-  const text = agent.cost_per_success;
-  return agent.cost_is_lower_bound && text !== MISSING ? "≥ " + text : text;
+  return agent.cost_per_success;
 }
 
 function wordClass(text) {
@@ -463,7 +463,7 @@ async function compare() {
 // ---- history ---------------------------------------------------------------------------
 
 const W = 560;
-const PAD = { left: 46, right: 14, top: 10, bottom: 22 };
+const PAD = { left: 70, right: 14, top: 10, bottom: 22 };
 const RATE_H = 170;
 const COST_H = 100;
 
@@ -591,7 +591,7 @@ function drawSeries(g) {
   const costRuns = g.runs.filter((p) => typeof p.agent.chart.cost === "number");
   if (costRuns.length || g.ledger.length) {
     const points = costRuns.map((p) => ({
-      t: p.t, cost: p.agent.chart.cost, lower: Boolean(p.agent.cost_is_lower_bound), run: p.run, shown: p.agent.cost_per_success,
+      t: p.t, cost: p.agent.chart.cost, lower: Boolean(p.agent.cost_is_lower_bound), run: p.run, shown: p.agent.cost_usd,
       text: p.run.file + " · " + p.run.when_shown + "\ncost per success " + lowerBoundText(p.agent),
     })).concat(g.ledger.map((p) => ({
       t: p.t, cost: p.point.cost, lower: Boolean(p.point.lower_bound), run: null, shown: p.point.cost_per_success,
