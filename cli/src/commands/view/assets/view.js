@@ -484,7 +484,10 @@ function seriesOf(runs, ledger) {
     // A ledger series joins the runs of its suite, named by digest or as shown.
     let target = null;
     for (const g of groups.values()) {
-      if (g.agent === s.agent && (g.suite === s.suite || g.suiteName === s.suite)) target = g;
+      // `ledger add` names a suite by the first 12 hex digits of its task digest unless
+      // given --suite NAME.
+      const byDigest = /^[0-9a-f]{12,}$/.test(String(s.suite)) && String(g.suite).replace(/^sha256:/, "").startsWith(s.suite);
+      if (g.agent === s.agent && (g.suite === s.suite || g.suiteName === s.suite || byDigest)) target = g;
     }
     if (!target) target = group(s.suite, s.suite, s.agent);
     for (const point of s.points || []) {
