@@ -61,7 +61,10 @@ impl Cache {
             Ok(()) => (Cache { dir: Some(dir) }, None),
             Err(e) => (
                 Cache { dir: None },
-                Some(format!("no summary cache: {}: {e}", dir.display())),
+                Some(format!(
+                    "no summary cache: {}: {e}; give --cache DIR to keep one",
+                    dir.display()
+                )),
             ),
         }
     }

@@ -3,12 +3,20 @@
 //! agent (docs/viewing.md#the-runs).
 
 use super::catalog::{Catalog, Entry};
+use super::found::Stamp;
 use super::summary::AgentFigures;
 use jiff::Timestamp;
 use proctor_core::compare::{CompareOptions, DEFAULT_MARGIN, Side, compare};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+/// Verdicts already computed, by the two files as they were (ids and stamps) and the
+/// agent: a comparison is made once, not at every publication of the list.
+#[derive(Debug, Default)]
+pub struct Verdicts {
+    known: HashMap<(String, Stamp, String, Stamp, String), Result<String, String>>,
+}
 
 /// The verdict of one agent's run against its previous run.
 struct Against {
@@ -17,7 +25,12 @@ struct Against {
 }
 
 /// The list (the caller adds its version).
-pub fn runs_json(catalog: &Catalog, roots: &[std::path::PathBuf], now: Timestamp) -> Value {
+pub fn runs_json(
+    catalog: &Catalog,
+    roots: &[std::path::PathBuf],
+    now: Timestamp,
+    known: &mut Verdicts,
+) -> Value {
     let mut entries: Vec<&Entry> = catalog.entries.values().collect();
     entries.sort_by(|a, b| {
         when(b)
@@ -26,7 +39,7 @@ pub fn runs_json(catalog: &Catalog, roots: &[std::path::PathBuf], now: Timestamp
     });
     let parts = parts_of_runs(&entries);
     entries.retain(|e| !parts.values().flatten().any(|p| std::ptr::eq(*p, *e)));
-    let verdicts = verdicts(&entries);
+    let verdicts = verdicts(&entries, known);
     let runs: Vec<Value> = entries
         .iter()
         .map(|entry| {
@@ -174,7 +187,10 @@ fn agent_json(a: &AgentFigures, against: Option<&Against>) -> Value {
 
 /// For each run and agent, `proctor compare PREVIOUS THIS --labels A,A`'s verdict, where
 /// PREVIOUS is the latest earlier run of the same suite (task digest) and agent.
-fn verdicts<'e>(newest_first: &[&'e Entry]) -> HashMap<(&'e str, &'e str), Against> {
+fn verdicts<'e>(
+    newest_first: &[&'e Entry],
+    known: &mut Verdicts,
+) -> HashMap<(&'e str, &'e str), Against> {
     let mut series: BTreeMap<(&str, &str), Vec<(&Entry, &AgentFigures)>> = BTreeMap::new();
     // Without a time there is no "previous": such files get no verdict.
     for entry in newest_first.iter().rev().filter(|e| when(e).is_some()) {
@@ -190,25 +206,28 @@ fn verdicts<'e>(newest_first: &[&'e Entry]) -> HashMap<(&'e str, &'e str), Again
         allow_different_tasks: false,
     };
     let mut found = HashMap::new();
+    let mut used = Vec::new();
     for runs in series.values() {
         for pair in runs.windows(2) {
             let [(old_entry, old), (new_entry, new)] = pair else {
                 continue;
             };
-            let verdict = match (&old.tally, &new.tally) {
-                (Some(old_tally), Some(new_tally)) => {
-                    let mut old_tally = old_tally.clone();
-                    old_tally.side = Side::Old;
-                    compare(old_tally, new_tally.clone(), &options)
-                        .map(|c| c.verdict.as_str().to_owned())
-                        .map_err(|e| e.to_string())
+            let key = (
+                old_entry.id.clone(),
+                old_entry.found.stamp,
+                new_entry.id.clone(),
+                new_entry.found.stamp,
+                new.agent.clone(),
+            );
+            let verdict = match known.known.get(&key) {
+                Some(verdict) => verdict.clone(),
+                None => {
+                    let verdict = verdict_of(old, new, &options);
+                    known.known.insert(key.clone(), verdict.clone());
+                    verdict
                 }
-                _ => Err(old
-                    .tally_error
-                    .clone()
-                    .or_else(|| new.tally_error.clone())
-                    .unwrap_or_else(|| "not comparable".to_owned())),
             };
+            used.push(key);
             found.insert(
                 (new_entry.id.as_str(), new.agent.as_str()),
                 Against {
@@ -218,7 +237,32 @@ fn verdicts<'e>(newest_first: &[&'e Entry]) -> HashMap<(&'e str, &'e str), Again
             );
         }
     }
+    // Forget the verdicts of files changed or gone.
+    let used: std::collections::HashSet<_> = used.into_iter().collect();
+    known.known.retain(|key, _| used.contains(key));
     found
+}
+
+/// `compare OLD NEW`'s verdict for one agent's tallies, or why there is none.
+fn verdict_of(
+    old: &AgentFigures,
+    new: &AgentFigures,
+    options: &CompareOptions,
+) -> Result<String, String> {
+    match (&old.tally, &new.tally) {
+        (Some(old_tally), Some(new_tally)) => {
+            let mut old_tally = old_tally.clone();
+            old_tally.side = Side::Old;
+            compare(old_tally, new_tally.clone(), options)
+                .map(|c| c.verdict.as_str().to_owned())
+                .map_err(|e| e.to_string())
+        }
+        _ => Err(old
+            .tally_error
+            .clone()
+            .or_else(|| new.tally_error.clone())
+            .unwrap_or_else(|| "not comparable".to_owned())),
+    }
 }
 
 /// `2026-11-30 10:15 UTC` for an RFC 3339 time; the text itself when it is not one.

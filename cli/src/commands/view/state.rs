@@ -3,7 +3,7 @@
 //! published, so a slow look at the folders never holds a request.
 
 use super::catalog::Catalog;
-use super::listing::runs_json;
+use super::listing::{Verdicts, runs_json};
 use crate::run_record::RunRecord;
 use bytes::Bytes;
 use serde_json::Value;
@@ -30,6 +30,7 @@ pub struct Shared {
     roots: Vec<PathBuf>,
     published: Mutex<Published>,
     ledger: Option<PathBuf>,
+    verdicts: Mutex<Verdicts>,
 }
 
 impl Shared {
@@ -38,6 +39,7 @@ impl Shared {
             roots,
             published: Mutex::new(Published::default()),
             ledger,
+            verdicts: Mutex::default(),
         };
         shared.publish_value(
             &serde_json::json!({
@@ -75,7 +77,10 @@ impl Shared {
 
     /// Publishes the catalog as it is now; the version moves only when the list changed.
     pub fn publish(&self, catalog: &Catalog) {
-        let value = runs_json(catalog, &self.roots, jiff::Timestamp::now());
+        let value = {
+            let mut verdicts = self.verdicts.lock().unwrap_or_else(|e| e.into_inner());
+            runs_json(catalog, &self.roots, jiff::Timestamp::now(), &mut verdicts)
+        };
         let paths = catalog
             .entries
             .values()
