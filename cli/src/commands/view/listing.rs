@@ -15,8 +15,11 @@ use std::path::Path;
 /// agent: a comparison is made once, not at every publication of the list.
 #[derive(Debug, Default)]
 pub struct Verdicts {
-    known: HashMap<(String, Stamp, String, Stamp, String), Result<String, String>>,
+    known: HashMap<PairKey, Result<String, String>>,
 }
+
+/// The older file (id, stamp), the newer, and the agent.
+type PairKey = (String, Stamp, String, Stamp, String);
 
 /// The verdict of one agent's run against its previous run.
 struct Against {
