@@ -29,6 +29,7 @@ mod judge_answer;
 mod judge_concurrency;
 mod killed_run;
 mod ledger;
+mod loopback;
 mod merge;
 mod never_applied;
 mod numbers;
