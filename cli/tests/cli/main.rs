@@ -62,3 +62,4 @@ mod tools_big_numbers;
 mod traces;
 mod unprivileged;
 mod variants;
+mod view;
