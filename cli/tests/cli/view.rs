@@ -786,3 +786,35 @@ fn agent_text_in_labels_tasks_reasons_and_file_names_stays_text() {
     );
     assert_eq!(browser.console_errors(), Vec::<String>::new());
 }
+
+#[test]
+fn a_file_report_refuses_says_why_on_its_row() {
+    let Some(mut browser) = Browser::launch() else {
+        return;
+    };
+    let lab = Lab::new();
+    let file = lab.results().join("twice.jsonl");
+    lab.run(&file, "v1", 1, false);
+    // The first attempt again, as when two runs write to one file.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let first = text.lines().next().unwrap().to_owned();
+    std::fs::write(&file, format!("{text}{first}\n")).unwrap();
+    let refused = run(proctor()
+        .arg("report")
+        .arg(&file)
+        .args(["--format", "json"]));
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    let viewer = Viewer::start(&[&lab.results()], &lab.cache());
+    let list = viewer.runs(1);
+    let error = list["runs"][0]["error"].as_str().unwrap().to_owned();
+    assert!(error.contains("already on"), "{error}");
+    browser.open_url(&viewer.url());
+    browser.wait_for("document.querySelectorAll('#runs tr.run').length === 1");
+    let shown =
+        browser.eval("document.querySelector('#runs tr.run [data-field=file]').textContent");
+    assert!(
+        shown.as_str().unwrap().contains(&error),
+        "the row does not say why report refuses the file: {shown}"
+    );
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
+}

@@ -123,6 +123,9 @@ function buildRow(run) {
   link.setAttribute("title", "open the report of " + run.file + (run.run_id ? " (run " + run.run_id + ")" : ""));
   file.appendChild(link);
   if (run.bad_lines) file.appendChild(el("div", run.bad_lines + " unreadable line" + (run.bad_lines === 1 ? "" : "s"), "note bad"));
+  // Why `report` would refuse the file (a repeated attempt, two task files): its figures
+  // are not the report's.
+  if (run.error) file.appendChild(el("div", run.error, "note bad run-error"));
   tr.appendChild(file);
 
   const suite = cell("suite");
