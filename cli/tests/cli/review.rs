@@ -9,14 +9,11 @@
 
 use crate::chromium::Browser;
 use crate::common::{JUDGE, proctor, root, run};
+use crate::loopback::{PAYLOAD, address, http};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-
-/// Agent text that would run script if it were ever parsed as markup.
-const PAYLOAD: &str = "</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=1\"><b>bold?</b>";
 
 /// A judged run with kept sandboxes.
 struct Judged {
@@ -161,20 +158,8 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let address = line
-            .trim()
-            .strip_prefix("http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("no address on stdout: {line:?}"));
-        let (port, token) = address.split_once("/?token=").unwrap();
-        Server {
-            child,
-            port: port.parse().unwrap(),
-            token: token.to_owned(),
-        }
+        let (port, token) = address(&mut child);
+        Server { child, port, token }
     }
 
     fn url(&self) -> String {
@@ -222,47 +207,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A raw HTTP/1.1 request to 127.0.0.1:`port` with `Host` set; the status and the body.
-fn http(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    if !headers
-        .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-    {
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    // A refused request may be answered before its body is sent.
-    let _ = stream.write_all(body.as_bytes());
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let answer = String::from_utf8_lossy(&answer).into_owned();
-    let status = answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP answer: {answer:?}"));
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
 }
 
 /// The labels file's rows: task, attempt, human, rater, note (the timestamp is checked

@@ -42,7 +42,7 @@ impl Cache {
                 Some("no summary cache: neither XDG_CACHE_HOME nor HOME is set".to_owned()),
             );
         };
-        let dir = std::path::absolute(&dir).unwrap_or(dir);
+        let dir = resolved(&std::path::absolute(&dir).unwrap_or(dir));
         if let Some(root) = roots.iter().find(|r| dir.starts_with(r)) {
             return (
                 Cache { dir: None },
@@ -113,6 +113,25 @@ impl Cache {
     }
 }
 
+/// `dir` with links and `..` resolved as far as it exists: a cache named through a link or
+/// `..` into a viewed folder (given canonical) is still seen to lie inside it.
+fn resolved(dir: &Path) -> PathBuf {
+    let mut existing = dir.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return rest.iter().rev().fold(real, |path, name| path.join(name));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent.to_path_buf();
+            }
+            _ => return dir.to_path_buf(),
+        }
+    }
+}
+
 fn default_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
@@ -137,6 +156,17 @@ mod tests {
         let (cache, note) = Cache::open(Some(&viewed.join("cache")), std::slice::from_ref(&viewed));
         assert!(cache.dir().is_none());
         assert!(note.unwrap().contains("inside the viewed"));
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&viewed, &link).unwrap();
+        for inside in [other.join("../viewed/cache"), link.join("cache")] {
+            let roots = [viewed.canonicalize().unwrap()];
+            let (cache, note) = Cache::open(Some(&inside), &roots);
+            assert!(cache.dir().is_none(), "{}", inside.display());
+            assert!(note.unwrap().contains("inside the viewed"));
+        }
+        assert!(!viewed.join("cache").exists());
         let (cache, note) = Cache::open(
             Some(&dir.path().join("cache")),
             std::slice::from_ref(&viewed),

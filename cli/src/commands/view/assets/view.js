@@ -123,7 +123,9 @@ function buildRow(run) {
   link.setAttribute("title", "open the report of " + run.file + (run.run_id ? " (run " + run.run_id + ")" : ""));
   file.appendChild(link);
   if (run.bad_lines) file.appendChild(el("div", run.bad_lines + " unreadable line" + (run.bad_lines === 1 ? "" : "s"), "note bad"));
-  if (run.error) file.appendChild(el("div", run.error, "note bad"));
+  // Why `report` would refuse the file (a repeated attempt, two task files): its figures
+  // are not the report's.
+  if (run.error) file.appendChild(el("div", run.error, "note bad run-error"));
   if (Array.isArray(run.parts) && run.parts.length) {
     const parts = el("div", "merged from " + run.parts.length + " file" + (run.parts.length === 1 ? "" : "s"), "note");
     parts.title = run.parts.join("\n");
