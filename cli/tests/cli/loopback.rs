@@ -75,5 +75,28 @@ pub fn http_full(
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("not an HTTP answer: {head:?}"));
     let body = answer.get(split + 4..).unwrap_or_default().to_vec();
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked { unchunk(&body) } else { body };
     (status, head, body)
+}
+
+/// The body of a `Transfer-Encoding: chunked` answer (a page streamed as it is written).
+fn unchunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let end = raw
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("a chunk size line");
+        let size = std::str::from_utf8(&raw[..end]).unwrap();
+        let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap();
+        raw = &raw[end + 2..];
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
+    }
 }

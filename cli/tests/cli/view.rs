@@ -432,14 +432,19 @@ fn the_page_shows_the_figures_verdicts_comparison_and_pages_of_the_commands() {
             );
             assert_eq!(a["pass_rate"], card["pass_rate"], "{file} {agent}");
             assert_eq!(a["pass_rate_ci"], card["pass_rate_ci"], "{file} {agent}");
+            // As the table prints it: a lower bound says so and counts the unpriced calls.
             assert_eq!(
-                a["cost_per_success"], card["cost_per_success.usd"],
+                a["cost_usd"], card["cost_per_success.usd"],
                 "{file} {agent}"
             );
-            assert!(
-                a["cost_per_success"].as_str().unwrap().starts_with('$'),
-                "{a}"
-            );
+            let usd = card["cost_per_success.usd"].as_str().unwrap();
+            let expected = match summary["unpriced_calls"].as_u64().unwrap() {
+                0 => usd.to_owned(),
+                1 => format!("≥ {usd}, 1 unpriced call"),
+                n => format!("≥ {usd}, {n} unpriced calls"),
+            };
+            assert_eq!(a["cost_per_success"], json!(expected), "{file} {agent}");
+            assert!(usd.starts_with('$'), "{a}");
             assert_eq!(
                 a["cost_is_lower_bound"], summary["cost_per_success"]["cost_is_lower_bound"],
                 "{file} {agent}"
@@ -480,11 +485,8 @@ fn the_page_shows_the_figures_verdicts_comparison_and_pages_of_the_commands() {
         for a in listed["agents"].as_array().unwrap() {
             let label = a["agent"].as_str().unwrap();
             let on_page = &row["agents"][label];
+            // The server's string, which says a lower bound itself.
             let cost = a["cost_per_success"].as_str().unwrap();
-            let cost = match a["cost_is_lower_bound"] == true {
-                true => format!("≥ {cost}"),
-                false => cost.to_owned(),
-            };
             let verdict = a["verdict"].as_str().unwrap_or("-");
             assert_eq!(
                 on_page,

@@ -4,7 +4,7 @@
 
 use super::catalog::{Catalog, Entry};
 use super::found::Stamp;
-use super::summary::AgentFigures;
+use super::summary::{AgentFigures, instant_order};
 use jiff::Timestamp;
 use proctor_core::compare::{CompareOptions, DEFAULT_MARGIN, Side, compare};
 use serde_json::{Value, json};
@@ -35,10 +35,15 @@ pub fn runs_json(
     known: &mut Verdicts,
 ) -> Value {
     let mut entries: Vec<&Entry> = catalog.entries.values().collect();
+    // Newest first; files without a time last.
     entries.sort_by(|a, b| {
-        when(b)
-            .cmp(&when(a))
-            .then_with(|| a.found.path.cmp(&b.found.path))
+        let by_time = match (when(a), when(b)) {
+            (Some(a), Some(b)) => instant_order(b, a),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        by_time.then_with(|| a.found.path.cmp(&b.found.path))
     });
     let parts = parts_of_runs(&entries);
     entries.retain(|e| !parts.values().flatten().any(|p| std::ptr::eq(*p, *e)));

@@ -114,10 +114,12 @@ impl Summariser {
             summary.shards.push(shard.clone());
         }
         if let Some(start) = &line.timings.started_at {
-            if summary.first_start.as_ref().is_none_or(|f| start < f) {
+            let earlier = |than: &String| instant_order(start, than).is_lt();
+            if summary.first_start.as_ref().is_none_or(earlier) {
                 summary.first_start = Some(start.clone());
             }
-            if summary.last_start.as_ref().is_none_or(|l| start > l) {
+            let later = |than: &String| instant_order(start, than).is_gt();
+            if summary.last_start.as_ref().is_none_or(later) {
                 summary.last_start = Some(start.clone());
             }
         }
@@ -207,6 +209,17 @@ impl Summariser {
     }
 }
 
+/// The order of two RFC 3339 times as instants (`10Z` before `10.5Z`, offsets applied);
+/// a text that is no time sorts after every time, and among such texts as text.
+pub fn instant_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<jiff::Timestamp>(), b.parse::<jiff::Timestamp>()) {
+        (Ok(a), Ok(b)) => a.cmp(&b),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        (Err(_), Err(_)) => a.cmp(b),
+    }
+}
+
 /// Summarises a whole file as `report` reads it (a repeated attempt is an error there, and so
 /// a note here).
 pub fn summarise(path: &Path, shown_path: &str) -> anyhow::Result<FileSummary> {
@@ -237,4 +250,26 @@ pub fn summarise(path: &Path, shown_path: &str) -> anyhow::Result<FileSummary> {
         summariser.fail(why);
     }
     Ok(summariser.summary())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn times_are_ordered_as_instants_not_as_text() {
+        assert_eq!(
+            instant_order("2026-11-30T10:00:10Z", "2026-11-30T10:00:10.5Z"),
+            Ordering::Less
+        );
+        assert_eq!(
+            instant_order("2026-11-30T12:00:00+02:00", "2026-11-30T11:00:00Z"),
+            Ordering::Less
+        );
+        assert_eq!(
+            instant_order("yesterday", "2026-11-30T11:00:00Z"),
+            Ordering::Greater
+        );
+    }
 }
