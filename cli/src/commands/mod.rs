@@ -11,6 +11,7 @@ pub mod merge;
 pub mod report;
 pub mod review;
 pub mod run;
+mod served_page;
 mod submit;
 mod view;
 

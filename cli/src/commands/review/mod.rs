@@ -28,12 +28,9 @@ mod session;
 pub use crate::args::ReviewArgs;
 
 use crate::judging::{Seeds, check_globs};
-use crate::loopback::page_server::Gate;
-use anyhow::Context;
 use labels_file::LabelsFile;
 use server::App;
 use session::Session;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
@@ -87,52 +84,26 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<()> {
         suite,
         seeds: Mutex::new(Seeds::default()),
     };
-    let token =
-        crate::loopback::token::new_token().context("cannot read the OS's random source")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async move {
-        let listener = crate::loopback::bind(args.port)
-            .await
-            .map_err(|e| {
-                crate::exit::infrastructure(format!("cannot listen on 127.0.0.1:{}", args.port), e)
-            })?;
-        let port = listener.local_addr()?.port();
-        let app = Arc::new(App {
-            session,
-            gate: Gate {
-                token,
-                port,
-                command: "review",
-            },
-        });
-        {
-            let mut out = crate::exit::stdout();
-            let written = writeln!(out, "{}", app.gate.address());
-            out.close(written.map_err(crate::exit::stdout_error))?;
-        }
-        eprintln!("proctor: review: open the address above in a browser; Ctrl-C stops (every label is already saved)");
-        let serving = server::serve(listener, app.clone())
-            .map_err(|e| crate::exit::infrastructure("cannot serve the review", e))?;
-        // Every label is synced as it is posted: stopping at any moment loses none.
-        let _ = tokio::signal::ctrl_c().await;
-        drop(serving);
-        let session = &app.session;
-        let mine = session
-            .labels
-            .read()?
-            .iter()
-            .filter(|l| l.rater == session.rater)
-            .count();
-        eprintln!(
-            "proctor: review stopped: {mine} label{} by {} in {}",
-            if mine == 1 { "" } else { "s" },
-            session.rater,
-            session.labels.path().display()
-        );
-        Ok(())
-    })
+    // Every label is synced as it is posted: stopping at any moment loses none.
+    let app = crate::commands::served_page::serve_until_interrupted(
+        args.port,
+        "review",
+        "every label is already saved",
+        |gate| Arc::new(App { session, gate }),
+        server::serve,
+    )?;
+    let session = &app.session;
+    let mine = session
+        .labels
+        .read()?
+        .iter()
+        .filter(|l| l.rater == session.rater)
+        .count();
+    eprintln!(
+        "proctor: review stopped: {mine} label{} by {} in {}",
+        if mine == 1 { "" } else { "s" },
+        session.rater,
+        session.labels.path().display()
+    );
+    Ok(())
 }

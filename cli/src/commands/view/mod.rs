@@ -21,9 +21,7 @@ mod summary;
 
 pub use crate::args::ViewArgs;
 
-use crate::loopback::page_server::Gate;
 use anyhow::Context;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -57,38 +55,12 @@ pub fn run(args: ViewArgs) -> anyhow::Result<()> {
             .spawn(move || state::watch(catalog, shared))
             .context("cannot start the folder watcher")?;
     }
-    let token =
-        crate::loopback::token::new_token().context("cannot read the OS's random source")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async move {
-        let listener = crate::loopback::bind(args.port).await.map_err(|e| {
-            crate::exit::infrastructure(format!("cannot listen on 127.0.0.1:{}", args.port), e)
-        })?;
-        let port = listener.local_addr()?.port();
-        let app = Arc::new(server::App {
-            shared,
-            gate: Gate {
-                token,
-                port,
-                command: "view",
-            },
-        });
-        {
-            let mut out = crate::exit::stdout();
-            let written = writeln!(out, "{}", app.gate.address());
-            out.close(written.map_err(crate::exit::stdout_error))?;
-        }
-        eprintln!(
-            "proctor: view: open the address above in a browser; Ctrl-C stops (nothing is written but the summary cache)"
-        );
-        let serving = server::serve(listener, app)
-            .map_err(|e| crate::exit::infrastructure("cannot serve the view", e))?;
-        let _ = tokio::signal::ctrl_c().await;
-        drop(serving);
-        Ok(())
-    })
+    crate::commands::served_page::serve_until_interrupted(
+        args.port,
+        "view",
+        "nothing is written but the summary cache",
+        |gate| Arc::new(server::App { shared, gate }),
+        server::serve,
+    )?;
+    Ok(())
 }
