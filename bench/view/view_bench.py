@@ -29,6 +29,7 @@ dist -p proctor` and runs target/dist/proctor (`--no-build` skips the build).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -90,35 +92,48 @@ def write_run(path: Path, *, index: int, lines: int, tasks: int, labels: list[st
     name = SUITES[suite]
     digest = "sha256:" + hashlib.sha256(f"{name} tasks".encode()).hexdigest()
     run_id = start.strftime("%Y%m%dT%H%M%SZ") + f"-{index:06x}"
-    skill = {label: 0.35 + 0.5 * rng.random() for label in labels}
+    skill = {label: int((0.35 + 0.5 * rng.random()) * 1024) for label in labels}
+    # Fields that depend only on the task, made once.
+    per_task = []
+    for task in range(1, tasks + 1):
+        expected = str(task * 7 % 100)
+        wrong = str(task * 7 % 100 + 1)
+        per_task.append((f"{name}-{task:03d}", expected, wrong,
+                         FAILED_CHECKS % {"expected": expected, "answer": wrong}, TOOLS[task % 2], task))
     out = []
-    t = start
+    ms = int(start.timestamp() * 1000)
+    seconds_text: dict[int, str] = {}
     k = 0
     attempt = 0
     while k < lines:
-        for task in range(1, tasks + 1):
+        tool2 = TOOLS[2 + attempt % 2]
+        for task_name, expected, wrong, checks, tool1, n in per_task:
             for label in labels:
                 if k == lines:
                     break
-                passed = rng.random() < skill[label]
-                expected = str(task * 7 % 100)
-                answer = expected if passed else str(task * 7 % 100 + 1)
-                tin = rng.randrange(400, 4000)
-                tout = rng.randrange(50, 600)
-                fields = {
-                    "task": f"{name}-{task:03d}", "attempt": attempt, "label": label,
+                bits = rng.getrandbits(64)
+                passed = (bits & 1023) < skill[label]
+                tin = 400 + (bits >> 10) % 3600
+                tout = 50 + (bits >> 22) % 550
+                sec = ms // 1000
+                text = seconds_text.get(sec)
+                if text is None:
+                    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec))
+                    seconds_text = {sec: text}
+                started = f"{text}.{ms % 1000:03d}000000Z"
+                out.append(LINE % {
+                    "task": task_name, "attempt": attempt, "label": label,
                     "passed": "true" if passed else "false",
                     "reasons": "[]" if passed else '["wrong answer"]',
                     "diagnosis": "null" if passed else '"wrong_but_terminated"',
-                    "checks": "[]" if passed else FAILED_CHECKS % {"expected": expected, "answer": answer},
-                    "answer": answer, "tool1": TOOLS[task % 2], "tool2": TOOLS[2 + attempt % 2],
-                    "n": task, "tin": tin, "tout": tout, "tokens": tin + tout,
-                    "usd": f"{(tin * 3 + tout * 15) / 1e6:.6f}", "started": stamp(t),
-                    "ms": rng.randrange(300, 9000), "digest": digest, "run_id": run_id,
-                    "seed": rng.getrandbits(52), "out": rng.randrange(20, 400),
-                }
-                out.append(LINE % fields)
-                t += timedelta(milliseconds=rng.randrange(50, 900))
+                    "checks": "[]" if passed else checks,
+                    "answer": expected if passed else wrong, "tool1": tool1, "tool2": tool2,
+                    "n": n, "tin": tin, "tout": tout, "tokens": tin + tout,
+                    "usd": f"{(tin * 3 + tout * 15) / 1e6:.6f}", "started": started,
+                    "ms": 300 + (bits >> 32) % 8700, "digest": digest, "run_id": run_id,
+                    "seed": bits >> 12, "out": 20 + (bits >> 45) % 380,
+                })
+                ms += 50 + (bits >> 54) % 850
                 k += 1
         attempt += 1
     path.write_text("".join(out))
@@ -131,30 +146,47 @@ def write_run(path: Path, *, index: int, lines: int, tasks: int, labels: list[st
     path.with_name(path.name + ".run.json").write_text(json.dumps(record))
 
 
-def make_folder(folder: Path, files: int, lines: int, seed: int, weeks: float = 6.0) -> None:
-    """`files` runs spread over `weeks` weeks, of a few suites, some with two labels."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
+def _one_file(job: tuple) -> None:
+    folder, i, files, lines, seed, weeks = job
+    rng = random.Random(seed * 1_000_003 + i)
     first = datetime(2026, 10, 1, 8, 0, tzinfo=timezone.utc)
-    span = timedelta(weeks=weeks)
-    for i in range(files):
-        suite = i % len(SUITES)
-        labels = [LABELS[i % len(LABELS)]]
-        if i % 3 == 0:
-            labels.append(LABELS[(i + 1) % len(LABELS)])
-        start = first + span * (i / max(files, 1)) + timedelta(seconds=rng.randrange(3600))
-        sub = folder / SUITES[suite] / f"{start:%Y-%m-%d}"
-        sub.mkdir(parents=True, exist_ok=True)
-        write_run(sub / f"results-{i:05d}.jsonl", index=i, lines=lines, tasks=50, labels=labels,
-                  suite=suite, start=start, rng=rng)
+    suite = i % len(SUITES)
+    labels = [LABELS[i % len(LABELS)]]
+    if i % 3 == 0:
+        labels.append(LABELS[(i + 1) % len(LABELS)])
+    start = first + timedelta(weeks=weeks) * (i / max(files, 1)) + timedelta(seconds=rng.randrange(3600))
+    sub = folder / SUITES[suite] / f"{start:%Y-%m-%d}"
+    sub.mkdir(parents=True, exist_ok=True)
+    write_run(sub / f"results-{i:05d}.jsonl", index=i, lines=lines, tasks=50, labels=labels,
+              suite=suite, start=start, rng=rng)
+
+
+def make_folder(folder: Path, files: int, lines: int, seed: int, weeks: float = 6.0) -> Path:
+    """`files` runs spread over `weeks` weeks, of four suites, every third with two labels;
+    made once for a given size and seed (a `.complete` file beside the folder says so)."""
+    done = folder.with_name(folder.name + ".complete")
+    if done.exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    jobs = [(folder, i, files, lines, seed, weeks) for i in range(files)]
+    with concurrent.futures.ProcessPoolExecutor(os.cpu_count() or 2) as pool:
+        list(pool.map(_one_file, jobs, chunksize=8))
+    done.write_text("")
+    return folder
 
 
 def make_big(folder: Path, attempts: int, seed: int) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "big.jsonl"
+    done = folder.with_name(folder.name + ".complete")
+    if done.exists():
+        return path
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
     write_run(path, index=999_999, lines=attempts, tasks=100, labels=["baseline", "candidate"],
               suite=0, start=datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc),
               rng=random.Random(seed))
+    done.write_text("")
     return path
 
 
@@ -275,7 +307,8 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--proctor", help="the binary (else PROCTOR_BIN, else target/dist/proctor)")
     p.add_argument("--no-build", action="store_true")
-    p.add_argument("--keep", action="store_true", help="keep the generated folder")
+    p.add_argument("--data-dir", default=str(ROOT / "bench" / "out" / "view"),
+                   help="where the generated folders are made and kept (default bench/out/view)")
     p.add_argument("--json", help="also write the figures as JSON")
     args = p.parse_args()
     if args.quick:
@@ -283,23 +316,31 @@ def main() -> None:
         args.memory_files, args.memory_lines, args.runs = 10, 100, 1
 
     proctor = build(args)
-    work = Path(tempfile.mkdtemp(prefix="proctor-view-bench-"))
+    data = Path(args.data_dir).resolve()
+    work = Path(tempfile.mkdtemp(prefix="proctor-view-bench-"))  # the summary caches
     fig: dict = {"proctor": proctor, "files": args.files, "lines": args.lines, "big": args.big,
                  "loadavg_before": Path("/proc/loadavg").read_text().split()[:3]}
     try:
-        say(f"generating {args.files} x {args.lines} lines into {work} ...")
+        say(f"data in {data} (made once for each size and seed) ...")
         t = time.perf_counter()
-        many = work / "many"
-        make_folder(many, args.files, args.lines, args.seed)
-        big_dir = work / "big"
+        many = make_folder(data / f"many-{args.files}x{args.lines}-s{args.seed}", args.files, args.lines, args.seed)
+        big_dir = data / f"big-{args.big}-s{args.seed}"
         big = make_big(big_dir, args.big, args.seed + 1)
+        memory = []
+        if not args.no_memory:
+            for factor in (1, 4):
+                lines = args.memory_lines * factor
+                memory.append((factor, lines, make_folder(
+                    data / f"mem-{args.memory_files}x{lines}-s{args.seed}", args.memory_files, lines, args.seed + factor)))
         files = results_files(many)
-        assert len(files) == args.files
+        assert len(files) == args.files, (len(files), args.files)
         fig["bytes"] = sum(os.path.getsize(f) for f in files)
         fig["big_bytes"] = big.stat().st_size
-        say(f"  {fig['bytes'] / 2**20:.0f} MiB + {fig['big_bytes'] / 2**20:.0f} MiB in {time.perf_counter() - t:.1f} s")
+        say(f"  {fig['bytes'] / 2**20:.0f} MiB + {fig['big_bytes'] / 2**20:.0f} MiB, {time.perf_counter() - t:.1f} s")
 
-        # (1) first open, then (2) cached opens, each round with its baselines beside it.
+        # (1) first open, then (2) cached opens, each round with its baselines beside it. The
+        # files are read once first, so every contender finds them in the page cache.
+        timed(["cat", *files])
         say("first open (empty cache) ...")
         cache = work / "cache-many"
         first = open_folder(proctor, many, args.files, cache)
@@ -319,47 +360,42 @@ def main() -> None:
                               "hwm_mib": max(c["hwm_mib"] for c in cached)}
         fig["report_all"], fig["cat_all"], fig["head_all"] = report, cat, head
 
-        # (4) the large run: listing, page, baselines.
+        # (4) the large run: listing, then the page and `report --format html` in turns.
         say(f"large run ({args.big} attempts) ...")
+        timed(["cat", str(big)])
         view = View(proctor, [big_dir], work / "cache-big")
+        pages, htmls = [], []
         try:
             listed, runs = view.wait_listed(1)
             fig["big_list_seconds"] = listed
             fig["big_hwm_listed"] = view.hwm_mib()
             run_id = runs["runs"][0]["id"]
-            pages = []
             for r in range(args.runs):
                 t = time.perf_counter()
-                page = view.get(f"/run?id={urllib.request.quote(run_id)}")
+                page = view.get(f"/run?id={urllib.parse.quote(run_id)}")
                 pages.append(time.perf_counter() - t)
-                say(f"  page {pages[-1]:.2f} s ({len(page) / 2**20:.1f} MiB), peak {view.hwm_mib():.1f} MiB")
+                htmls.append(timed([proctor, "report", str(big), "--format", "html"]))
+                say(f"  page {pages[-1]:.2f} s ({len(page) / 2**20:.1f} MiB), peak {view.hwm_mib():.1f} MiB; "
+                    f"report --format html {htmls[-1]:.2f} s")
             fig["big_page_seconds"] = pages
             fig["big_page_bytes"] = len(page)
             fig["big_hwm_page"] = view.hwm_mib()
         finally:
             view.stop()
-        fig["big_report_html"] = [timed([proctor, "report", str(big), "--format", "html"]) for _ in range(args.runs)]
+        fig["big_report_html"] = htmls
         fig["big_report_json"] = [timed([proctor, "report", str(big), "--format", "json"]) for _ in range(args.runs)]
 
         # (5) memory against the folder's size.
-        if not args.no_memory:
-            for factor in (1, 4):
-                folder = work / f"mem{factor}"
-                lines = args.memory_lines * factor
-                say(f"memory: {args.memory_files} x {lines} ...")
-                make_folder(folder, args.memory_files, lines, args.seed + factor)
-                m = open_folder(proctor, folder, args.memory_files, work / f"cache-mem{factor}")
-                m["lines"] = lines
-                fig[f"memory_{factor}x"] = m
-                say(f"  {m['seconds']:.2f} s, peak {m['hwm_mib']:.1f} MiB")
-                if not args.keep:
-                    shutil.rmtree(folder)
+        for factor, lines, folder in memory:
+            say(f"memory: {args.memory_files} x {lines} ...")
+            timed(["cat", *results_files(folder)])
+            m = open_folder(proctor, folder, args.memory_files, work / f"cache-mem{factor}")
+            m["lines"] = lines
+            fig[f"memory_{factor}x"] = m
+            say(f"  {m['seconds']:.2f} s, peak {m['hwm_mib']:.1f} MiB")
         fig["loadavg_after"] = Path("/proc/loadavg").read_text().split()[:3]
     finally:
-        if args.keep:
-            say(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
     print_table(fig, args)
     if args.json:
@@ -406,17 +442,21 @@ def print_table(f: dict, args) -> None:
     print(f"  large run's listing / report json      {f['big_list_seconds'] / rjson:6.2f}x")
     print()
     print("peak resident memory of the server (VmHWM)")
-    print(f"  {n} x {lines}, first open             {f['first_open']['hwm_mib']:8.1f} MiB")
-    print(f"  {n} x {lines}, cached open            {f['cached_open']['hwm_mib']:8.1f} MiB")
-    print(f"  {f['big']}-attempt run, listed          {f['big_hwm_listed']:8.1f} MiB")
-    print(f"  {f['big']}-attempt run, page served     {f['big_hwm_page']:8.1f} MiB")
+    mem = [
+        (f"{n} x {lines}, first open", f["first_open"]["hwm_mib"], ""),
+        (f"{n} x {lines}, cached open", f["cached_open"]["hwm_mib"], ""),
+        (f"{f['big']}-attempt run, listed", f["big_hwm_listed"], ""),
+        (f"{f['big']}-attempt run, page served", f["big_hwm_page"], ""),
+    ]
     growth = None
     if "memory_1x" in f:
         m1, m4 = f["memory_1x"], f["memory_4x"]
         growth = m4["hwm_mib"] / m1["hwm_mib"]
-        print(f"  {args.memory_files} x {m1['lines']}, first open  {m1['hwm_mib']:8.1f} MiB ({m1['seconds']:.2f} s)")
-        print(f"  {args.memory_files} x {m4['lines']}, first open  {m4['hwm_mib']:8.1f} MiB ({m4['seconds']:.2f} s)"
-              f"  {growth:.2f}x the 1x peak for 4x the lines")
+        mem.append((f"{args.memory_files} x {m1['lines']}, first open", m1["hwm_mib"], f"({m1['seconds']:.2f} s)"))
+        mem.append((f"{args.memory_files} x {m4['lines']}, first open", m4["hwm_mib"],
+                    f"({m4['seconds']:.2f} s)  {growth:.2f}x the peak above for 4x the lines"))
+    for name, mib, note in mem:
+        print(f"  {name:40} {mib:8.1f} MiB {note}")
     print()
     scale = "" if (n, lines) == (1000, 1000) and f["big"] == 100_000 else "  (not the spec's sizes)"
     print(f"targets{scale}")
