@@ -239,8 +239,13 @@ class View:
 
     def wait_listed(self, files: int, limit: float = 600.0) -> tuple[float, dict]:
         """Seconds from start until the list is complete (polled every 50 ms), and the list."""
+        runs: dict = {}
         while True:
-            runs = json.loads(self.get("/api/runs"))
+            # `since` the last version: an unchanged list is answered in a few bytes.
+            since = f"?since={runs['version']}" if "version" in runs else ""
+            answer = json.loads(self.get(f"/api/runs{since}"))
+            if not answer.get("unchanged"):
+                runs = answer
             self.peak_rss = max(self.peak_rss, status_kib(self.proc.pid, "VmRSS"))
             if not runs.get("scanning", True) and len(runs.get("runs", [])) >= files:
                 return time.perf_counter() - self.t0, runs
