@@ -10,12 +10,13 @@ use crate::run_record::RunRecord;
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
 
-/// Files summarised between two publications of the list, on the first look: the page
-/// shows the runs as they are summarised.
-const BATCH: usize = 64;
+/// How often the list is published while files are being summarised: the page shows the runs
+/// as they come, and the workers never wait for it.
+const PUBLISH_EVERY: Duration = Duration::from_millis(500);
 
 /// One results file and what is known of it.
 #[derive(Debug)]
@@ -102,15 +103,21 @@ impl Catalog {
         if changed {
             publish(self);
         }
-        for batch in to_summarise.chunks(BATCH) {
-            for (found, summary) in summarise_all(batch) {
-                self.cache.put(&found.path, found.stamp, &summary);
+        let mut published = Instant::now();
+        let cache = self.cache.clone();
+        let (sender, received) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            scope.spawn(move || summarise_all(&to_summarise, &cache, sender));
+            for (found, summary) in received {
                 let entry = new_entry(found, Some(summary));
                 self.entries.insert(entry.found.path.clone(), entry);
+                self.waiting -= 1;
+                if published.elapsed() >= PUBLISH_EVERY {
+                    publish(self);
+                    published = Instant::now();
+                }
             }
-            self.waiting -= batch.len();
-            publish(self);
-        }
+        });
         true
     }
 }
@@ -154,32 +161,30 @@ fn follow(entry: &mut Entry, found: Found) -> bool {
     true
 }
 
-/// Summarises files on every core, each as `report` reads it.
-fn summarise_all(files: &[Found]) -> Vec<(Found, FileSummary)> {
+/// Summarises files on every core, each as `report` reads it, keeping each summary in the
+/// cache and sending it on as soon as it is made.
+fn summarise_all(files: &[Found], cache: &Cache, done: Sender<(Found, FileSummary)>) {
     let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(files.len()));
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(found) = files.get(at) else {
-                        break;
-                    };
+            let done = done.clone();
+            let next = &next;
+            scope.spawn(move || {
+                while let Some(found) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let summary = summarise(&found.path, &found.path.display().to_string())
                         .unwrap_or_else(|e| FileSummary {
                             error: Some(format!("{e:#}")),
                             ..FileSummary::default()
                         });
-                    done.lock()
-                        .expect("no worker panics holding the list")
-                        .push((found.clone(), summary));
+                    cache.put(&found.path, found.stamp, &summary);
+                    if done.send((found.clone(), summary)).is_err() {
+                        break;
+                    }
                 }
             });
         }
     });
-    done.into_inner().expect("no worker panicked")
 }
 
 /// A file's id: a digest of its path, stable across views.
