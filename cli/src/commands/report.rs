@@ -124,12 +124,7 @@ fn summaries(args: &ReportArgs) -> anyhow::Result<Summaries> {
         |bad| problems.report(bad.to_string()),
         |_| {},
     )?;
-    let names: Vec<String> = args
-        .results
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let title = format!("report {}", names.join(" "));
+    let title = title_of(args);
     let several = digests.len() > 1;
     let mut all = Vec::with_capacity(digests.len());
     for cards in digests {
@@ -157,13 +152,35 @@ fn summaries(args: &ReportArgs) -> anyhow::Result<Summaries> {
     })
 }
 
-/// The page `proctor report --format html` writes for these options (`proctor view` serves
-/// it); bad lines are said on stderr as the command says them.
-pub fn page(args: &ReportArgs) -> anyhow::Result<ReportInput> {
-    let Summaries {
-        suite, all, title, ..
-    } = summaries(args)?;
-    html_page(args, &all, title, suite.as_ref())
+/// The page `proctor report --format html` writes for these options, in two parts to write
+/// while its summary is made (`proctor view` serves it so): all but the summary, and the
+/// summary's own pass over the results (bad lines said on stderr as the command says them).
+/// Written with [`html::write_with_late_summary`], they are the command's page byte for byte.
+pub fn page_in_parts(
+    args: &ReportArgs,
+) -> anyhow::Result<(
+    ReportInput,
+    impl FnOnce() -> anyhow::Result<serde_json::Value> + Send + '_,
+)> {
+    let suite = args.tasks.as_deref().map(Suite::load).transpose()?;
+    let page = page_around(
+        args,
+        serde_json::Value::Null,
+        title_of(args),
+        suite.as_ref(),
+    )?;
+    let summary = move || summaries(args).map(|s| summary_value(&s.all));
+    Ok((page, summary))
+}
+
+/// `report R1 R2 …`: the title of the page and of each summary.
+fn title_of(args: &ReportArgs) -> String {
+    let names: Vec<String> = args
+        .results
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    format!("report {}", names.join(" "))
 }
 
 /// Where a line of `digest` is summarised, refusing a second task digest unless `mixed`.
@@ -200,13 +217,18 @@ fn html_page(
     title: String,
     suite: Option<&Suite>,
 ) -> anyhow::Result<ReportInput> {
-    // The JSON `--format json` prints, with the strings the table prints beside each figure.
+    page_around(args, summary_value(all), title, suite)
+}
+
+/// The summary the page embeds: the JSON `--format json` prints, with the strings the table
+/// prints beside each figure.
+fn summary_value(all: &[Summarised]) -> serde_json::Value {
     let shown = |cards: &proctor_core::summary::Scorecards| {
         let mut value = render::json::cards_value(cards);
         render::shown::add_shown(&mut value, cards);
         value
     };
-    let summary = match all {
+    match all {
         [one] => shown(&one.cards),
         _ => serde_json::json!({
             "digests": all
@@ -214,7 +236,16 @@ fn html_page(
                 .map(|s| (s.digest.clone(), shown(&s.cards)))
                 .collect::<serde_json::Map<_, _>>()
         }),
-    };
+    }
+}
+
+/// Everything of the page but what the summary pass computes.
+fn page_around(
+    args: &ReportArgs,
+    summary: serde_json::Value,
+    title: String,
+    suite: Option<&Suite>,
+) -> anyhow::Result<ReportInput> {
     let mut page = ReportInput::of_results(title, args.results.clone(), summary, args.summary.k);
     page.duplicates = args.duplicates;
     if let Some(suite) = suite {

@@ -104,6 +104,16 @@ pub fn policy() -> String {
     page::policy()
 }
 
+/// Writes the page to `out`, its summary made by `late` while the attempts are written
+/// (`proctor view` streams a page so).
+pub fn write_with_late_summary(
+    out: &mut dyn Write,
+    input: &ReportInput,
+    late: impl FnOnce() -> anyhow::Result<Value> + Send,
+) -> anyhow::Result<()> {
+    page::write_page_with(out, input, Some(late))
+}
+
 /// Writes the page to `out`.
 pub fn write(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
     page::write_page(out, input)

@@ -89,6 +89,33 @@ pub fn policy() -> String {
 }
 
 pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()> {
+    write_page_with(out, input, None::<fn() -> anyhow::Result<Value>>)
+}
+
+/// As [`write_page`], with the summary made by `late` on another thread while the attempts
+/// are written (it is needed only at the end of the page), in place of `input.summary`.
+pub fn write_page_with(
+    out: &mut dyn Write,
+    input: &ReportInput,
+    late: Option<impl FnOnce() -> anyhow::Result<Value> + Send>,
+) -> anyhow::Result<()> {
+    match late {
+        None => write_parts(out, input, || Ok(None)),
+        Some(late) => std::thread::scope(|scope| {
+            let summary = scope.spawn(late);
+            write_parts(out, input, || match summary.join() {
+                Ok(summary) => summary.map(Some),
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+        }),
+    }
+}
+
+fn write_parts(
+    out: &mut dyn Write,
+    input: &ReportInput,
+    late: impl FnOnce() -> anyhow::Result<Option<Value>>,
+) -> anyhow::Result<()> {
     let io = |e: std::io::Error| infrastructure("the HTML report", e);
     let policy = policy();
     write!(
@@ -109,6 +136,7 @@ pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()
         input.end_states.as_ref(),
         input.duplicates,
     )?;
+    let late_summary = late()?;
     let comparison = input.comparison.as_ref().or(pass.comparison.as_ref());
     let chart = input.chart_svg.as_ref().map(|svg| {
         format!(
@@ -123,7 +151,7 @@ pub fn write_page(out: &mut dyn Write, input: &ReportInput) -> anyhow::Result<()
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
-        summary: input.summary.as_ref(),
+        summary: late_summary.as_ref().or(input.summary.as_ref()),
         scorecards: &pass.scorecards,
         comparison,
         tasks: pass

@@ -9,33 +9,32 @@ use clap::Parser;
 use serde_json::Value;
 use std::path::Path;
 
-/// The report page of one results file, with the task file and kept sandboxes its run
-/// recorded when they are still there, ready to write; and the command it is the page of.
-pub fn run_page(path: &Path, record: Option<&RunRecord>) -> anyhow::Result<(String, ReportInput)> {
+/// The options of `report --format html` for one results file, with the task file and kept
+/// sandboxes its run recorded when they are still there (a task file that no longer loads
+/// is left out, with the sandboxes it would name); and the command they are.
+pub fn run_page(path: &Path, record: Option<&RunRecord>) -> anyhow::Result<(String, ReportArgs)> {
     let mut argv = vec![
         "report".to_owned(),
         path.display().to_string(),
         "--format".to_owned(),
         "html".to_owned(),
     ];
-    if let Some(record) = record {
-        if Path::new(&record.tasks).is_file() || Path::new(&record.tasks).is_dir() {
-            argv.extend(["--tasks".to_owned(), record.tasks.clone()]);
-        }
+    if let Some(record) = record
+        && proctor_core::task::Suite::load(Path::new(&record.tasks)).is_ok()
+    {
+        argv.extend(["--tasks".to_owned(), record.tasks.clone()]);
         if let Some(keep) = record.keep.as_ref().filter(|k| Path::new(k).is_dir()) {
             argv.extend(["--keep".to_owned(), keep.clone()]);
         }
     }
-    let page = match crate::commands::report::page(&report_args(&argv)?) {
-        Ok(page) => page,
-        // A task file changed or gone since the run: the page without it.
-        Err(_) if argv.len() > 4 => {
-            argv.truncate(4);
-            crate::commands::report::page(&report_args(&argv)?)?
-        }
-        Err(e) => return Err(e),
-    };
-    Ok((command_line(&argv), page))
+    Ok((command_line(&argv), report_args(&argv)?))
+}
+
+/// Writes the page of `args` to `out`, its summary made while the attempts are written: the
+/// bytes `report --format html` writes.
+pub fn write_run_page(out: &mut dyn std::io::Write, args: &ReportArgs) -> anyhow::Result<()> {
+    let (page, summary) = crate::commands::report::page_in_parts(args)?;
+    crate::html::write_with_late_summary(out, &page, summary)
 }
 
 /// `proctor compare OLD NEW`, its lines of `agent` only when given.

@@ -5,6 +5,7 @@
 
 use super::state::Shared;
 use super::streamed::{self, ViewBody};
+use crate::args::ReportArgs;
 use crate::html::ReportInput;
 use crate::loopback::page_server::{
     Fetch, Gate, POLICY, answer, json_answer, parameter, refusal, secured,
@@ -112,8 +113,9 @@ async fn route(app: &Arc<App>, request: Request<Incoming>) -> Answer {
             blocking(move || {
                 let old = shared.path_of(&old).ok_or_else(|| not_found(&old))?;
                 let new = shared.path_of(&new).ok_or_else(|| not_found(&new))?;
-                let (command, args) = super::pages::comparison(&old.0, &new.0, agent.as_deref())
-                    .map_err(unprocessable)?;
+                let (command, args) =
+                    super::pages::comparison(&old.path, &new.path, agent.as_deref())
+                        .map_err(unprocessable)?;
                 if page {
                     let input = super::pages::compare_page(&args).map_err(unprocessable)?;
                     Ok(Made::Page(Box::new(input)))
@@ -132,10 +134,14 @@ async fn route(app: &Arc<App>, request: Request<Incoming>) -> Answer {
             };
             let shared = app.shared.clone();
             blocking(move || {
-                let (path, record) = shared.path_of(&id).ok_or_else(|| not_found(&id))?;
-                let (_command, input) =
-                    super::pages::run_page(&path, record.as_ref()).map_err(unprocessable)?;
-                Ok(Made::Page(Box::new(input)))
+                let listed = shared.path_of(&id).ok_or_else(|| not_found(&id))?;
+                // What `report` refuses is said before the page begins.
+                if let Some(why) = listed.error {
+                    return Err(Unmade::Refused(why));
+                }
+                let (_command, args) = super::pages::run_page(&listed.path, listed.record.as_ref())
+                    .map_err(unprocessable)?;
+                Ok(Made::RunPage(Box::new(args)))
             })
             .await
         }
@@ -148,6 +154,8 @@ enum Made {
     Json(Value),
     /// A page of the HTML report, written into the answer as it is made.
     Page(Box<ReportInput>),
+    /// A run's report page, its summary made while its attempts are written.
+    RunPage(Box<ReportArgs>),
 }
 
 /// Why a page or comparison was not made.
@@ -173,32 +181,40 @@ fn unprocessable(e: anyhow::Error) -> Unmade {
 async fn blocking(work: impl FnOnce() -> Result<Made, Unmade> + Send + 'static) -> Answer {
     match tokio::task::spawn_blocking(work).await {
         Ok(Ok(Made::Json(value))) => json_answer(StatusCode::OK, &value).into(),
-        Ok(Ok(Made::Page(input))) => {
-            let (mut writer, body) = streamed::channel();
-            tokio::task::spawn_blocking(move || {
-                let written = crate::html::write(&mut writer, &input)
-                    .and_then(|()| writer.flush().map_err(anyhow::Error::from));
-                if let Err(e) = written {
-                    writer.fail(format!("{e:#}"));
-                }
-            });
-            let mut response = Response::new(body);
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            );
-            let policy = format!("{}; frame-ancestors 'none'", crate::html::policy());
-            if let Ok(value) = HeaderValue::from_str(&policy) {
-                response
-                    .headers_mut()
-                    .insert("content-security-policy", value);
-            }
-            Answer::Streamed(response)
+        Ok(Ok(Made::Page(input))) => streamed_page(move |out| crate::html::write(out, &input)),
+        Ok(Ok(Made::RunPage(args))) => {
+            streamed_page(move |out| super::pages::write_run_page(out, &args))
         }
         Ok(Err(Unmade::NotFound(why))) => refusal(StatusCode::NOT_FOUND, &why).into(),
         Ok(Err(Unmade::Refused(why))) => refusal(StatusCode::UNPROCESSABLE_ENTITY, &why).into(),
         Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()).into(),
     }
+}
+
+/// A page streamed as `write` writes it on a blocking thread, with the page's own policy
+/// (its inline script and style, by hash). An error once the page has begun cuts the answer.
+fn streamed_page(
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()> + Send + 'static,
+) -> Answer {
+    let (mut writer, body) = streamed::channel();
+    tokio::task::spawn_blocking(move || {
+        let written = write(&mut writer).and_then(|()| writer.flush().map_err(anyhow::Error::from));
+        if let Err(e) = written {
+            writer.fail(format!("{e:#}"));
+        }
+    });
+    let mut response = Response::new(body);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    let policy = format!("{}; frame-ancestors 'none'", crate::html::policy());
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        response
+            .headers_mut()
+            .insert("content-security-policy", value);
+    }
+    Answer::Streamed(response)
 }
 
 /// A query value with `%XX` and `+` decoded (agent labels may hold any character).

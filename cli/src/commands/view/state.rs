@@ -22,7 +22,16 @@ struct Published {
     /// The list without its version, to tell whether it changed.
     unversioned: Vec<u8>,
     runs: Bytes,
-    paths: HashMap<String, (PathBuf, Option<RunRecord>)>,
+    paths: HashMap<String, Listed>,
+}
+
+/// A listed file, as a request about it needs it.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub path: PathBuf,
+    pub record: Option<RunRecord>,
+    /// Why `report` refuses the file, when it does.
+    pub error: Option<String>,
 }
 
 #[derive(Debug)]
@@ -60,7 +69,7 @@ impl Shared {
     }
 
     /// A listed run's file and record.
-    pub fn path_of(&self, id: &str) -> Option<(PathBuf, Option<RunRecord>)> {
+    pub fn path_of(&self, id: &str) -> Option<Listed> {
         self.lock().paths.get(id).cloned()
     }
 
@@ -84,12 +93,19 @@ impl Shared {
         let paths = catalog
             .entries
             .values()
-            .map(|e| (e.id.clone(), (e.found.path.clone(), e.record.clone())))
+            .map(|e| {
+                let listed = Listed {
+                    path: e.found.path.clone(),
+                    record: e.record.clone(),
+                    error: e.summary.error.clone(),
+                };
+                (e.id.clone(), listed)
+            })
             .collect();
         self.publish_value(&value, paths);
     }
 
-    fn publish_value(&self, value: &Value, paths: HashMap<String, (PathBuf, Option<RunRecord>)>) {
+    fn publish_value(&self, value: &Value, paths: HashMap<String, Listed>) {
         let unversioned = serde_json::to_vec(value).expect("JSON values serialise");
         let mut published = self.lock();
         if published.version > 0 && published.unversioned == unversioned {
