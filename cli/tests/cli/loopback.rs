@@ -4,10 +4,28 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 
 /// Agent text that would run script if it were ever parsed as markup.
 pub const PAYLOAD: &str = "</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=1\"><b>bold?</b>";
+
+/// Starts a page server (`proctor review …`, `proctor view …`) made by `command`, its
+/// standard output read for the address; the process, port and token.
+pub fn start_page_server(command: &mut Command) -> (Child, u16, String) {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (port, token) = address(&mut child);
+    (child, port, token)
+}
+
+/// The address of the page, with its token.
+pub fn page_url(port: u16, token: &str) -> String {
+    format!("http://127.0.0.1:{port}/?token={token}")
+}
 
 /// The port and token of the `http://127.0.0.1:PORT/?token=T` line a server prints first on
 /// its standard output (taken from `child`).

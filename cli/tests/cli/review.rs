@@ -9,11 +9,11 @@
 
 use crate::chromium::Browser;
 use crate::common::{JUDGE, proctor, root, run};
-use crate::loopback::{PAYLOAD, address, http};
+use crate::loopback::{PAYLOAD, http, page_url, start_page_server};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 /// A judged run with kept sandboxes.
 struct Judged {
@@ -141,29 +141,25 @@ struct Server {
 
 impl Server {
     fn start(judged: &Judged, labels: &Path, rater: &str, extra: &[&str]) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("proctor"))
-            .current_dir(root())
-            .arg("review")
-            .arg(&judged.results)
-            .arg("--keep")
-            .arg(&judged.keep)
-            .arg("--tasks")
-            .arg(&judged.tasks)
-            .arg("--labels")
-            .arg(labels)
-            .args(["--rater", rater])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let (port, token) = address(&mut child);
+        let (child, port, token) = start_page_server(
+            Command::new(assert_cmd::cargo::cargo_bin("proctor"))
+                .current_dir(root())
+                .arg("review")
+                .arg(&judged.results)
+                .arg("--keep")
+                .arg(&judged.keep)
+                .arg("--tasks")
+                .arg(&judged.tasks)
+                .arg("--labels")
+                .arg(labels)
+                .args(["--rater", rater])
+                .args(extra),
+        );
         Server { child, port, token }
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
+        page_url(self.port, &self.token)
     }
 
     /// One request with the token in a header; the status and the body.

@@ -8,7 +8,7 @@
 
 use crate::chromium::Browser;
 use crate::common::{proctor, root, run, write};
-use crate::loopback::{PAYLOAD, address, http, http_full};
+use crate::loopback::{PAYLOAD, http, http_full, page_url, start_page_server};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -98,23 +98,19 @@ struct Viewer {
 
 impl Viewer {
     fn start(paths: &[&Path], cache: &Path) -> Viewer {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("proctor"))
-            .current_dir(root())
-            .arg("view")
-            .args(paths)
-            .arg("--cache")
-            .arg(cache)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let (port, token) = address(&mut child);
+        let (child, port, token) = start_page_server(
+            Command::new(assert_cmd::cargo::cargo_bin("proctor"))
+                .current_dir(root())
+                .arg("view")
+                .args(paths)
+                .arg("--cache")
+                .arg(cache),
+        );
         Viewer { child, port, token }
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
+        page_url(self.port, &self.token)
     }
 
     /// A GET with the token in a header: the status and the body.
